@@ -1,0 +1,53 @@
+# accy: one-command set-up, build and test on Debian 12 (run as root, or with sudo available).
+#   make run    install missing packages, configure, build, run the main job
+#   make test   install missing packages, configure, build, run every test through ctest
+#   make bench  full accy-bench run
+# Everything is idempotent: a second call with nothing changed only re-checks.
+
+BUILD_DIR ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+# Debian 12 packages the project needs (named in README.md too).
+DEB_PACKAGES := g++ cmake ninja-build pkg-config \
+  libabsl-dev libeigen3-dev \
+  libgtest-dev libgmock-dev libbenchmark-dev \
+  llvm-19-dev libzstd-dev zlib1g-dev libdnnl-dev ocl-icd-opencl-dev
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all setup configure build run test bench clean
+
+all: build
+
+# Installs only the packages that are missing; apt-get update runs only when something is.
+setup:
+	@missing=""; \
+	for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "setup: installing$$missing"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+$(BUILD_DIR)/build.ninja: CMakeLists.txt | setup
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+
+configure: setup $(BUILD_DIR)/build.ninja
+
+build: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+run: build
+	./$(BUILD_DIR)/bin/accy
+
+test: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 900
+
+bench: build
+	./$(BUILD_DIR)/bin/accy-bench
+
+clean:
+	rm -rf $(BUILD_DIR)

@@ -1,0 +1,241 @@
+// accy::Builder and accy::FunctionBuilder: the C++ API for writing tensor programs.
+//
+// In the spirit of XLA's XlaBuilder and the original accy `semantic.Builder`: a Builder owns the
+// module under construction; BeginFunction returns a FunctionBuilder that appends operations to a
+// function body, one method per StableHLO op. Every method checks the op's type rules at once
+// (VerifyOperation) and returns kInvalidArgument naming the op and the mismatch, leaving the
+// function unchanged; nothing aborts. Finish verifies the whole module and hands it over.
+// Builders are not thread-safe; one FunctionBuilder per function at a time.
+#ifndef ACCY_BUILDER_H_
+#define ACCY_BUILDER_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "accy/ir.h"
+#include "accy/status.h"
+#include "accy/tensor.h"
+#include "accy/types.h"
+
+namespace accy {
+
+class FunctionBuilder;
+
+// Builds the body of a region (reduce body, while cond/body, scatter update computation):
+// `arguments` are the region's block arguments; the function must end by calling body.Return.
+using RegionBodyFn =
+    std::function<Status(FunctionBuilder& body, std::span<Value* const> arguments)>;
+
+// One region of an op being created generically: block argument types and its body.
+struct RegionSpec {
+  std::vector<TensorType> argument_types;
+  RegionBodyFn body;
+};
+
+// StableHLO GatherDimensionNumbers (spec: "gather").
+struct GatherDimensionNumbers {
+  std::vector<int64_t> offset_dims;
+  std::vector<int64_t> collapsed_slice_dims;
+  std::vector<int64_t> operand_batching_dims;
+  std::vector<int64_t> start_indices_batching_dims;
+  std::vector<int64_t> start_index_map;
+  int64_t index_vector_dim = 0;
+};
+
+// StableHLO ScatterDimensionNumbers (spec: "scatter").
+struct ScatterDimensionNumbers {
+  std::vector<int64_t> update_window_dims;
+  std::vector<int64_t> inserted_window_dims;
+  std::vector<int64_t> input_batching_dims;
+  std::vector<int64_t> scatter_indices_batching_dims;
+  std::vector<int64_t> scatter_dims_to_operand_dims;
+  int64_t index_vector_dim = 0;
+};
+
+// kernel_call attributes: the library kernel `target` at `version`, what it does with each
+// operand, and for each result the operand it aliases (computes in place), if any.
+struct KernelCallSpec {
+  std::string target;
+  int64_t version = 1;
+  std::vector<OperandEffect> operand_effects;        // one per operand (empty: all read)
+  std::vector<std::optional<int64_t>> result_aliases;  // one per result (empty: none alias)
+};
+
+// Appends operations to one block (a function body or a region body).
+class FunctionBuilder {
+ public:
+  // Parameter `i` of the function (or argument `i` of the region); null when out of range, which
+  // any op given it reports as a null operand.
+  Value* Parameter(int64_t i) const;
+  Function* function() const { return function_; }
+  Block* block() const { return scopes_.back(); }
+
+  // Generic creation used by every method below and by the StableHLO importer: checks that the
+  // operands are visible here, builds the regions, verifies the op and appends it.
+  StatusOr<Operation*> CreateOp(OpKind kind, std::vector<Value*> operands,
+                                std::vector<TensorType> result_types,
+                                std::vector<NamedAttribute> attributes = {},
+                                std::vector<RegionSpec> regions = {});
+
+  // constant: `bytes` are row-major little-endian elements of `type` (i1: one byte each).
+  StatusOr<Value*> Constant(const TensorType& type, std::span<const uint8_t> bytes);
+  StatusOr<Value*> Constant(const Tensor& value);
+  // A rank-0 constant of `type` holding `value` converted as Tensor::Filled does.
+  StatusOr<Value*> ConstantScalar(ElementType type, double value);
+
+  // Elementwise unary ops (spec sections of the same names). Result type = operand type, except
+  // is_finite (i1) and popcnt (same integer type).
+  StatusOr<Value*> Abs(Value* x);
+  StatusOr<Value*> Negate(Value* x);
+  StatusOr<Value*> Sign(Value* x);
+  StatusOr<Value*> Not(Value* x);
+  StatusOr<Value*> Exponential(Value* x);
+  StatusOr<Value*> ExponentialMinusOne(Value* x);
+  StatusOr<Value*> Log(Value* x);
+  StatusOr<Value*> LogPlusOne(Value* x);
+  StatusOr<Value*> Logistic(Value* x);
+  StatusOr<Value*> Tanh(Value* x);
+  StatusOr<Value*> Sqrt(Value* x);
+  StatusOr<Value*> Rsqrt(Value* x);
+  StatusOr<Value*> Cbrt(Value* x);
+  StatusOr<Value*> Sine(Value* x);
+  StatusOr<Value*> Cosine(Value* x);
+  StatusOr<Value*> Floor(Value* x);
+  StatusOr<Value*> Ceil(Value* x);
+  StatusOr<Value*> RoundNearestEven(Value* x);
+  StatusOr<Value*> RoundNearestAfz(Value* x);
+  StatusOr<Value*> IsFinite(Value* x);
+  StatusOr<Value*> Popcnt(Value* x);
+  // convert to another element type, same shape.
+  StatusOr<Value*> Convert(Value* x, ElementType to);
+  // bitcast_convert to `result_type` (spec rules on bit widths and the trailing dim).
+  StatusOr<Value*> BitcastConvert(Value* x, const TensorType& result_type);
+
+  // Elementwise binary ops: operands of one type; result of that type.
+  StatusOr<Value*> Add(Value* lhs, Value* rhs);
+  StatusOr<Value*> Subtract(Value* lhs, Value* rhs);
+  StatusOr<Value*> Multiply(Value* lhs, Value* rhs);
+  StatusOr<Value*> Divide(Value* lhs, Value* rhs);
+  StatusOr<Value*> Remainder(Value* lhs, Value* rhs);
+  StatusOr<Value*> Maximum(Value* lhs, Value* rhs);
+  StatusOr<Value*> Minimum(Value* lhs, Value* rhs);
+  StatusOr<Value*> Power(Value* lhs, Value* rhs);
+  StatusOr<Value*> Atan2(Value* lhs, Value* rhs);
+  StatusOr<Value*> And(Value* lhs, Value* rhs);
+  StatusOr<Value*> Or(Value* lhs, Value* rhs);
+  StatusOr<Value*> Xor(Value* lhs, Value* rhs);
+  StatusOr<Value*> ShiftLeft(Value* lhs, Value* rhs);
+  StatusOr<Value*> ShiftRightLogical(Value* lhs, Value* rhs);
+  StatusOr<Value*> ShiftRightArithmetic(Value* lhs, Value* rhs);
+  // compare: `direction` is EQ, NE, GE, GT, LE or LT; `compare_type` is FLOAT, TOTALORDER,
+  // SIGNED or UNSIGNED, or empty for the element type's default. Result is i1.
+  StatusOr<Value*> Compare(Value* lhs, Value* rhs, std::string_view direction,
+                           std::string_view compare_type = "");
+  // select(pred, on_true, on_false): pred is i1, rank 0 or the operands' shape.
+  StatusOr<Value*> Select(Value* pred, Value* on_true, Value* on_false);
+  // clamp(min, operand, max): min/max rank 0 or the operand's shape.
+  StatusOr<Value*> Clamp(Value* min, Value* x, Value* max);
+
+  // broadcast_in_dim: operand dim i goes to result dim broadcast_dimensions[i] (size equal or 1).
+  StatusOr<Value*> BroadcastInDim(Value* x, const TensorType& result_type,
+                                  std::vector<int64_t> broadcast_dimensions);
+  // reshape to `result_type` (same element type and count).
+  StatusOr<Value*> Reshape(Value* x, const TensorType& result_type);
+  StatusOr<Value*> Transpose(Value* x, std::vector<int64_t> permutation);
+  StatusOr<Value*> Slice(Value* x, std::vector<int64_t> start_indices,
+                         std::vector<int64_t> limit_indices, std::vector<int64_t> strides);
+  StatusOr<Value*> Pad(Value* x, Value* padding_value, std::vector<int64_t> edge_padding_low,
+                       std::vector<int64_t> edge_padding_high,
+                       std::vector<int64_t> interior_padding);
+  StatusOr<Value*> Concatenate(std::vector<Value*> inputs, int64_t dimension);
+  StatusOr<Value*> Iota(const TensorType& result_type, int64_t iota_dimension);
+  StatusOr<Value*> Reverse(Value* x, std::vector<int64_t> dimensions);
+  StatusOr<Value*> Gather(Value* operand, Value* start_indices,
+                          const GatherDimensionNumbers& dimension_numbers,
+                          std::vector<int64_t> slice_sizes, bool indices_are_sorted = false);
+  // scatter with an update computation over (current, update) scalar tensor pairs.
+  StatusOr<std::vector<Value*>> Scatter(std::vector<Value*> inputs, Value* scatter_indices,
+                                        std::vector<Value*> updates,
+                                        const ScatterDimensionNumbers& dimension_numbers,
+                                        RegionBodyFn update_computation,
+                                        bool indices_are_sorted = false,
+                                        bool unique_indices = false);
+  // scatter of one input with a named update: "assign" (replace), "add", "multiply", "maximum",
+  // "minimum".
+  StatusOr<Value*> Scatter(Value* input, Value* scatter_indices, Value* updates,
+                           const ScatterDimensionNumbers& dimension_numbers,
+                           std::string_view update, bool indices_are_sorted = false,
+                           bool unique_indices = false);
+  // dynamic_slice: one rank-0 integer start index per operand dim.
+  StatusOr<Value*> DynamicSlice(Value* operand, std::vector<Value*> start_indices,
+                                std::vector<int64_t> slice_sizes);
+  StatusOr<Value*> DynamicUpdateSlice(Value* operand, Value* update,
+                                      std::vector<Value*> start_indices);
+
+  // dot_general with an explicit result type (batch dims, then lhs free dims, then rhs free
+  // dims). Argument order as in the seed's builder: contracting before batching dims.
+  StatusOr<Value*> DotGeneral(Value* lhs, Value* rhs, const TensorType& result_type,
+                              std::vector<int64_t> lhs_contracting_dimensions,
+                              std::vector<int64_t> rhs_contracting_dimensions,
+                              std::vector<int64_t> lhs_batching_dimensions,
+                              std::vector<int64_t> rhs_batching_dimensions);
+
+  // reduce of one input with a named reducer: "sum", "max", "min", "prod", "and", "or"
+  // (the body is the matching add/maximum/minimum/multiply/and/or).
+  StatusOr<Value*> Reduce(Value* x, Value* init, const TensorType& result_type,
+                          std::string_view reducer, std::vector<int64_t> dimensions);
+  // reduce of N inputs with N init values and a body over 2N rank-0 tensors.
+  StatusOr<std::vector<Value*>> Reduce(std::vector<Value*> inputs, std::vector<Value*> inits,
+                                       std::vector<int64_t> dimensions, RegionBodyFn body);
+  // cumsum (accy): inclusive prefix sum along `dimension`, same type as `x`.
+  StatusOr<Value*> Cumsum(Value* x, int64_t dimension);
+  // while: `cond` returns a tensor<i1>, `body` returns new loop-carried values of the same types.
+  StatusOr<std::vector<Value*>> While(std::vector<Value*> initial_values, RegionBodyFn cond,
+                                      RegionBodyFn body);
+  // kernel_call (accy): a library kernel; see KernelCallSpec.
+  StatusOr<Operation*> KernelCall(std::vector<Value*> operands,
+                                  std::vector<TensorType> result_types,
+                                  const KernelCallSpec& spec);
+
+  // Ends the block with `return` (function results, or region results).
+  Status Return(std::vector<Value*> values);
+  // kInvalidArgument when the block has no return yet.
+  Status Finish();
+
+ private:
+  friend class Builder;
+  FunctionBuilder(Function* function, std::vector<Block*> scopes)
+      : function_(function), scopes_(std::move(scopes)) {}
+  StatusOr<Value*> Unary(OpKind kind, Value* x);
+  StatusOr<Value*> Binary(OpKind kind, Value* lhs, Value* rhs);
+  Status CheckOperands(OpKind kind, std::span<Value* const> operands) const;
+
+  Function* function_;
+  std::vector<Block*> scopes_;  // enclosing blocks, innermost last: values here are visible
+};
+
+// Owns a module under construction.
+class Builder {
+ public:
+  explicit Builder(std::string module_name = "");
+
+  // A tensor type; errors as TensorType::Create.
+  StatusOr<TensorType> Type(ElementType element_type, std::vector<int64_t> dims) const;
+  // Starts function `name`; kInvalidArgument if the name is empty or taken.
+  StatusOr<FunctionBuilder> BeginFunction(std::string name, std::vector<TensorType> parameters,
+                                          std::vector<TensorType> results);
+  // Verifies the module (Verify) and hands it over; the Builder is empty afterwards.
+  StatusOr<std::unique_ptr<Module>> Finish();
+
+ private:
+  std::unique_ptr<Module> module_;
+};
+
+}  // namespace accy
+
+#endif  // ACCY_BUILDER_H_

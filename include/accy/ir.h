@@ -1,0 +1,411 @@
+// The accy tensor IR: modules, functions, regions, blocks, operations and SSA values.
+//
+// The model is MLIR's, reduced to what accy needs: a Module owns Functions; a Function owns one
+// Region whose entry Block holds the parameters (block arguments) and the operations; an
+// Operation owns its result Values and nested Regions (reduce bodies, while cond/body, scatter
+// update computations). Every Value keeps a use list. Op names, attributes and semantics are
+// StableHLO's (https://github.com/openxla/stablehlo/blob/main/docs/spec.md); `cumsum` and
+// `kernel_call` are accy's own. The IR is built through accy::Builder (builder.h), checked by
+// Verify and printed as StableHLO text by PrintModule. Not thread-safe for mutation; a finished
+// module may be read from many threads.
+#ifndef ACCY_IR_H_
+#define ACCY_IR_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "accy/status.h"
+#include "accy/types.h"
+
+namespace accy {
+
+class Block;
+class Function;
+class Module;
+class Operation;
+class Region;
+
+// Every operation accy knows. The names (OpName) are StableHLO's without the `stablehlo.` prefix.
+enum class OpKind : uint16_t {
+  kConstant,
+  // Elementwise unary (spec: abs, negate, sign, not, exponential, ...).
+  kAbs,
+  kNegate,
+  kSign,
+  kNot,
+  kExponential,
+  kExponentialMinusOne,
+  kLog,
+  kLogPlusOne,
+  kLogistic,
+  kTanh,
+  kSqrt,
+  kRsqrt,
+  kCbrt,
+  kSine,
+  kCosine,
+  kFloor,
+  kCeil,
+  kRoundNearestEven,
+  kRoundNearestAfz,
+  kIsFinite,
+  kPopcnt,
+  kConvert,
+  kBitcastConvert,
+  // Elementwise binary.
+  kAdd,
+  kSubtract,
+  kMultiply,
+  kDivide,
+  kRemainder,
+  kMaximum,
+  kMinimum,
+  kPower,
+  kAtan2,
+  kAnd,
+  kOr,
+  kXor,
+  kShiftLeft,
+  kShiftRightLogical,
+  kShiftRightArithmetic,
+  kCompare,
+  // Elementwise ternary.
+  kSelect,
+  kClamp,
+  // Shape and data movement.
+  kBroadcastInDim,
+  kReshape,
+  kTranspose,
+  kSlice,
+  kPad,
+  kConcatenate,
+  kIota,
+  kReverse,
+  kGather,
+  kScatter,
+  kDynamicSlice,
+  kDynamicUpdateSlice,
+  // Contraction and reduction.
+  kDotGeneral,
+  kReduce,
+  kCumsum,  // accy: inclusive prefix sum along one dim (the seed's scan)
+  // Control flow and calls.
+  kWhile,
+  kKernelCall,  // accy: a library kernel by target name and version
+  kReturn,
+};
+
+// Operands, attributes and regions of each op (names as in the StableHLO spec):
+//   constant             attrs: value (DenseElements)
+//   unary/binary ops     operands as the spec; no attributes
+//   compare              attrs: comparison_direction ("EQ","NE","GE","GT","LE","LT"),
+//                        compare_type (optional: "FLOAT","TOTALORDER","SIGNED","UNSIGNED")
+//   select               operands: pred, on_true, on_false
+//   clamp                operands: min, operand, max
+//   convert              result type gives the new element type
+//   bitcast_convert      result type gives element type and shape
+//   broadcast_in_dim     attrs: broadcast_dimensions
+//   reshape              result type gives the shape
+//   transpose            attrs: permutation
+//   slice                attrs: start_indices, limit_indices, strides
+//   pad                  operands: operand, padding_value (rank 0);
+//                        attrs: edge_padding_low, edge_padding_high, interior_padding
+//   concatenate          operands: inputs...; attrs: dimension
+//   iota                 no operands; attrs: iota_dimension
+//   reverse              attrs: dimensions
+//   gather               operands: operand, start_indices; attrs: offset_dims,
+//                        collapsed_slice_dims, operand_batching_dims,
+//                        start_indices_batching_dims, start_index_map, index_vector_dim,
+//                        slice_sizes, indices_are_sorted (bool)
+//   scatter              operands: inputs..., scatter_indices, updates... (N inputs, N updates);
+//                        attrs: update_window_dims, inserted_window_dims, input_batching_dims,
+//                        scatter_indices_batching_dims, scatter_dims_to_operand_dims,
+//                        index_vector_dim, indices_are_sorted, unique_indices (bools);
+//                        region 0: update_computation over 2N rank-0 tensors
+//   dynamic_slice        operands: operand, start_indices... (rank-0 integers); attrs: slice_sizes
+//   dynamic_update_slice operands: operand, update, start_indices...
+//   dot_general          operands: lhs, rhs; attrs: lhs_batching_dimensions,
+//                        rhs_batching_dimensions, lhs_contracting_dimensions,
+//                        rhs_contracting_dimensions, precision_config (optional strings)
+//   reduce               operands: inputs..., init_values... (N each); attrs: dimensions;
+//                        region 0: body over 2N rank-0 tensors (accumulators first, then inputs)
+//   cumsum               operands: operand; attrs: dimension
+//   while                operands: initial values; results of the same types;
+//                        region 0: cond (returns tensor<i1>), region 1: body
+//   kernel_call          operands: any; attrs: call_target_name (string), version (int),
+//                        operand_effects (strings: read, write, read_write, none; one per
+//                        operand), result_aliases (ints: operand index per result, -1 = none)
+//   return               operands: the values returned by the function or region
+
+inline constexpr int kNumOpKinds = static_cast<int>(OpKind::kReturn) + 1;
+
+// "add", "dot_general", "kernel_call", ...
+std::string_view OpName(OpKind kind);
+// Inverse of OpName (without the "stablehlo." prefix); kInvalidArgument for an unknown name.
+StatusOr<OpKind> ParseOpKind(std::string_view name);
+
+bool IsElementwiseUnary(OpKind kind);   // abs .. bitcast_convert (bitcast only same width)
+bool IsElementwiseBinary(OpKind kind);  // add .. compare
+bool IsElementwiseTernary(OpKind kind); // select, clamp
+// Ops computed independently per element of a same-shape iteration space: unary, binary and
+// ternary ops above (bitcast_convert counts only when both widths are equal).
+bool IsElementwise(const Operation& op);
+
+// Values of kernel_call's `operand_effects` attribute: what the kernel does with each operand.
+enum class OperandEffect : uint8_t { kRead, kWrite, kReadWrite, kNone };
+std::string_view OperandEffectName(OperandEffect effect);  // "read", "write", "read_write", "none"
+StatusOr<OperandEffect> ParseOperandEffect(std::string_view name);
+
+// A dense constant payload: row-major little-endian bytes of `type` (i1: one byte, 0 or 1).
+struct DenseElements {
+  TensorType type;
+  std::vector<uint8_t> bytes;
+  bool operator==(const DenseElements& other) const {
+    return type == other.type && bytes == other.bytes;
+  }
+};
+
+// Attribute values. StableHLO attribute kinds map as: integer attr -> int64_t, float -> double,
+// bool -> bool, string/enum (comparison_direction "LT", compare_type "FLOAT") -> std::string,
+// array<i64>/dense<i64> index lists -> std::vector<int64_t>, string arrays (precision_config,
+// operand_effects) -> std::vector<std::string>, dense<...> tensors -> DenseElements.
+using AttributeValue = std::variant<int64_t, double, bool, std::string, std::vector<int64_t>,
+                                    std::vector<std::string>, DenseElements>;
+
+struct NamedAttribute {
+  std::string name;
+  AttributeValue value;
+};
+
+// One use of a Value: operand `operand_index` of `user`.
+struct Use {
+  Operation* user;
+  int64_t operand_index;
+};
+
+// An SSA value: an operation result or a block argument. Owned by its operation or block.
+class Value {
+ public:
+  Value(const Value&) = delete;
+  Value& operator=(const Value&) = delete;
+
+  const TensorType& type() const { return type_; }
+  // The operation whose result this is, or null for a block argument.
+  Operation* defining_op() const { return defining_op_; }
+  // The block whose argument this is, or null for an operation result.
+  Block* owner_block() const { return owner_block_; }
+  // Result number or argument number.
+  int64_t index() const { return index_; }
+  bool is_block_argument() const { return owner_block_ != nullptr; }
+  const std::vector<Use>& uses() const { return uses_; }
+  bool has_uses() const { return !uses_.empty(); }
+  // Points every use of this value at `replacement` (same type required; ACCY_CHECKed).
+  void ReplaceAllUsesWith(Value* replacement);
+
+ private:
+  friend class Operation;
+  friend class Block;
+  Value(TensorType type, Operation* op, Block* block, int64_t index)
+      : type_(std::move(type)), defining_op_(op), owner_block_(block), index_(index) {}
+  void AddUse(Operation* user, int64_t operand_index);
+  void RemoveUse(Operation* user, int64_t operand_index);
+
+  TensorType type_;
+  Operation* defining_op_;
+  Block* owner_block_;
+  int64_t index_;
+  std::vector<Use> uses_;
+};
+
+// A region: a list of blocks (accy uses exactly one block per region).
+class Region {
+ public:
+  explicit Region(Operation* parent_op = nullptr, Function* parent_function = nullptr)
+      : parent_op_(parent_op), parent_function_(parent_function) {}
+  Region(const Region&) = delete;
+  Region& operator=(const Region&) = delete;
+
+  // Appends a block with arguments of `arg_types`.
+  Block* AddBlock(std::span<const TensorType> arg_types);
+  const std::vector<std::unique_ptr<Block>>& blocks() const { return blocks_; }
+  Block* entry_block() const { return blocks_.empty() ? nullptr : blocks_.front().get(); }
+  Operation* parent_op() const { return parent_op_; }
+  Function* parent_function() const { return parent_function_; }
+
+ private:
+  Operation* parent_op_;
+  Function* parent_function_;
+  std::vector<std::unique_ptr<Block>> blocks_;
+};
+
+// A straight-line list of operations with block arguments; the last op is the terminator
+// (`return`) once the block is complete.
+class Block {
+ public:
+  explicit Block(Region* parent) : parent_(parent) {}
+  ~Block();
+  Block(const Block&) = delete;
+  Block& operator=(const Block&) = delete;
+
+  Value* AddArgument(const TensorType& type);
+  int64_t num_arguments() const { return static_cast<int64_t>(arguments_.size()); }
+  Value* argument(int64_t i) const { return arguments_[static_cast<size_t>(i)].get(); }
+  std::vector<Value*> arguments() const;
+
+  const std::vector<std::unique_ptr<Operation>>& operations() const { return operations_; }
+  Operation* terminator() const;  // the trailing return op, or null
+  Region* parent() const { return parent_; }
+
+  // Appends `op`, taking ownership; returns it.
+  Operation* Append(std::unique_ptr<Operation> op);
+  // Removes and destroys the last operation (used to roll back a rejected op). Its results must
+  // have no uses (ACCY_CHECKed).
+  void EraseLast();
+
+ private:
+  Region* parent_;
+  std::vector<std::unique_ptr<Value>> arguments_;
+  std::vector<std::unique_ptr<Operation>> operations_;
+};
+
+// An operation: kind, operands, results, attributes and regions.
+class Operation {
+ public:
+  // Creates a detached operation; operands are registered in their use lists at once.
+  // Operands must be non-null (ACCY_CHECKed; the builder rejects null operands before this).
+  static std::unique_ptr<Operation> Create(OpKind kind, std::vector<Value*> operands,
+                                           std::span<const TensorType> result_types,
+                                           std::vector<NamedAttribute> attributes = {});
+  ~Operation();
+  Operation(const Operation&) = delete;
+  Operation& operator=(const Operation&) = delete;
+
+  OpKind kind() const { return kind_; }
+  std::string_view name() const { return OpName(kind_); }
+
+  int64_t num_operands() const { return static_cast<int64_t>(operands_.size()); }
+  Value* operand(int64_t i) const { return operands_[static_cast<size_t>(i)]; }
+  const std::vector<Value*>& operands() const { return operands_; }
+  void SetOperand(int64_t i, Value* value);
+
+  int64_t num_results() const { return static_cast<int64_t>(results_.size()); }
+  Value* result(int64_t i = 0) const { return results_[static_cast<size_t>(i)].get(); }
+  std::vector<Value*> results() const;
+
+  const std::vector<NamedAttribute>& attributes() const { return attributes_; }
+  // Null when absent.
+  const AttributeValue* attribute(std::string_view name) const;
+  void SetAttribute(std::string name, AttributeValue value);
+  // Typed accessors: nullopt / empty when absent or of another kind.
+  std::optional<int64_t> GetInt(std::string_view name) const;
+  std::optional<bool> GetBool(std::string_view name) const;
+  std::optional<std::string> GetString(std::string_view name) const;
+  std::vector<int64_t> GetInts(std::string_view name) const;
+  std::vector<std::string> GetStrings(std::string_view name) const;
+  const DenseElements* GetDense(std::string_view name) const;
+
+  int64_t num_regions() const { return static_cast<int64_t>(regions_.size()); }
+  Region* region(int64_t i) const { return regions_[static_cast<size_t>(i)].get(); }
+  Region* AddRegion();
+
+  Block* parent_block() const { return parent_block_; }
+  // The function this op is nested in (through any number of regions), or null when detached.
+  Function* parent_function() const;
+
+ private:
+  friend class Block;
+  Operation(OpKind kind) : kind_(kind) {}
+
+  OpKind kind_;
+  std::vector<Value*> operands_;
+  std::vector<std::unique_ptr<Value>> results_;
+  std::vector<NamedAttribute> attributes_;
+  std::vector<std::unique_ptr<Region>> regions_;
+  Block* parent_block_ = nullptr;
+};
+
+// A function (`func.func`): name, visibility, signature and body.
+class Function {
+ public:
+  Function(std::string name, std::vector<TensorType> parameter_types,
+           std::vector<TensorType> result_types, Module* parent);
+  Function(const Function&) = delete;
+  Function& operator=(const Function&) = delete;
+
+  const std::string& name() const { return name_; }
+  const std::vector<TensorType>& parameter_types() const { return parameter_types_; }
+  const std::vector<TensorType>& result_types() const { return result_types_; }
+  bool is_public() const { return is_public_; }
+  void set_public(bool is_public) { is_public_ = is_public; }
+  Region* body() const { return body_.get(); }
+  Block* entry_block() const { return body_->entry_block(); }
+  Value* parameter(int64_t i) const { return entry_block()->argument(i); }
+  Module* parent() const { return parent_; }
+
+ private:
+  std::string name_;
+  std::vector<TensorType> parameter_types_;
+  std::vector<TensorType> result_types_;
+  bool is_public_ = true;
+  std::unique_ptr<Region> body_;
+  Module* parent_;
+};
+
+// A module: a named list of functions. Function names are unique.
+class Module {
+ public:
+  explicit Module(std::string name = "") : name_(std::move(name)) {}
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  const std::string& name() const { return name_; }
+  // kInvalidArgument when a function of that name exists already.
+  StatusOr<Function*> AddFunction(std::string name, std::vector<TensorType> parameter_types,
+                                  std::vector<TensorType> result_types);
+  const std::vector<std::unique_ptr<Function>>& functions() const { return functions_; }
+  // Null when absent.
+  Function* FindFunction(std::string_view name) const;
+
+ private:
+  std::string name_;
+  std::vector<std::unique_ptr<Function>> functions_;
+};
+
+// Calls `fn(op)` for every operation in `block`, in order, descending into regions after the op
+// itself (pre-order), like MLIR's walk.
+template <typename Fn>
+void WalkOperations(const Block& block, Fn&& fn) {
+  for (const auto& op : block.operations()) {
+    fn(op.get());
+    for (int64_t r = 0; r < op->num_regions(); ++r) {
+      for (const auto& nested : op->region(r)->blocks()) WalkOperations(*nested, fn);
+    }
+  }
+}
+
+// Checks one operation against its StableHLO type rules (operand count and types, attribute
+// presence and ranges, result types, region signatures). The error (kInvalidArgument) names the
+// op, the operand or attribute, and the rule broken, e.g.
+// "add: operand 1 has type tensor<3xf32>, expected tensor<4xf32> (operands and result must have
+// the same type)".
+Status VerifyOperation(const Operation& op);
+// Checks a whole module: every op as above, SSA dominance (operands defined earlier in the same
+// block or an enclosing one), region terminators, and returns matching function result types.
+Status Verify(const Module& module);
+
+// Writes `module` as StableHLO MLIR text in pretty form (`func.func`, `stablehlo.add %0, %1 :
+// tensor<4xf32>`). accy-only ops (cumsum, kernel_call) print as `stablehlo.custom_call` with
+// their attributes. Constants of more than kMaxInlineConstantElements elements print as hex.
+inline constexpr int64_t kMaxInlineConstantElements = 16;
+std::string PrintModule(const Module& module);
+
+}  // namespace accy
+
+#endif  // ACCY_IR_H_

@@ -1,0 +1,337 @@
+// IR data structures: op names, use lists, ownership (see include/accy/ir.h).
+#include "accy/ir.h"
+
+#include <algorithm>
+#include <array>
+
+#include "src/util/str_cat.h"
+
+namespace accy {
+namespace {
+
+constexpr std::array<std::string_view, kNumOpKinds> kOpNames = {
+    "constant",
+    "abs",
+    "negate",
+    "sign",
+    "not",
+    "exponential",
+    "exponential_minus_one",
+    "log",
+    "log_plus_one",
+    "logistic",
+    "tanh",
+    "sqrt",
+    "rsqrt",
+    "cbrt",
+    "sine",
+    "cosine",
+    "floor",
+    "ceil",
+    "round_nearest_even",
+    "round_nearest_afz",
+    "is_finite",
+    "popcnt",
+    "convert",
+    "bitcast_convert",
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "remainder",
+    "maximum",
+    "minimum",
+    "power",
+    "atan2",
+    "and",
+    "or",
+    "xor",
+    "shift_left",
+    "shift_right_logical",
+    "shift_right_arithmetic",
+    "compare",
+    "select",
+    "clamp",
+    "broadcast_in_dim",
+    "reshape",
+    "transpose",
+    "slice",
+    "pad",
+    "concatenate",
+    "iota",
+    "reverse",
+    "gather",
+    "scatter",
+    "dynamic_slice",
+    "dynamic_update_slice",
+    "dot_general",
+    "reduce",
+    "cumsum",
+    "while",
+    "kernel_call",
+    "return",
+};
+
+}  // namespace
+
+std::string_view OpName(OpKind kind) { return kOpNames[static_cast<size_t>(kind)]; }
+
+StatusOr<OpKind> ParseOpKind(std::string_view name) {
+  for (int i = 0; i < kNumOpKinds; ++i) {
+    if (kOpNames[static_cast<size_t>(i)] == name) return static_cast<OpKind>(i);
+  }
+  return absl::InvalidArgumentError(StrCat("unknown op '", name, "'"));
+}
+
+bool IsElementwiseUnary(OpKind kind) {
+  return kind >= OpKind::kAbs && kind <= OpKind::kBitcastConvert;
+}
+bool IsElementwiseBinary(OpKind kind) {
+  return kind >= OpKind::kAdd && kind <= OpKind::kCompare;
+}
+bool IsElementwiseTernary(OpKind kind) {
+  return kind == OpKind::kSelect || kind == OpKind::kClamp;
+}
+bool IsElementwise(const Operation& op) {
+  OpKind kind = op.kind();
+  if (kind == OpKind::kBitcastConvert) {
+    return op.num_operands() == 1 && op.num_results() == 1 &&
+           ElementBitWidth(op.operand(0)->type().element_type()) ==
+               ElementBitWidth(op.result(0)->type().element_type());
+  }
+  return IsElementwiseUnary(kind) || IsElementwiseBinary(kind) || IsElementwiseTernary(kind);
+}
+
+std::string_view OperandEffectName(OperandEffect effect) {
+  switch (effect) {
+    case OperandEffect::kRead:
+      return "read";
+    case OperandEffect::kWrite:
+      return "write";
+    case OperandEffect::kReadWrite:
+      return "read_write";
+    case OperandEffect::kNone:
+      return "none";
+  }
+  return "none";
+}
+
+StatusOr<OperandEffect> ParseOperandEffect(std::string_view name) {
+  for (OperandEffect e : {OperandEffect::kRead, OperandEffect::kWrite, OperandEffect::kReadWrite,
+                          OperandEffect::kNone}) {
+    if (OperandEffectName(e) == name) return e;
+  }
+  return absl::InvalidArgumentError(StrCat(
+      "unknown operand effect '", name, "' (expected read, write, read_write or none)"));
+}
+
+// ---- Value ----
+
+void Value::AddUse(Operation* user, int64_t operand_index) {
+  uses_.push_back(Use{user, operand_index});
+}
+
+void Value::RemoveUse(Operation* user, int64_t operand_index) {
+  auto it = std::find_if(uses_.begin(), uses_.end(), [&](const Use& use) {
+    return use.user == user && use.operand_index == operand_index;
+  });
+  ACCY_CHECK(it != uses_.end());
+  uses_.erase(it);
+}
+
+void Value::ReplaceAllUsesWith(Value* replacement) {
+  ACCY_CHECK(replacement != nullptr && replacement->type() == type_);
+  if (replacement == this) return;
+  std::vector<Use> uses = uses_;
+  for (const Use& use : uses) use.user->SetOperand(use.operand_index, replacement);
+}
+
+// ---- Region / Block ----
+
+Block* Region::AddBlock(std::span<const TensorType> arg_types) {
+  blocks_.push_back(std::make_unique<Block>(this));
+  Block* block = blocks_.back().get();
+  for (const TensorType& type : arg_types) block->AddArgument(type);
+  return block;
+}
+
+Block::~Block() {
+  // Users are destroyed before their producers so that use-list removal never touches a freed
+  // value.
+  while (!operations_.empty()) operations_.pop_back();
+}
+
+Value* Block::AddArgument(const TensorType& type) {
+  arguments_.push_back(std::unique_ptr<Value>(
+      new Value(type, nullptr, this, static_cast<int64_t>(arguments_.size()))));
+  return arguments_.back().get();
+}
+
+std::vector<Value*> Block::arguments() const {
+  std::vector<Value*> out;
+  out.reserve(arguments_.size());
+  for (const auto& arg : arguments_) out.push_back(arg.get());
+  return out;
+}
+
+Operation* Block::terminator() const {
+  if (operations_.empty()) return nullptr;
+  Operation* last = operations_.back().get();
+  return last->kind() == OpKind::kReturn ? last : nullptr;
+}
+
+Operation* Block::Append(std::unique_ptr<Operation> op) {
+  ACCY_CHECK(op != nullptr && op->parent_block_ == nullptr);
+  op->parent_block_ = this;
+  operations_.push_back(std::move(op));
+  return operations_.back().get();
+}
+
+void Block::EraseLast() {
+  ACCY_CHECK(!operations_.empty());
+  for (const auto& result : operations_.back()->results_) ACCY_CHECK(!result->has_uses());
+  operations_.pop_back();
+}
+
+// ---- Operation ----
+
+std::unique_ptr<Operation> Operation::Create(OpKind kind, std::vector<Value*> operands,
+                                             std::span<const TensorType> result_types,
+                                             std::vector<NamedAttribute> attributes) {
+  std::unique_ptr<Operation> op(new Operation(kind));
+  op->operands_ = std::move(operands);
+  for (size_t i = 0; i < op->operands_.size(); ++i) {
+    ACCY_CHECK(op->operands_[i] != nullptr);
+    op->operands_[i]->AddUse(op.get(), static_cast<int64_t>(i));
+  }
+  for (size_t i = 0; i < result_types.size(); ++i) {
+    op->results_.push_back(std::unique_ptr<Value>(
+        new Value(result_types[i], op.get(), nullptr, static_cast<int64_t>(i))));
+  }
+  op->attributes_ = std::move(attributes);
+  return op;
+}
+
+Operation::~Operation() {
+  // Nested ops first: they may use this op's operands' producers, never this op's results.
+  regions_.clear();
+  for (size_t i = 0; i < operands_.size(); ++i) {
+    operands_[i]->RemoveUse(this, static_cast<int64_t>(i));
+  }
+}
+
+void Operation::SetOperand(int64_t i, Value* value) {
+  ACCY_CHECK(value != nullptr && i >= 0 && i < num_operands());
+  operands_[static_cast<size_t>(i)]->RemoveUse(this, i);
+  operands_[static_cast<size_t>(i)] = value;
+  value->AddUse(this, i);
+}
+
+std::vector<Value*> Operation::results() const {
+  std::vector<Value*> out;
+  out.reserve(results_.size());
+  for (const auto& result : results_) out.push_back(result.get());
+  return out;
+}
+
+const AttributeValue* Operation::attribute(std::string_view name) const {
+  for (const NamedAttribute& attr : attributes_) {
+    if (attr.name == name) return &attr.value;
+  }
+  return nullptr;
+}
+
+void Operation::SetAttribute(std::string name, AttributeValue value) {
+  for (NamedAttribute& attr : attributes_) {
+    if (attr.name == name) {
+      attr.value = std::move(value);
+      return;
+    }
+  }
+  attributes_.push_back(NamedAttribute{std::move(name), std::move(value)});
+}
+
+std::optional<int64_t> Operation::GetInt(std::string_view name) const {
+  const AttributeValue* value = attribute(name);
+  if (value == nullptr || !std::holds_alternative<int64_t>(*value)) return std::nullopt;
+  return std::get<int64_t>(*value);
+}
+
+std::optional<bool> Operation::GetBool(std::string_view name) const {
+  const AttributeValue* value = attribute(name);
+  if (value == nullptr || !std::holds_alternative<bool>(*value)) return std::nullopt;
+  return std::get<bool>(*value);
+}
+
+std::optional<std::string> Operation::GetString(std::string_view name) const {
+  const AttributeValue* value = attribute(name);
+  if (value == nullptr || !std::holds_alternative<std::string>(*value)) return std::nullopt;
+  return std::get<std::string>(*value);
+}
+
+std::vector<int64_t> Operation::GetInts(std::string_view name) const {
+  const AttributeValue* value = attribute(name);
+  if (value == nullptr || !std::holds_alternative<std::vector<int64_t>>(*value)) return {};
+  return std::get<std::vector<int64_t>>(*value);
+}
+
+std::vector<std::string> Operation::GetStrings(std::string_view name) const {
+  const AttributeValue* value = attribute(name);
+  if (value == nullptr || !std::holds_alternative<std::vector<std::string>>(*value)) return {};
+  return std::get<std::vector<std::string>>(*value);
+}
+
+const DenseElements* Operation::GetDense(std::string_view name) const {
+  const AttributeValue* value = attribute(name);
+  if (value == nullptr || !std::holds_alternative<DenseElements>(*value)) return nullptr;
+  return &std::get<DenseElements>(*value);
+}
+
+Region* Operation::AddRegion() {
+  regions_.push_back(std::make_unique<Region>(this, nullptr));
+  return regions_.back().get();
+}
+
+Function* Operation::parent_function() const {
+  const Block* block = parent_block_;
+  while (block != nullptr) {
+    Region* region = block->parent();
+    if (region == nullptr) return nullptr;
+    if (region->parent_function() != nullptr) return region->parent_function();
+    if (region->parent_op() == nullptr) return nullptr;
+    block = region->parent_op()->parent_block();
+  }
+  return nullptr;
+}
+
+// ---- Function / Module ----
+
+Function::Function(std::string name, std::vector<TensorType> parameter_types,
+                   std::vector<TensorType> result_types, Module* parent)
+    : name_(std::move(name)),
+      parameter_types_(std::move(parameter_types)),
+      result_types_(std::move(result_types)),
+      body_(std::make_unique<Region>(nullptr, this)),
+      parent_(parent) {
+  body_->AddBlock(parameter_types_);
+}
+
+StatusOr<Function*> Module::AddFunction(std::string name, std::vector<TensorType> parameter_types,
+                                        std::vector<TensorType> result_types) {
+  if (name.empty()) return absl::InvalidArgumentError("function name must not be empty");
+  if (FindFunction(name) != nullptr) {
+    return absl::InvalidArgumentError(StrCat("function '", name, "' is already defined"));
+  }
+  functions_.push_back(std::make_unique<Function>(std::move(name), std::move(parameter_types),
+                                                  std::move(result_types), this));
+  return functions_.back().get();
+}
+
+Function* Module::FindFunction(std::string_view name) const {
+  for (const auto& function : functions_) {
+    if (function->name() == name) return function.get();
+  }
+  return nullptr;
+}
+
+}  // namespace accy

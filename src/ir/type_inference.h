@@ -1,0 +1,56 @@
+// Result type inference for ops whose result types follow from operands and attributes
+// (StableHLO spec "Semantics"/"Constraints" of each op). Used by the builder to fill in result
+// types and by the verifier to check given ones, so every shape rule lives in one place.
+#ifndef ACCY_SRC_IR_TYPE_INFERENCE_H_
+#define ACCY_SRC_IR_TYPE_INFERENCE_H_
+
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "accy/ir.h"
+#include "accy/status.h"
+
+namespace accy::ir_internal {
+
+// Attribute lookup over a plain list (the builder has no Operation yet).
+class AttributeView {
+ public:
+  explicit AttributeView(std::span<const NamedAttribute> attributes) : attributes_(attributes) {}
+  const AttributeValue* Find(std::string_view name) const;
+  // Errors name `op` and the attribute: missing, or of the wrong kind.
+  StatusOr<std::vector<int64_t>> Ints(std::string_view op, std::string_view name) const;
+  StatusOr<int64_t> Int(std::string_view op, std::string_view name) const;
+  // Absent -> empty list / `fallback`.
+  StatusOr<std::vector<int64_t>> OptionalInts(std::string_view op, std::string_view name) const;
+  StatusOr<bool> OptionalBool(std::string_view op, std::string_view name, bool fallback) const;
+
+ private:
+  std::span<const NamedAttribute> attributes_;
+};
+
+// Returns the result types of `kind` applied to operands of `operand_types` with `attributes`,
+// checking every operand/attribute rule that determines them, or kInvalidArgument naming the op
+// and the rule. Returns std::nullopt (inside the StatusOr) for ops whose result type is not
+// implied (constant, convert, bitcast_convert, reshape, broadcast_in_dim, iota, kernel_call,
+// return): those are checked by VerifyOperation against the given result type.
+// `region_result_types` is not needed: region signatures are checked by VerifyOperation.
+StatusOr<std::optional<std::vector<TensorType>>> InferResultTypes(
+    OpKind kind, std::span<const TensorType> operand_types,
+    std::span<const NamedAttribute> attributes);
+
+// Family helpers (type_inference_shape.cc).
+StatusOr<std::vector<TensorType>> InferGather(std::span<const TensorType> operand_types,
+                                              const AttributeView& attrs);
+StatusOr<std::vector<TensorType>> InferScatter(std::span<const TensorType> operand_types,
+                                               const AttributeView& attrs);
+StatusOr<std::vector<TensorType>> InferDotGeneral(std::span<const TensorType> operand_types,
+                                                  const AttributeView& attrs);
+
+// "[1, 2, 3]".
+std::string DimsToString(std::span<const int64_t> dims);
+
+}  // namespace accy::ir_internal
+
+#endif  // ACCY_SRC_IR_TYPE_INFERENCE_H_

@@ -1,0 +1,403 @@
+// The IR verifier: per-op StableHLO type rules (VerifyOperation) and module structure (Verify).
+#include <algorithm>
+#include <set>
+#include <unordered_set>
+
+#include "src/util/str_cat.h"
+#include "accy/ir.h"
+#include "src/ir/type_inference.h"
+
+namespace accy {
+namespace {
+
+using ir_internal::DimsToString;
+
+Status Error(const Operation& op, std::string_view message) {
+  return absl::InvalidArgumentError(StrCat(op.name(), ": ", message));
+}
+
+std::vector<TensorType> TypesOf(std::span<Value* const> values) {
+  std::vector<TensorType> types;
+  types.reserve(values.size());
+  for (const Value* v : values) types.push_back(v->type());
+  return types;
+}
+
+int ExpectedRegionCount(OpKind kind) {
+  switch (kind) {
+    case OpKind::kReduce:
+    case OpKind::kScatter:
+      return 1;
+    case OpKind::kWhile:
+      return 2;
+    default:
+      return 0;
+  }
+}
+
+// Checks that `region` has one block with arguments `arg_types` ending in a return of
+// `result_types` (`what` names the region in messages).
+Status CheckRegionSignature(const Operation& op, const Region& region, std::string_view what,
+                            std::span<const TensorType> arg_types,
+                            std::span<const TensorType> result_types) {
+  if (region.blocks().size() != 1) {
+    return Error(op, StrCat(what, " must have exactly one block"));
+  }
+  const Block& block = *region.entry_block();
+  if (block.num_arguments() != static_cast<int64_t>(arg_types.size())) {
+    return Error(op, StrCat(what, " has ", block.num_arguments(), " arguments, expected ",
+                                  arg_types.size()));
+  }
+  for (size_t i = 0; i < arg_types.size(); ++i) {
+    if (block.argument(static_cast<int64_t>(i))->type() != arg_types[i]) {
+      return Error(op, StrCat(what, " argument ", i, " has type ",
+                                    block.argument(static_cast<int64_t>(i))->type().ToString(),
+                                    ", expected ", arg_types[i].ToString()));
+    }
+  }
+  const Operation* terminator = block.terminator();
+  if (terminator == nullptr) return Error(op, StrCat(what, " does not end with a return"));
+  if (terminator->num_operands() != static_cast<int64_t>(result_types.size())) {
+    return Error(op, StrCat(what, " returns ", terminator->num_operands(),
+                                  " values, expected ", result_types.size()));
+  }
+  for (size_t i = 0; i < result_types.size(); ++i) {
+    const TensorType& type = terminator->operand(static_cast<int64_t>(i))->type();
+    if (type != result_types[i]) {
+      return Error(op, StrCat(what, " returns ", type.ToString(), " as value ", i,
+                                    ", expected ", result_types[i].ToString()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Rank-0 tensors of the element types of `types`.
+std::vector<TensorType> ScalarsOf(std::span<const TensorType> types) {
+  std::vector<TensorType> scalars;
+  for (const TensorType& t : types) scalars.push_back(*TensorType::Create(t.element_type(), {}));
+  return scalars;
+}
+
+Status VerifyRegions(const Operation& op) {
+  int expected = ExpectedRegionCount(op.kind());
+  if (op.num_regions() != expected) {
+    return Error(op, StrCat("has ", op.num_regions(), " regions, expected ", expected));
+  }
+  std::vector<TensorType> operand_types = TypesOf(op.operands());
+  switch (op.kind()) {
+    case OpKind::kReduce: {
+      size_t n = operand_types.size() / 2;
+      std::vector<TensorType> inits(operand_types.begin() + static_cast<ptrdiff_t>(n),
+                                    operand_types.end());
+      std::vector<TensorType> scalars = ScalarsOf(inits);
+      std::vector<TensorType> args = scalars;
+      args.insert(args.end(), scalars.begin(), scalars.end());
+      return CheckRegionSignature(op, *op.region(0), "body", args, scalars);
+    }
+    case OpKind::kScatter: {
+      size_t n = (operand_types.size() - 1) / 2;
+      std::vector<TensorType> scalars =
+          ScalarsOf(std::span<const TensorType>(operand_types).subspan(0, n));
+      std::vector<TensorType> args = scalars;
+      args.insert(args.end(), scalars.begin(), scalars.end());
+      return CheckRegionSignature(op, *op.region(0), "update_computation", args, scalars);
+    }
+    case OpKind::kWhile: {
+      TensorType pred = *TensorType::Create(ElementType::kI1, {});
+      ACCY_RETURN_IF_ERROR(CheckRegionSignature(op, *op.region(0), "cond", operand_types,
+                                                std::span<const TensorType>(&pred, 1)));
+      return CheckRegionSignature(op, *op.region(1), "body", operand_types, operand_types);
+    }
+    default:
+      return absl::OkStatus();
+  }
+}
+
+Status VerifyBitcastConvert(const Operation& op) {
+  const TensorType& in = op.operand(0)->type();
+  const TensorType& out = op.result(0)->type();
+  if (IsBool(in.element_type()) || IsBool(out.element_type())) {
+    return Error(op, "bitcast_convert from or to i1 is not supported");
+  }
+  int in_bits = ElementBitWidth(in.element_type());
+  int out_bits = ElementBitWidth(out.element_type());
+  std::vector<int64_t> expected_in = out.dims(), expected_out = in.dims();
+  bool ok;
+  if (in_bits == out_bits) {
+    ok = in.dims() == out.dims();
+  } else if (out_bits < in_bits) {  // result gains a trailing dim of in_bits / out_bits
+    expected_out.push_back(in_bits / out_bits);
+    ok = out.dims() == expected_out;
+  } else {  // operand's trailing dim of out_bits / in_bits folds away
+    expected_in.push_back(out_bits / in_bits);
+    ok = in.dims() == expected_in;
+  }
+  if (!ok) {
+    return Error(op, StrCat("cannot bitcast ", in.ToString(), " to ", out.ToString(),
+                                  " (equal widths keep the shape; a narrower result adds a "
+                                  "trailing dim of the width ratio, a wider one removes it)"));
+  }
+  return absl::OkStatus();
+}
+
+Status VerifyBroadcastInDim(const Operation& op) {
+  const TensorType& in = op.operand(0)->type();
+  const TensorType& out = op.result(0)->type();
+  std::vector<int64_t> dims = op.GetInts("broadcast_dimensions");
+  if (op.attribute("broadcast_dimensions") == nullptr) {
+    return Error(op, "missing attribute broadcast_dimensions");
+  }
+  if (in.element_type() != out.element_type()) {
+    return Error(op, StrCat("result type ", out.ToString(), " must have the element type of ",
+                                  in.ToString()));
+  }
+  if (static_cast<int64_t>(dims.size()) != in.rank()) {
+    return Error(op, StrCat("broadcast_dimensions ", DimsToString(dims), " has ",
+                                  dims.size(), " entries, expected the operand rank ", in.rank()));
+  }
+  std::set<int64_t> seen;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] < 0 || dims[i] >= out.rank() || !seen.insert(dims[i]).second) {
+      return Error(op, StrCat("broadcast_dimensions ", DimsToString(dims), ": entry ",
+                                    dims[i], " is out of range [0, ", out.rank(),
+                                    ") or repeated"));
+    }
+    int64_t in_size = in.dim(static_cast<int64_t>(i)), out_size = out.dim(dims[i]);
+    if (in_size != 1 && in_size != out_size) {
+      return Error(op, StrCat("operand dim ", i, " has size ", in_size,
+                                    " but result dim ", dims[i], " has size ", out_size,
+                                    " (must be equal, or the operand size must be 1)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+Status VerifyKernelCall(const Operation& op) {
+  std::optional<std::string> target = op.GetString("call_target_name");
+  if (!target || target->empty()) return Error(op, "missing non-empty call_target_name");
+  std::optional<int64_t> version = op.GetInt("version");
+  if (!version || *version < 0) return Error(op, "missing non-negative integer attribute version");
+  if (const AttributeValue* effects = op.attribute("operand_effects")) {
+    if (!std::holds_alternative<std::vector<std::string>>(*effects)) {
+      return Error(op, "operand_effects must be a list of strings");
+    }
+    const auto& names = std::get<std::vector<std::string>>(*effects);
+    if (static_cast<int64_t>(names.size()) != op.num_operands()) {
+      return Error(op, StrCat("operand_effects has ", names.size(), " entries for ",
+                                    op.num_operands(), " operands"));
+    }
+    for (const std::string& name : names) {
+      auto effect = ParseOperandEffect(name);
+      if (!effect.ok()) return Error(op, std::string(effect.status().message()));
+    }
+  }
+  if (const AttributeValue* aliases = op.attribute("result_aliases")) {
+    if (!std::holds_alternative<std::vector<int64_t>>(*aliases)) {
+      return Error(op, "result_aliases must be a list of integers");
+    }
+    const auto& list = std::get<std::vector<int64_t>>(*aliases);
+    if (static_cast<int64_t>(list.size()) != op.num_results()) {
+      return Error(op, StrCat("result_aliases has ", list.size(), " entries for ",
+                                    op.num_results(), " results"));
+    }
+    for (size_t r = 0; r < list.size(); ++r) {
+      int64_t alias = list[r];
+      if (alias == -1) continue;
+      if (alias < 0 || alias >= op.num_operands()) {
+        return Error(op, StrCat("result ", r, " aliases operand ", alias,
+                                      ", which does not exist"));
+      }
+      if (op.operand(alias)->type() != op.result(static_cast<int64_t>(r))->type()) {
+        return Error(op, StrCat("result ", r, " has type ",
+                                      op.result(static_cast<int64_t>(r))->type().ToString(),
+                                      " but aliases operand ", alias, " of type ",
+                                      op.operand(alias)->type().ToString()));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Rules for ops whose result type is given rather than inferred.
+Status VerifyGivenResultType(const Operation& op) {
+  auto expect_counts = [&](int64_t operands, int64_t results) -> Status {
+    if (op.num_operands() != operands || op.num_results() != results) {
+      return Error(op, StrCat("expected ", operands, " operand(s) and ", results,
+                                    " result(s), got ", op.num_operands(), " and ",
+                                    op.num_results()));
+    }
+    return absl::OkStatus();
+  };
+  switch (op.kind()) {
+    case OpKind::kConstant: {
+      ACCY_RETURN_IF_ERROR(expect_counts(0, 1));
+      const DenseElements* value = op.GetDense("value");
+      if (value == nullptr) return Error(op, "missing dense attribute value");
+      if (value->type != op.result(0)->type()) {
+        return Error(op, StrCat("value has type ", value->type.ToString(),
+                                      " but the result has type ",
+                                      op.result(0)->type().ToString()));
+      }
+      auto bytes = value->type.ByteSize();
+      if (!bytes.ok() || *bytes != value->bytes.size()) {
+        return Error(op, StrCat("value holds ", value->bytes.size(), " bytes, expected ",
+                                      bytes.ok() ? StrCat(*bytes) : "an unrepresentable size",
+                                      " for ", value->type.ToString()));
+      }
+      return absl::OkStatus();
+    }
+    case OpKind::kConvert:
+      ACCY_RETURN_IF_ERROR(expect_counts(1, 1));
+      if (op.operand(0)->type().dims() != op.result(0)->type().dims()) {
+        return Error(op, StrCat("result type ", op.result(0)->type().ToString(),
+                                      " must have the shape of ",
+                                      op.operand(0)->type().ToString()));
+      }
+      return absl::OkStatus();
+    case OpKind::kBitcastConvert:
+      ACCY_RETURN_IF_ERROR(expect_counts(1, 1));
+      return VerifyBitcastConvert(op);
+    case OpKind::kReshape: {
+      ACCY_RETURN_IF_ERROR(expect_counts(1, 1));
+      const TensorType& in = op.operand(0)->type();
+      const TensorType& out = op.result(0)->type();
+      if (in.element_type() != out.element_type() || in.element_count() != out.element_count()) {
+        return Error(op, StrCat("cannot reshape ", in.ToString(), " to ", out.ToString(),
+                                      " (element type and element count must match)"));
+      }
+      return absl::OkStatus();
+    }
+    case OpKind::kBroadcastInDim:
+      ACCY_RETURN_IF_ERROR(expect_counts(1, 1));
+      return VerifyBroadcastInDim(op);
+    case OpKind::kIota: {
+      ACCY_RETURN_IF_ERROR(expect_counts(0, 1));
+      std::optional<int64_t> dim = op.GetInt("iota_dimension");
+      const TensorType& out = op.result(0)->type();
+      if (!dim) return Error(op, "missing integer attribute iota_dimension");
+      if (*dim < 0 || *dim >= out.rank()) {
+        return Error(op, StrCat("iota_dimension ", *dim, " is out of range [0, ",
+                                      out.rank(), ") for ", out.ToString()));
+      }
+      if (IsBool(out.element_type())) return Error(op, "i1 results are not supported");
+      return absl::OkStatus();
+    }
+    case OpKind::kKernelCall:
+      return VerifyKernelCall(op);
+    case OpKind::kReturn:
+      if (op.num_results() != 0) return Error(op, "return has no results");
+      return absl::OkStatus();
+    default:
+      return Error(op, "no verifier rule for this op");  // unreachable: every kind is covered
+  }
+}
+
+}  // namespace
+
+Status VerifyOperation(const Operation& op) {
+  std::vector<TensorType> operand_types = TypesOf(op.operands());
+  ACCY_ASSIGN_OR_RETURN(auto inferred,
+                        ir_internal::InferResultTypes(op.kind(), operand_types, op.attributes()));
+  if (inferred.has_value()) {
+    const std::vector<TensorType>& expected = *inferred;
+    if (op.num_results() != static_cast<int64_t>(expected.size())) {
+      return Error(op, StrCat("has ", op.num_results(), " results, expected ",
+                                    expected.size()));
+    }
+    for (size_t i = 0; i < expected.size(); ++i) {
+      const TensorType& actual = op.result(static_cast<int64_t>(i))->type();
+      bool ok = actual == expected[i];
+      if (op.kind() == OpKind::kDotGeneral) {
+        // The result element type may differ from the operands' (e.g. bf16 x bf16 -> f32), within
+        // the same class.
+        ok = actual.dims() == expected[i].dims() &&
+             IsFloat(actual.element_type()) == IsFloat(expected[i].element_type()) &&
+             !IsBool(actual.element_type());
+      }
+      if (!ok) {
+        return Error(op, StrCat("result ", i, " has type ", actual.ToString(),
+                                      ", expected ", expected[i].ToString()));
+      }
+    }
+  } else {
+    ACCY_RETURN_IF_ERROR(VerifyGivenResultType(op));
+  }
+  return VerifyRegions(op);
+}
+
+namespace {
+
+// Walks a block checking ops, dominance (operands must be defined earlier in this block or in an
+// enclosing one) and terminators. `visible` holds the values defined so far in enclosing scopes.
+Status VerifyBlock(const Block& block, std::unordered_set<const Value*>& visible,
+                   std::string_view where) {
+  std::vector<const Value*> added;
+  auto define = [&](const Value* v) {
+    visible.insert(v);
+    added.push_back(v);
+  };
+  for (int64_t i = 0; i < block.num_arguments(); ++i) define(block.argument(i));
+  Status status = absl::OkStatus();
+  const auto& ops = block.operations();
+  for (size_t index = 0; index < ops.size() && status.ok(); ++index) {
+    const Operation& op = *ops[index];
+    for (int64_t i = 0; i < op.num_operands() && status.ok(); ++i) {
+      if (!visible.count(op.operand(i))) {
+        status = Error(op, StrCat("operand ", i, " is not defined before its use in ", where,
+                                        " (or belongs to another function or region)"));
+      }
+    }
+    if (!status.ok()) break;
+    if (op.kind() == OpKind::kReturn && index + 1 != ops.size()) {
+      status = Error(op, StrCat("return must be the last op of ", where));
+      break;
+    }
+    status = VerifyOperation(op);
+    for (int64_t r = 0; r < op.num_regions() && status.ok(); ++r) {
+      for (const auto& nested : op.region(r)->blocks()) {
+        status = VerifyBlock(*nested, visible, StrCat("a region of ", op.name()));
+        if (!status.ok()) break;
+      }
+    }
+    for (int64_t r = 0; r < op.num_results(); ++r) define(op.result(r));
+  }
+  if (status.ok() && block.terminator() == nullptr) {
+    status = absl::InvalidArgumentError(StrCat(where, " does not end with a return"));
+  }
+  for (const Value* v : added) visible.erase(v);
+  return status;
+}
+
+}  // namespace
+
+Status Verify(const Module& module) {
+  for (const auto& function : module.functions()) {
+    std::string where = StrCat("function '", function->name(), "'");
+    const Block* entry = function->entry_block();
+    if (function->body()->blocks().size() != 1 || entry == nullptr) {
+      return absl::InvalidArgumentError(StrCat(where, " must have exactly one block"));
+    }
+    std::unordered_set<const Value*> visible;
+    Status status = VerifyBlock(*entry, visible, where);
+    if (!status.ok()) {
+      return absl::Status(status.code(), StrCat(where, ": ", status.message()));
+    }
+    const Operation* ret = entry->terminator();
+    const auto& results = function->result_types();
+    if (ret->num_operands() != static_cast<int64_t>(results.size())) {
+      return absl::InvalidArgumentError(StrCat(where, ": return has ", ret->num_operands(),
+                                                     " values, expected ", results.size()));
+    }
+    for (size_t i = 0; i < results.size(); ++i) {
+      if (ret->operand(static_cast<int64_t>(i))->type() != results[i]) {
+        return absl::InvalidArgumentError(StrCat(
+            where, ": return value ", i, " has type ",
+            ret->operand(static_cast<int64_t>(i))->type().ToString(), ", expected ",
+            results[i].ToString()));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace accy

@@ -1,0 +1,336 @@
+// Per-element arithmetic of the reference evaluator (see elementwise_math.h).
+//
+// Floats load as double (exact for every float type), convert to the compute type (double for
+// f64, float otherwise: std:: functions then resolve to their float overloads), and are rounded
+// once on store. Integers are handled as their zero-extended bit patterns in uint64 and masked
+// to the type's width, so overflow wraps without signed-overflow UB; signed views come from
+// SignExtend. i1 is an unsigned 1-bit integer except where the spec defines logical semantics
+// (add is or, multiply and minimum are and, maximum is or).
+#include "src/reference/elementwise_math.h"
+
+#include <bit>
+#include <cmath>
+#include <string>
+
+#include "src/reference/evaluator_internal.h"
+#include "src/reference/scalar.h"
+
+namespace accy::reference {
+namespace {
+
+// Element type classes, as the spec's constraints name them.
+enum TypeClass : unsigned { kFloatClass = 1, kSignedClass = 2, kUnsignedClass = 4, kBoolClass = 8 };
+constexpr unsigned kIntClasses = kSignedClass | kUnsignedClass;
+constexpr unsigned kAllClasses = kFloatClass | kIntClasses | kBoolClass;
+
+unsigned ClassOf(ElementType type) {
+  if (IsFloat(type)) return kFloatClass;
+  if (IsSigned(type)) return kSignedClass;
+  if (IsUnsigned(type)) return kUnsignedClass;
+  return kBoolClass;
+}
+
+// Element types each op accepts (StableHLO spec, "Semantics"/"Constraints" of each op).
+unsigned AllowedClasses(OpKind kind) {
+  switch (kind) {
+    case OpKind::kAbs:
+    case OpKind::kSign:
+      return kFloatClass | kSignedClass;
+    case OpKind::kNegate:
+    case OpKind::kSubtract:
+    case OpKind::kDivide:
+    case OpKind::kRemainder:
+    case OpKind::kPower:
+      return kFloatClass | kIntClasses;
+    case OpKind::kNot:
+    case OpKind::kAnd:
+    case OpKind::kOr:
+    case OpKind::kXor:
+      return kIntClasses | kBoolClass;
+    case OpKind::kPopcnt:
+    case OpKind::kShiftLeft:
+    case OpKind::kShiftRightLogical:
+    case OpKind::kShiftRightArithmetic:
+      return kIntClasses;
+    case OpKind::kAdd:
+    case OpKind::kMultiply:
+    case OpKind::kMaximum:
+    case OpKind::kMinimum:
+      return kAllClasses;
+    case OpKind::kExponential:
+    case OpKind::kExponentialMinusOne:
+    case OpKind::kLog:
+    case OpKind::kLogPlusOne:
+    case OpKind::kLogistic:
+    case OpKind::kTanh:
+    case OpKind::kSqrt:
+    case OpKind::kRsqrt:
+    case OpKind::kCbrt:
+    case OpKind::kSine:
+    case OpKind::kCosine:
+    case OpKind::kFloor:
+    case OpKind::kCeil:
+    case OpKind::kRoundNearestEven:
+    case OpKind::kRoundNearestAfz:
+    case OpKind::kIsFinite:
+    case OpKind::kAtan2:
+      return kFloatClass;
+    default:
+      return 0;
+  }
+}
+
+Status CheckElementType(OpKind kind, ElementType type) {
+  if ((AllowedClasses(kind) & ClassOf(type)) != 0) return absl::OkStatus();
+  return absl::InvalidArgumentError("reference evaluator: " + std::string(OpName(kind)) +
+                                    " is not defined for element type " +
+                                    std::string(ElementTypeName(type)));
+}
+
+// Round half to even without depending on the thread's rounding mode: x - trunc(x) is exact,
+// and so are x / 2 and 2 * round(x / 2) at a tie.
+template <typename T>
+T RoundHalfToEven(T x) {
+  if (std::fabs(x - std::trunc(x)) == T(0.5)) return T(2) * std::round(x / T(2));
+  return std::round(x);
+}
+
+// IEEE-754 maximum/minimum (DESIGN.md Numerics): NaN if either is NaN; -0 < +0.
+template <typename T>
+T IeeeMaximum(T a, T b) {
+  if (std::isnan(a)) return a;
+  if (std::isnan(b)) return b;
+  if (a == b) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+template <typename T>
+T IeeeMinimum(T a, T b) {
+  if (std::isnan(a)) return a;
+  if (std::isnan(b)) return b;
+  if (a == b) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
+template <typename T>
+T FloatUnary(OpKind kind, T x) {
+  switch (kind) {
+    case OpKind::kAbs:
+      return std::fabs(x);
+    case OpKind::kNegate:
+      return -x;
+    case OpKind::kSign:  // NaN stays NaN, +-0 stays +-0
+      if (std::isnan(x) || x == T(0)) return x;
+      return x > T(0) ? T(1) : T(-1);
+    case OpKind::kExponential:
+      return std::exp(x);
+    case OpKind::kExponentialMinusOne:
+      return std::expm1(x);
+    case OpKind::kLog:
+      return std::log(x);
+    case OpKind::kLogPlusOne:
+      return std::log1p(x);
+    case OpKind::kLogistic:
+      return T(1) / (T(1) + std::exp(-x));
+    case OpKind::kTanh:
+      return std::tanh(x);
+    case OpKind::kSqrt:
+      return std::sqrt(x);
+    case OpKind::kRsqrt:
+      return T(1) / std::sqrt(x);
+    case OpKind::kCbrt:
+      return std::cbrt(x);
+    case OpKind::kSine:
+      return std::sin(x);
+    case OpKind::kCosine:
+      return std::cos(x);
+    case OpKind::kFloor:
+      return std::floor(x);
+    case OpKind::kCeil:
+      return std::ceil(x);
+    case OpKind::kRoundNearestEven:
+      return RoundHalfToEven(x);
+    case OpKind::kRoundNearestAfz:
+      return std::round(x);
+    default:
+      ACCY_CHECK(false && "float unary op not handled");
+      return x;
+  }
+}
+
+// Integer unary ops on the zero-extended bits of a `bits`-wide value.
+uint64_t IntUnary(OpKind kind, uint64_t x, int bits, bool is_signed, bool is_bool) {
+  const uint64_t mask = WidthMask(bits);
+  const int64_t sx = SignExtend(x, bits);
+  switch (kind) {
+    case OpKind::kAbs:
+      return (is_signed && sx < 0) ? (uint64_t{0} - x) & mask : x;
+    case OpKind::kNegate:
+      return (uint64_t{0} - x) & mask;
+    case OpKind::kSign:
+      if (is_signed && sx < 0) return mask;  // -1
+      return x != 0 ? 1 : 0;
+    case OpKind::kNot:
+      return is_bool ? (x ^ 1) : (~x & mask);
+    case OpKind::kPopcnt:
+      return static_cast<uint64_t>(std::popcount(x & mask));
+    default:
+      ACCY_CHECK(false && "integer unary op not handled");
+      return 0;
+  }
+}
+
+template <typename T>
+T FloatBinary(OpKind kind, T a, T b) {
+  switch (kind) {
+    case OpKind::kAdd:
+      return a + b;
+    case OpKind::kSubtract:
+      return a - b;
+    case OpKind::kMultiply:
+      return a * b;
+    case OpKind::kDivide:
+      return a / b;
+    case OpKind::kRemainder:  // the dividend's sign, as C fmod
+      return std::fmod(a, b);
+    case OpKind::kMaximum:
+      return IeeeMaximum(a, b);
+    case OpKind::kMinimum:
+      return IeeeMinimum(a, b);
+    case OpKind::kPower:
+      return std::pow(a, b);
+    case OpKind::kAtan2:
+      return std::atan2(a, b);
+    default:
+      ACCY_CHECK(false && "float binary op not handled");
+      return a;
+  }
+}
+
+// Integer power by repeated squaring, wrapping (spec "power" for integers: a negative exponent
+// gives 1 for base 1, +-1 for base -1 and 0 otherwise).
+uint64_t IntPower(uint64_t base, uint64_t exponent, int bits, bool is_signed) {
+  const uint64_t mask = WidthMask(bits);
+  if (is_signed && SignExtend(exponent, bits) < 0) {
+    const int64_t sbase = SignExtend(base, bits);
+    if (sbase == 1) return 1;
+    if (sbase == -1) return (exponent & 1) != 0 ? mask : 1;
+    return 0;
+  }
+  uint64_t result = 1;
+  while (exponent != 0) {
+    if ((exponent & 1) != 0) result *= base;
+    base *= base;
+    exponent >>= 1;
+  }
+  return result & mask;
+}
+
+// Integer binary ops on zero-extended bit patterns (DESIGN.md Numerics for division by zero,
+// INT_MIN / -1 and out-of-range shifts).
+uint64_t IntBinary(OpKind kind, uint64_t a, uint64_t b, int bits, bool is_signed, bool is_bool) {
+  const uint64_t mask = WidthMask(bits);
+  const int64_t sa = SignExtend(a, bits);
+  const int64_t sb = SignExtend(b, bits);
+  // A shift amount is out of range when negative (signed types) or >= the bit width.
+  const bool shift_out_of_range =
+      is_signed ? (sb < 0 || sb >= bits) : (b >= static_cast<uint64_t>(bits));
+  switch (kind) {
+    case OpKind::kAdd:
+      return is_bool ? (a | b) : (a + b) & mask;
+    case OpKind::kSubtract:
+      return (a - b) & mask;
+    case OpKind::kMultiply:
+      return (a * b) & mask;
+    case OpKind::kDivide:
+      if (b == 0) return mask;                              // x / 0 = -1 (all ones)
+      if (is_signed && sb == -1) return (uint64_t{0} - a) & mask;  // INT_MIN / -1 = INT_MIN
+      return is_signed ? static_cast<uint64_t>(sa / sb) & mask : a / b;
+    case OpKind::kRemainder:
+      if (b == 0) return a;                 // x % 0 = x
+      if (is_signed && sb == -1) return 0;  // INT_MIN % -1 = 0
+      return is_signed ? static_cast<uint64_t>(sa % sb) & mask : a % b;
+    case OpKind::kMaximum:
+      if (is_signed) return sa >= sb ? a : b;
+      return a >= b ? a : b;  // i1: or
+    case OpKind::kMinimum:
+      if (is_signed) return sa <= sb ? a : b;
+      return a <= b ? a : b;  // i1: and
+    case OpKind::kPower:
+      return IntPower(a, b, bits, is_signed);
+    case OpKind::kAnd:
+      return a & b;
+    case OpKind::kOr:
+      return a | b;
+    case OpKind::kXor:
+      return a ^ b;
+    case OpKind::kShiftLeft:
+      return shift_out_of_range ? 0 : (a << b) & mask;
+    case OpKind::kShiftRightLogical:
+      return shift_out_of_range ? 0 : a >> b;
+    case OpKind::kShiftRightArithmetic:
+      if (shift_out_of_range) return sa < 0 ? mask : 0;  // fill with the sign bit
+      return static_cast<uint64_t>(sa >> b) & mask;      // C++20: >> is arithmetic
+    default:
+      ACCY_CHECK(false && "integer binary op not handled");
+      return 0;
+  }
+}
+
+}  // namespace
+
+Status CheckUnaryElementType(OpKind kind, ElementType type) {
+  if (!IsElementwiseUnary(kind) || kind == OpKind::kConvert || kind == OpKind::kBitcastConvert) {
+    return absl::InvalidArgumentError("reference evaluator: " + std::string(OpName(kind)) +
+                                      " is not a unary arithmetic op");
+  }
+  return CheckElementType(kind, type);
+}
+
+Status CheckBinaryElementType(OpKind kind, ElementType type) {
+  if (!IsElementwiseBinary(kind) || kind == OpKind::kCompare) {
+    return absl::InvalidArgumentError("reference evaluator: " + std::string(OpName(kind)) +
+                                      " is not a binary arithmetic op");
+  }
+  return CheckElementType(kind, type);
+}
+
+void ApplyUnary(OpKind kind, const Tensor& x, int64_t ix, Tensor& out, int64_t io) {
+  const ElementType type = x.element_type();
+  if (IsFloat(type)) {
+    const double value = LoadFloat(x, ix);
+    if (kind == OpKind::kIsFinite) {
+      StoreInt(out, io, std::isfinite(value) ? 1 : 0);
+      return;
+    }
+    const double result = type == ElementType::kF64
+                              ? FloatUnary<double>(kind, value)
+                              : static_cast<double>(FloatUnary<float>(kind, static_cast<float>(value)));
+    StoreFloat(out, io, result);
+    return;
+  }
+  StoreBits(out, io,
+            IntUnary(kind, LoadBits(x, ix), ElementBitWidth(type), IsSigned(type), IsBool(type)));
+}
+
+void ApplyBinary(OpKind kind, const Tensor& a, int64_t ia, const Tensor& b, int64_t ib,
+                 Tensor& out, int64_t io) {
+  const ElementType type = a.element_type();
+  ACCY_CHECK(b.element_type() == type && out.element_type() == type);
+  if (IsFloat(type)) {
+    const double lhs = LoadFloat(a, ia);
+    const double rhs = LoadFloat(b, ib);
+    const double result =
+        type == ElementType::kF64
+            ? FloatBinary<double>(kind, lhs, rhs)
+            : static_cast<double>(
+                  FloatBinary<float>(kind, static_cast<float>(lhs), static_cast<float>(rhs)));
+    StoreFloat(out, io, result);
+    return;
+  }
+  const uint64_t lhs = LoadBits(a, ia);
+  const uint64_t rhs = LoadBits(b, ib);
+  StoreBits(out, io,
+            IntBinary(kind, lhs, rhs, ElementBitWidth(type), IsSigned(type), IsBool(type)));
+}
+
+}  // namespace accy::reference

@@ -1,0 +1,73 @@
+// Internal interface between the reference evaluator's driver (evaluator.cc) and its op
+// families (elementwise_ops.cc, reduction_ops.cc, shape_ops.cc, gather_scatter.cc,
+// dot_general.cc). Each family function evaluates one verified op on already-evaluated operand
+// tensors and returns new owned result tensors, one per op result.
+#ifndef ACCY_SRC_REFERENCE_EVALUATOR_INTERNAL_H_
+#define ACCY_SRC_REFERENCE_EVALUATOR_INTERNAL_H_
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "accy/ir.h"
+#include "accy/status.h"
+#include "accy/tensor.h"
+
+namespace accy::reference {
+
+// Evaluates a region's single block with `arguments`; returns the operands of its return op.
+using RegionEvaluator =
+    std::function<StatusOr<std::vector<Tensor>>(const Region&, std::span<const Tensor>)>;
+
+// constant, every elementwise unary/binary/ternary op, convert, bitcast_convert.
+StatusOr<std::vector<Tensor>> EvaluateElementwiseOp(const Operation& op,
+                                                    std::span<const Tensor> operands);
+// reduce (any dims, N operands, body region via `eval_region`; named bodies may be
+// short-cut but must agree with the region) and cumsum.
+StatusOr<std::vector<Tensor>> EvaluateReductionOp(const Operation& op,
+                                                  std::span<const Tensor> operands,
+                                                  const RegionEvaluator& eval_region);
+// broadcast_in_dim, reshape, transpose, slice, pad, concatenate, iota, reverse,
+// dynamic_slice, dynamic_update_slice.
+StatusOr<std::vector<Tensor>> EvaluateShapeOp(const Operation& op,
+                                              std::span<const Tensor> operands);
+// gather and scatter (scatter applies its update region through `eval_region`).
+StatusOr<std::vector<Tensor>> EvaluateGatherScatterOp(const Operation& op,
+                                                      std::span<const Tensor> operands,
+                                                      const RegionEvaluator& eval_region);
+// dot_general.
+StatusOr<std::vector<Tensor>> EvaluateDotGeneral(const Operation& op,
+                                                 std::span<const Tensor> operands);
+
+// Element access shared by the families (scalar.cc). Floats load as double (exact for every
+// float type); integers and i1 load as int64 (signed types sign-extended, unsigned types
+// zero-extended, u64 reinterpreted bit for bit).
+double LoadFloat(const Tensor& t, int64_t linear_index);
+int64_t LoadInt(const Tensor& t, int64_t linear_index);
+// Rounds `value` to the tensor's float type (nearest even) and stores it.
+void StoreFloat(Tensor& t, int64_t linear_index, double value);
+// Truncates `value` to the tensor's integer width (i1: value & 1) and stores it.
+void StoreInt(Tensor& t, int64_t linear_index, int64_t value);
+// Copies one element (raw bytes) between tensors of the same element type.
+void CopyElement(const Tensor& from, int64_t from_index, Tensor& to, int64_t to_index);
+
+// Row-major index arithmetic.
+inline std::vector<int64_t> Unravel(int64_t linear, const std::vector<int64_t>& dims) {
+  std::vector<int64_t> index(dims.size(), 0);
+  for (size_t d = dims.size(); d-- > 0;) {
+    if (dims[d] == 0) return index;
+    index[d] = linear % dims[d];
+    linear /= dims[d];
+  }
+  return index;
+}
+inline int64_t Ravel(std::span<const int64_t> index, const std::vector<int64_t>& dims) {
+  int64_t linear = 0;
+  for (size_t d = 0; d < dims.size(); ++d) linear = linear * dims[d] + index[d];
+  return linear;
+}
+
+}  // namespace accy::reference
+
+#endif  // ACCY_SRC_REFERENCE_EVALUATOR_INTERNAL_H_

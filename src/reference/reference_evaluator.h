@@ -1,0 +1,43 @@
+// The reference evaluator: runs a verified accy function op by op on host tensors.
+//
+// It is the oracle for every numerical test: slow, direct transcriptions of the StableHLO spec
+// (https://github.com/openxla/stablehlo/blob/main/docs/spec.md) and, where the spec leaves a
+// choice, DESIGN.md's numerics conventions. It shares no arithmetic code with the JIT emitters,
+// so a bug in one is caught by the other. Float math: f64 in double, f32 in float, f16/bf16
+// computed in f32 and rounded once; reductions and dot_general accumulate floats in double and
+// round once at the end. Thread-safe: evaluations share nothing.
+#ifndef ACCY_SRC_REFERENCE_REFERENCE_EVALUATOR_H_
+#define ACCY_SRC_REFERENCE_REFERENCE_EVALUATOR_H_
+
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "accy/ir.h"
+#include "accy/status.h"
+#include "accy/tensor.h"
+
+namespace accy {
+
+// Options for the reference evaluator.
+struct ReferenceOptions {
+  // A while loop that runs more iterations than this fails with kResourceExhausted instead of
+  // hanging (a test oracle must terminate).
+  int64_t max_while_iterations = 1 << 24;
+};
+
+// Evaluates `function` on `arguments` (one tensor per parameter, of the parameter's type) and
+// returns one owned tensor per result. kInvalidArgument names the argument whose count, type or
+// data is wrong; kUnimplemented names an op the evaluator cannot run (kernel_call of a target it
+// does not know).
+StatusOr<std::vector<Tensor>> EvaluateFunction(const Function& function,
+                                               std::span<const Tensor> arguments,
+                                               const ReferenceOptions& options = {});
+// Looks `function_name` up in `module` (kInvalidArgument when absent) and evaluates it.
+StatusOr<std::vector<Tensor>> Evaluate(const Module& module, std::string_view function_name,
+                                       std::span<const Tensor> arguments,
+                                       const ReferenceOptions& options = {});
+
+}  // namespace accy
+
+#endif  // ACCY_SRC_REFERENCE_REFERENCE_EVALUATOR_H_
