@@ -44,6 +44,10 @@ StatusOr<OpKind> NamedCombiner(OpKind for_op, std::string_view name) {
   if (name == "prod" || name == "multiply") return OpKind::kMultiply;
   if (name == "and") return OpKind::kAnd;
   if (name == "or") return OpKind::kOr;
+  if (for_op == OpKind::kScatter) {  // "assign" is handled by the caller
+    return OpError(for_op, StrCat("unknown update '", name,
+                                  "' (expected assign, add, multiply, maximum or minimum)"));
+  }
   return OpError(for_op, StrCat("unknown reducer '", name,
                                       "' (expected sum, max, min, prod, and or or)"));
 }

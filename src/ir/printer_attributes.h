@@ -35,7 +35,8 @@ std::string FormatI64Array(std::span<const int64_t> values);
 
 // `@name` for a bare identifier ([A-Za-z_][A-Za-z0-9_$.]*), else `@"escaped"`.
 std::string FormatSymbolName(std::string_view name);
-// A double-quoted MLIR string literal: `"`, `\` and non-printable bytes as `\XX` hex escapes.
+// A double-quoted MLIR string literal (llvm::printEscapedString): `\` doubled, `"` and
+// non-printable bytes as `\XX` hex escapes.
 std::string FormatStringLiteral(std::string_view text);
 
 }  // namespace accy::printer_internal

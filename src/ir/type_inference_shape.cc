@@ -75,6 +75,13 @@ Status CheckIndexBatching(std::string_view op, const TensorType& operand,
     return Error(op, StrCat(operand_batching_name, " and ", indices_batching_name,
                                   " must have the same size"));
   }
+  // Range-check before the sizes are compared below (the sorted/unique rule comes later).
+  for (int64_t d : operand_batching) {
+    if (d < 0 || d >= operand.rank()) {
+      return Error(op, StrCat(operand_batching_name, " ", DimsToString(operand_batching),
+                              ": dimension ", d, " is out of range [0, ", operand.rank(), ")"));
+    }
+  }
   for (size_t i = 0; i < operand_batching.size(); ++i) {
     if (operand.dim(operand_batching[i]) != indices.dim(indices_batching[i])) {
       return Error(op, StrCat("batching dim ", operand_batching[i], " of the operand has size ",

@@ -197,9 +197,9 @@ StatusOr<std::vector<Tensor>> EvaluateDotGeneral(const Operation& op,
   for (size_t i = 0; i < lhs_batching.size(); ++i) {
     const int64_t size = lhs.dims()[lhs_batching[i]];
     if (size != rhs.dims()[rhs_batching[i]]) {
-      return OpError(op, absl::StrCat("lhs batching dim ", lhs_batching[i], " has size ", size,
-                                      ", rhs dim ", rhs_batching[i], " has size ",
-                                      rhs.dims()[rhs_batching[i]]));
+      return OpError(
+          op, absl::StrCat("lhs batching dim ", lhs_batching[i], " has size ", size, ", rhs dim ",
+                           rhs_batching[i], " has size ", rhs.dims()[rhs_batching[i]]));
     }
     expected_dims.push_back(size);
     layout.result_lhs_strides.push_back(lhs_strides[lhs_batching[i]]);

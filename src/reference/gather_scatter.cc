@@ -197,8 +197,9 @@ StatusOr<Tensor> Gather(const Operation& op, const Tensor& operand, const Tensor
     }
     for (int64_t d = 0; d < operand_rank; ++d) {
       if (operand_index[d] < 0 || operand_index[d] >= operand.dims()[d]) {
-        status = OpError(op, "operand index out of bounds (result shape inconsistent with "
-                             "slice_sizes)");
+        status = OpError(op,
+                         "operand index out of bounds (result shape inconsistent with "
+                         "slice_sizes)");
         return;
       }
     }
@@ -297,66 +298,66 @@ StatusOr<std::vector<Tensor>> Scatter(const Operation& op, std::span<const Tenso
   std::vector<int64_t> result_index(static_cast<size_t>(input_rank));
   std::vector<Tensor> arguments(2 * n);
   Status status;
-  ForEachIndex(updates[0].dims(), [&](const std::vector<int64_t>& update_index,
-                                      int64_t update_linear) {
-    if (!status.ok()) return;
-    for (size_t i = 0; i < update_scatter_dims.size(); ++i) {
-      update_scatter_index[i] = update_index[static_cast<size_t>(update_scatter_dims[i])];
-    }
-    const std::vector<int64_t> start_index =
-        StartIndex(scatter_indices, index_vector_dim, update_scatter_index,
-                   scatter_dims_to_operand_dims.size());
-    // full_start_index, full_batching_index and full_window_index, summed per dim; a sum that
-    // overflows int64 is out of bounds anyway.
-    std::vector<std::optional<int64_t>> sum(static_cast<size_t>(input_rank), int64_t{0});
-    auto add = [&sum](int64_t d, int64_t value) {
-      std::optional<int64_t>& entry = sum[static_cast<size_t>(d)];
-      if (entry) entry = AddIndex(*entry, value);
-    };
-    for (size_t d_start = 0; d_start < scatter_dims_to_operand_dims.size(); ++d_start) {
-      add(scatter_dims_to_operand_dims[d_start], start_index[d_start]);
-    }
-    for (size_t i = 0; i < input_batching_dims.size(); ++i) {
-      const int64_t d_start = scatter_indices_batching_dims[i];
-      add(input_batching_dims[i],
-          update_scatter_index[static_cast<size_t>(d_start - (d_start < index_vector_dim ? 0 : 1))]);
-    }
-    for (size_t i = 0; i < update_window_dims.size(); ++i) {
-      add(window_input_dims[i], update_index[static_cast<size_t>(update_window_dims[i])]);
-    }
-    for (int64_t d = 0; d < input_rank; ++d) {
-      if (!sum[d] || *sum[d] < 0 || *sum[d] >= input_dims[d]) return;  // skipped per spec
-      result_index[d] = *sum[d];
-    }
-    const int64_t result_linear = Ravel(result_index, input_dims);
-    for (size_t i = 0; i < n; ++i) {
-      StatusOr<Tensor> current = ScalarOf(results[i], result_linear);
-      StatusOr<Tensor> update = ScalarOf(updates[i], update_linear);
-      if (!current.ok() || !update.ok()) {
-        status = !current.ok() ? current.status() : update.status();
-        return;
-      }
-      arguments[i] = std::move(current).value();
-      arguments[n + i] = std::move(update).value();
-    }
-    StatusOr<std::vector<Tensor>> updated = eval_region(update_computation, arguments);
-    if (!updated.ok()) {
-      status = updated.status();
-      return;
-    }
-    if (updated->size() != n) {
-      status = OpError(op, "update_computation returned the wrong number of values");
-      return;
-    }
-    for (size_t i = 0; i < n; ++i) {
-      const Tensor& value = (*updated)[i];
-      if (value.element_count() != 1 || value.element_type() != results[i].element_type()) {
-        status = OpError(op, "update_computation returned a value of the wrong type");
-        return;
-      }
-      CopyElement(value, 0, results[i], result_linear);
-    }
-  });
+  ForEachIndex(
+      updates[0].dims(), [&](const std::vector<int64_t>& update_index, int64_t update_linear) {
+        if (!status.ok()) return;
+        for (size_t i = 0; i < update_scatter_dims.size(); ++i) {
+          update_scatter_index[i] = update_index[static_cast<size_t>(update_scatter_dims[i])];
+        }
+        const std::vector<int64_t> start_index =
+            StartIndex(scatter_indices, index_vector_dim, update_scatter_index,
+                       scatter_dims_to_operand_dims.size());
+        // full_start_index, full_batching_index and full_window_index, summed per dim; a sum that
+        // overflows int64 is out of bounds anyway.
+        std::vector<std::optional<int64_t>> sum(static_cast<size_t>(input_rank), int64_t{0});
+        auto add = [&sum](int64_t d, int64_t value) {
+          std::optional<int64_t>& entry = sum[static_cast<size_t>(d)];
+          if (entry) entry = AddIndex(*entry, value);
+        };
+        for (size_t d_start = 0; d_start < scatter_dims_to_operand_dims.size(); ++d_start) {
+          add(scatter_dims_to_operand_dims[d_start], start_index[d_start]);
+        }
+        for (size_t i = 0; i < input_batching_dims.size(); ++i) {
+          const int64_t d_start = scatter_indices_batching_dims[i];
+          add(input_batching_dims[i], update_scatter_index[static_cast<size_t>(
+                                          d_start - (d_start < index_vector_dim ? 0 : 1))]);
+        }
+        for (size_t i = 0; i < update_window_dims.size(); ++i) {
+          add(window_input_dims[i], update_index[static_cast<size_t>(update_window_dims[i])]);
+        }
+        for (int64_t d = 0; d < input_rank; ++d) {
+          if (!sum[d] || *sum[d] < 0 || *sum[d] >= input_dims[d]) return;  // skipped per spec
+          result_index[d] = *sum[d];
+        }
+        const int64_t result_linear = Ravel(result_index, input_dims);
+        for (size_t i = 0; i < n; ++i) {
+          StatusOr<Tensor> current = ScalarOf(results[i], result_linear);
+          StatusOr<Tensor> update = ScalarOf(updates[i], update_linear);
+          if (!current.ok() || !update.ok()) {
+            status = !current.ok() ? current.status() : update.status();
+            return;
+          }
+          arguments[i] = std::move(current).value();
+          arguments[n + i] = std::move(update).value();
+        }
+        StatusOr<std::vector<Tensor>> updated = eval_region(update_computation, arguments);
+        if (!updated.ok()) {
+          status = updated.status();
+          return;
+        }
+        if (updated->size() != n) {
+          status = OpError(op, "update_computation returned the wrong number of values");
+          return;
+        }
+        for (size_t i = 0; i < n; ++i) {
+          const Tensor& value = (*updated)[i];
+          if (value.element_count() != 1 || value.element_type() != results[i].element_type()) {
+            status = OpError(op, "update_computation returned a value of the wrong type");
+            return;
+          }
+          CopyElement(value, 0, results[i], result_linear);
+        }
+      });
   ACCY_RETURN_IF_ERROR(status);
   return results;
 }

@@ -7,7 +7,6 @@
 // safety and report a malformed op as kInvalidArgument instead of reading out of bounds.
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <optional>
 #include <span>

@@ -1,0 +1,450 @@
+// FusionPlanner (fusion_planner.h): numbering, backward cluster growth, elision, the final plan,
+// and the bounds that mirror them.
+//
+// Growth is backward from a root, in decreasing program order (a max-heap of op indices): an
+// op's users all come after it, so when it is popped every user that can still join the cluster
+// has already been decided, and "all uses inside" is final. Visits are counted as they happen
+// (FusionPlan::visits) under the cost convention the estimate uses.
+#include "src/fusion/fusion_planner.h"
+
+#include <algorithm>
+#include <functional>
+#include <new>
+
+#include "src/util/str_cat.h"
+
+namespace accy {
+namespace {
+
+// Worst-case alignment padding of one allocation (monotonic buffers pad to the alignment).
+constexpr uint64_t kAllocationSlack = 64;
+
+}  // namespace
+
+FusionPlanner::FusionPlanner(const Function& function, std::pmr::memory_resource* resource)
+    : function_(function),
+      resource_(resource),
+      order_(resource),
+      by_address_(resource),
+      cluster_of_(resource),
+      member_stamp_(resource),
+      queued_stamp_(resource),
+      mark_stamp_(resource),
+      heap_(resource),
+      members_(resource),
+      cluster_ops_(resource),
+      records_(resource) {}
+
+uint64_t FusionPlanner::CountOps(const Block& block) {
+  uint64_t count = 0;
+  for (const auto& op : block.operations()) {
+    ++visits_;
+    ++count;
+    if (RegionsAreOpaque(*op)) continue;
+    for (int64_t r = 0; r < op->num_regions(); ++r) {
+      for (const auto& nested : op->region(r)->blocks()) count += CountOps(*nested);
+    }
+  }
+  return count;
+}
+
+void FusionPlanner::Number(const Block& block) {
+  for (const auto& op : block.operations()) {
+    ++visits_;
+    order_.push_back(op.get());
+    if (RegionsAreOpaque(*op)) continue;
+    for (int64_t r = 0; r < op->num_regions(); ++r) {
+      for (const auto& nested : op->region(r)->blocks()) Number(*nested);
+    }
+  }
+}
+
+void FusionPlanner::SortByAddress() {
+  by_address_.reserve(order_.size());
+  for (uint32_t i = 0; i < order_.size(); ++i) by_address_.push_back({order_[i], i});
+  std::sort(by_address_.begin(), by_address_.end(), [this](const OpEntry& a, const OpEntry& b) {
+    ++visits_;
+    return std::less<const Operation*>()(a.op, b.op);
+  });
+}
+
+uint32_t FusionPlanner::IndexOf(const Operation* op) {
+  size_t lo = 0;
+  size_t hi = by_address_.size();
+  ++visits_;
+  while (lo < hi) {
+    ++visits_;
+    size_t mid = lo + (hi - lo) / 2;
+    if (std::less<const Operation*>()(by_address_[mid].op, op)) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  if (lo < by_address_.size() && by_address_[lo].op == op) return by_address_[lo].index;
+  return kNone;
+}
+
+uint32_t FusionPlanner::ProducerIndex(const Value* value) {
+  ++visits_;
+  const Operation* def = value->defining_op();
+  return def == nullptr ? kNone : IndexOf(def);
+}
+
+bool FusionPlanner::Available(uint32_t index, const Block* block) const {
+  return index != kNone && cluster_of_[index] == kNone && order_[index]->parent_block() == block;
+}
+
+bool FusionPlanner::AllUsesInside(uint32_t index) {
+  const Operation& op = *order_[index];
+  for (int64_t r = 0; r < op.num_results(); ++r) {
+    for (const Use& use : op.result(r)->uses()) {
+      ++visits_;
+      uint32_t user = IndexOf(use.user);
+      if (user == kNone || !Stamped(user)) return false;
+    }
+  }
+  return true;
+}
+
+void FusionPlanner::BeginAttempt(uint32_t root) {
+  ++attempt_;
+  heap_.clear();
+  members_.clear();
+  Stamp(root);
+  queued_stamp_[root] = attempt_;
+  members_.push_back(root);
+}
+
+void FusionPlanner::PushProducer(const Value* value) {
+  uint32_t index = ProducerIndex(value);
+  if (index == kNone || queued_stamp_[index] == attempt_) return;
+  queued_stamp_[index] = attempt_;
+  heap_.push_back(index);  // at most one entry per op per attempt: capacity n suffices
+  std::push_heap(heap_.begin(), heap_.end());
+  CountHeapOp();
+}
+
+uint32_t FusionPlanner::PopMax() {
+  std::pop_heap(heap_.begin(), heap_.end());
+  uint32_t index = heap_.back();
+  heap_.pop_back();
+  CountHeapOp();
+  return index;
+}
+
+FusionPlanner::Admit FusionPlanner::Classify(uint32_t index, GrowMode mode,
+                                             std::span<const int64_t> dims, const Block* block,
+                                             bool have_dot) const {
+  if (!Available(index, block)) return Admit::kReject;
+  const Operation& op = *order_[index];
+  const bool elementwise = IsFusableElementwiseOp(op);
+  switch (mode) {
+    case GrowMode::kElementwise:
+      if (elementwise && HasDims(*op.result(0), dims)) return Admit::kMember;
+      if (op.kind() == OpKind::kDotGeneral && !have_dot && op.num_results() == 1 &&
+          HasDims(*op.result(0), dims)) {
+        return Admit::kMemberStop;  // rule 4: the dot's operands are the kernel's inputs
+      }
+      return Admit::kReject;
+    case GrowMode::kReduction:
+      return elementwise && HasDims(*op.result(0), dims) ? Admit::kMember : Admit::kReject;
+    case GrowMode::kRow:
+      if (elementwise && (HasDims(*op.result(0), dims) ||
+                          HasDims(*op.result(0), dims.first(dims.size() - 1)))) {
+        return Admit::kMember;
+      }
+      if (IsRowReduce(op, dims)) return Admit::kMemberFirstOperand;  // not the init value
+      if (IsRowBroadcast(op, dims)) return Admit::kPassThrough;
+      return Admit::kReject;
+  }
+  return Admit::kReject;
+}
+
+uint32_t FusionPlanner::Grow(GrowMode mode, std::span<const int64_t> dims) {
+  const uint32_t root = members_.front();
+  const Operation& root_op = *order_[root];
+  const Block* block = root_op.parent_block();
+  // A reduce root fuses producers of its inputs only, never of its init values.
+  const int64_t pushed = mode == GrowMode::kReduction ? root_op.num_operands() / 2
+                                                      : root_op.num_operands();
+  for (int64_t i = 0; i < pushed; ++i) PushProducer(root_op.operand(i));
+  uint32_t dot = kNone;
+  while (!heap_.empty()) {
+    const uint32_t index = PopMax();
+    ++visits_;
+    const Admit admit = Classify(index, mode, dims, block, dot != kNone);
+    if (admit == Admit::kReject || !AllUsesInside(index)) continue;
+    Stamp(index);
+    const Operation& op = *order_[index];
+    switch (admit) {
+      case Admit::kPassThrough:
+        PushProducer(op.operand(0));
+        break;
+      case Admit::kMemberStop:
+        members_.push_back(index);
+        dot = index;
+        break;
+      case Admit::kMemberFirstOperand:
+        members_.push_back(index);
+        PushProducer(op.operand(0));
+        break;
+      case Admit::kMember:
+        members_.push_back(index);
+        for (const Value* operand : op.operands()) PushProducer(operand);
+        break;
+      case Admit::kReject:
+        break;
+    }
+  }
+  return dot;
+}
+
+void FusionPlanner::KeepDescendantsOf(uint32_t dot) {
+  // members_ is in decreasing program order: walk it backwards (producers first).
+  mark_stamp_[dot] = attempt_;
+  for (size_t k = members_.size(); k-- > 0;) {
+    const uint32_t index = members_[k];
+    ++visits_;
+    if (index == dot) continue;
+    for (const Value* operand : order_[index]->operands()) {
+      uint32_t producer = ProducerIndex(operand);
+      if (producer != kNone && mark_stamp_[producer] == attempt_) {
+        mark_stamp_[index] = attempt_;
+        break;
+      }
+    }
+  }
+  size_t kept = 0;
+  for (uint32_t index : members_) {
+    ++visits_;
+    if (mark_stamp_[index] == attempt_) members_[kept++] = index;
+  }
+  members_.resize(kept);
+}
+
+void FusionPlanner::Accept(ClusterKind kind) {
+  // Clusters are disjoint and hold two ops or more, so there are at most n / 2 of them.
+  ACCY_CHECK(records_.size() < records_.capacity());
+  const uint32_t record = static_cast<uint32_t>(records_.size());
+  records_.push_back({kind, members_.front(), static_cast<uint32_t>(cluster_ops_.size()),
+                      static_cast<uint32_t>(members_.size())});
+  for (size_t k = members_.size(); k-- > 0;) {
+    ++visits_;
+    cluster_ops_.push_back(members_[k]);
+    cluster_of_[members_[k]] = record;
+  }
+}
+
+void FusionPlanner::PlanRoot(uint32_t index) {
+  const Operation& op = *order_[index];
+  if (op.kind() == OpKind::kDotGeneral) {
+    if (MatchFlashAttention(index)) Accept(ClusterKind::kFlashAttention);
+    return;
+  }
+  if (IsFusableElementwiseOp(op)) {
+    std::span<const int64_t> dims = op.result(0)->type().dims();
+    if (!dims.empty()) {
+      BeginAttempt(index);
+      Grow(GrowMode::kRow, dims);
+      bool has_reduce = false;
+      for (uint32_t member : members_) {
+        ++visits_;
+        has_reduce = has_reduce || order_[member]->kind() == OpKind::kReduce;
+      }
+      if (has_reduce) {
+        Accept(ClusterKind::kRowPipeline);
+        return;
+      }
+    }
+    BeginAttempt(index);
+    const uint32_t dot = Grow(GrowMode::kElementwise, dims);
+    if (dot != kNone) KeepDescendantsOf(dot);
+    if (members_.size() >= 2) {
+      Accept(dot != kNone ? ClusterKind::kDotEpilogue : ClusterKind::kElementwise);
+    }
+    return;
+  }
+  if (op.kind() == OpKind::kReduce && op.num_operands() >= 2) {
+    BeginAttempt(index);
+    Grow(GrowMode::kReduction, op.operand(0)->type().dims());
+    if (members_.size() >= 2) Accept(ClusterKind::kReductionInput);
+  }
+}
+
+bool FusionPlanner::IsElidable(uint32_t index) {
+  const Operation& op = *order_[index];
+  ++visits_;
+  if (op.kind() != OpKind::kBroadcastInDim || !op.result(0)->has_uses()) return false;
+  for (const Use& use : op.result(0)->uses()) {
+    ++visits_;
+    uint32_t user = IndexOf(use.user);
+    if (user == kNone || !IsFusableElementwiseOp(*order_[user])) return false;
+  }
+  return true;
+}
+
+void FusionPlanner::BuildPlan(FusionPlan& plan) {
+  plan.clusters_.reserve(records_.size());
+  plan.member_index_.reserve(cluster_ops_.size());
+  for (size_t k = records_.size(); k-- > 0;) {  // records_ are in descending root order
+    const ClusterRecord& record = records_[k];
+    FusionCluster& cluster = plan.clusters_.emplace_back(record.kind);
+    cluster.ops.reserve(record.count);
+    const uint32_t position = static_cast<uint32_t>(plan.clusters_.size() - 1);
+    for (uint32_t i = 0; i < record.count; ++i) {
+      ++visits_;
+      const Operation* op = order_[cluster_ops_[record.first + i]];
+      cluster.ops.push_back(op);
+      plan.member_index_.push_back({op, position});
+    }
+  }
+  std::sort(plan.member_index_.begin(), plan.member_index_.end(),
+            [this](const auto& a, const auto& b) {
+              ++visits_;
+              return std::less<const Operation*>()(a.first, b.first);
+            });
+
+  // Elision (rule 8): mark once, then copy the marked ops in pre-order.
+  ++attempt_;
+  size_t elided = 0;
+  for (uint32_t i = 0; i < order_.size(); ++i) {
+    if (IsElidable(i)) {
+      mark_stamp_[i] = attempt_;
+      ++elided;
+    }
+  }
+  plan.elided_.reserve(elided);
+  plan.elided_by_address_.reserve(elided);
+  for (uint32_t i = 0; i < order_.size(); ++i) {
+    ++visits_;
+    if (mark_stamp_[i] != attempt_) continue;
+    plan.elided_.push_back(order_[i]);
+    plan.elided_by_address_.push_back(order_[i]);
+  }
+  std::sort(plan.elided_by_address_.begin(), plan.elided_by_address_.end(),
+            [this](const Operation* a, const Operation* b) {
+              ++visits_;
+              return std::less<const Operation*>()(a, b);
+            });
+}
+
+Status FusionPlanner::Run(FusionPlan& plan) {
+  const Block* entry = function_.entry_block();
+  if (entry == nullptr) return absl::OkStatus();
+  const uint64_t n = CountOps(*entry);
+  if (n >= kMaxOps) {
+    return absl::OutOfRangeError(StrCat("fusion plan: function @", function_.name(), " has ", n,
+                                        " ops; at most ", kMaxOps - 1, " are supported"));
+  }
+  log_ = static_cast<uint64_t>(std::bit_width(n)) + 1;
+  // Every array is sized once: no growth, so the bytes are exactly what Estimate lists.
+  order_.reserve(n);
+  Number(*entry);
+  SortByAddress();
+  cluster_of_.assign(n, kNone);
+  member_stamp_.assign(n, 0);
+  queued_stamp_.assign(n, 0);
+  mark_stamp_.assign(n, 0);
+  heap_.reserve(n);
+  members_.reserve(n);
+  cluster_ops_.reserve(n);
+  records_.reserve(n / 2);
+
+  // Rule 10: roots from the last op back to the first.
+  for (uint32_t index = static_cast<uint32_t>(n); index-- > 0;) {
+    ++visits_;
+    if (cluster_of_[index] == kNone) PlanRoot(index);
+  }
+  BuildPlan(plan);
+  plan.visits_ = visits_;
+  return absl::OkStatus();
+}
+
+StatusOr<passes::WorkBounds> FusionPlanner::Estimate(const Function& function) {
+  using passes::WorkAdd;
+  using passes::WorkMul;
+  ACCY_ASSIGN_OR_RETURN(passes::Census census, passes::Census::Inspect(function));
+  const uint64_t n = census.operations;  // numbered ops, cluster members: all <= n
+  const uint64_t e = census.operands;    // uses of all values together: <= e
+  const uint64_t half = n / 2;           // clusters: disjoint, two ops or more each
+
+  // Bytes: every allocation of Run, each with its alignment slack.
+  const uint64_t scratch_arrays[][2] = {
+      {n, sizeof(const Operation*)},  // order_
+      {n, sizeof(OpEntry)},           // by_address_
+      {n, sizeof(uint32_t)},          // cluster_of_
+      {n, sizeof(uint32_t)},          // member_stamp_
+      {n, sizeof(uint32_t)},          // queued_stamp_
+      {n, sizeof(uint32_t)},          // mark_stamp_
+      {n, sizeof(uint32_t)},          // heap_
+      {n, sizeof(uint32_t)},          // members_
+      {n, sizeof(uint32_t)},          // cluster_ops_
+      {half, sizeof(ClusterRecord)},  // records_
+  };
+  const uint64_t retained_arrays[][2] = {
+      {1, sizeof(FusionPlan)},                                        // the plan object
+      {half, sizeof(FusionCluster)},                                  // clusters_
+      {n, sizeof(std::pair<const Operation*, uint32_t>)},             // member_index_
+      {n, sizeof(const Operation*)},                                  // elided_
+      {n, sizeof(const Operation*)},                                  // elided_by_address_
+      {n, sizeof(const Operation*)},                                  // all clusters' ops
+  };
+  uint64_t scratch = 0;
+  for (const auto& array : scratch_arrays) {
+    ACCY_ASSIGN_OR_RETURN(uint64_t bytes, WorkMul(array[0], array[1]));
+    ACCY_ASSIGN_OR_RETURN(bytes, WorkAdd(bytes, kAllocationSlack));
+    ACCY_ASSIGN_OR_RETURN(scratch, WorkAdd(scratch, bytes));
+  }
+  uint64_t retained = 0;
+  for (const auto& array : retained_arrays) {
+    ACCY_ASSIGN_OR_RETURN(uint64_t bytes, WorkMul(array[0], array[1]));
+    ACCY_ASSIGN_OR_RETURN(bytes, WorkAdd(bytes, kAllocationSlack));
+    ACCY_ASSIGN_OR_RETURN(retained, WorkAdd(retained, bytes));
+  }
+  // The clusters' ops lists are one allocation each: slack per cluster.
+  ACCY_ASSIGN_OR_RETURN(uint64_t per_list_slack, WorkMul(half, kAllocationSlack));
+  ACCY_ASSIGN_OR_RETURN(retained, WorkAdd(retained, per_list_slack));
+  ACCY_ASSIGN_OR_RETURN(uint64_t workspace, WorkAdd(scratch, retained));
+
+  // Visits, in the units Run counts. log = bit_width(n) + 1 bounds a binary search (probes + 1)
+  // and a heap push or pop (counted 2 log + 1). A std::sort of m entries makes at most
+  // 5 m log2 m + 27 m comparisons (introsort: 2 log2 m partition levels, heapsort fallback,
+  // final insertion sort over runs of 16); 8 m (log + 4) covers it.
+  const uint64_t log = static_cast<uint64_t>(std::bit_width(n)) + 1;
+  ACCY_ASSIGN_OR_RETURN(uint64_t ops_and_uses, WorkAdd(n, e));
+  ACCY_ASSIGN_OR_RETURN(uint64_t edge_cost, WorkMul(ops_and_uses, log + 2));
+  ACCY_ASSIGN_OR_RETURN(uint64_t use_cost, WorkMul(e, log + 2));
+  // One root: two growth attempts (each: n pops at 2 log + 3, e use checks at log + 2, e
+  // producer pushes at 3 log + 3, so <= 4 (n + e)(log + 2)), the dot-descendant pass and the
+  // acceptance (<= (n + e)(log + 2) + 2n), or the flash attention matcher (a fixed number of
+  // producer look-ups plus the use checks of its ops: <= 64 (log + 2) + e (log + 2)).
+  ACCY_ASSIGN_OR_RETURN(uint64_t per_root, WorkMul(edge_cost, 10));
+  ACCY_ASSIGN_OR_RETURN(per_root, WorkAdd(per_root, 64 * (log + 2)));
+  ACCY_ASSIGN_OR_RETURN(per_root, WorkAdd(per_root, use_cost));
+  ACCY_ASSIGN_OR_RETURN(per_root, WorkAdd(per_root, 3 * n + 2));
+  ACCY_ASSIGN_OR_RETURN(uint64_t visits, WorkMul(n, per_root));
+  ACCY_ASSIGN_OR_RETURN(uint64_t sort_cost, WorkMul(n, log + 4));
+  ACCY_ASSIGN_OR_RETURN(sort_cost, WorkMul(sort_cost, 3 * 8));  // three sorts of <= n entries
+  ACCY_ASSIGN_OR_RETURN(visits, WorkAdd(visits, sort_cost));
+  // Numbering (two walks), elision (each op, each broadcast use), the final copies.
+  ACCY_ASSIGN_OR_RETURN(visits, WorkAdd(visits, use_cost));
+  ACCY_ASSIGN_OR_RETURN(uint64_t linear, WorkMul(n, 8));
+  ACCY_ASSIGN_OR_RETURN(visits, WorkAdd(visits, linear));
+  ACCY_ASSIGN_OR_RETURN(visits, WorkAdd(visits, 64));
+
+  // Attributes read: index lists of reduce, broadcast_in_dim and dot_general (8 bytes an atom).
+  ACCY_ASSIGN_OR_RETURN(uint64_t input_bytes, WorkMul(census.atoms, 8));
+  ACCY_ASSIGN_OR_RETURN(input_bytes, WorkAdd(input_bytes, census.input_bytes));
+
+  passes::WorkBounds bounds;
+  bounds.work.structural_visits = visits;
+  bounds.work.input_bytes = input_bytes;
+  bounds.work.analysis_computations = 1;
+  bounds.work.allocation_capacity = workspace;
+  bounds.workspace_bytes = workspace;
+  bounds.retained_storage_bytes = retained;
+  return bounds;
+}
+
+}  // namespace accy

@@ -1,0 +1,610 @@
+// PrintModule (include/accy/ir.h): the accy IR as StableHLO MLIR text.
+//
+// The text follows what `stablehlo-opt` prints (the custom assembly formats of
+// stablehlo/dialect/StablehloOps.td and AssemblyFormat.cpp), so that stablehlo-opt and accy's own
+// parser read it back: pretty forms for every op except gather, scatter and a rank-0
+// dynamic_slice (whose pretty form cannot be parsed back), which use MLIR's generic form with
+// properties (`"stablehlo.gather"(...) <{...}> : ...`), as stablehlo-opt does. Where it differs
+// from stablehlo-opt's output, both parse to the same IR: constants are numbered like other values
+// (not named %cst / %c); reduce always uses the region form (`reducer(...) { ... }`), never the
+// `applies stablehlo.add` shorthand; constants go hex from kMaxInlineConstantElements + 1
+// elements; floats that need more than 6 digits print their shortest round-trip digits. accy's
+// own ops print as `stablehlo.custom_call @accy.cumsum` and `stablehlo.custom_call @<target>`
+// with `accy.*` attributes.
+//
+// Reads the module only; thread-safe for concurrent prints of a finished module.
+#include "accy/ir.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "src/ir/printer_attributes.h"
+#include "src/util/str_cat.h"
+
+namespace accy {
+namespace {
+
+using printer_internal::FormatDenseElements;
+using printer_internal::FormatI64Array;
+using printer_internal::FormatIntList;
+using printer_internal::FormatStringLiteral;
+using printer_internal::FormatSymbolName;
+
+// SSA value names of one function, assigned as MLIR's AsmPrinter (SSANameState) assigns them, so
+// that the text matches stablehlo-opt's:
+//  - op results are numbered %0, %1, ... in order within a region, one number per op (results of
+//    a multi-result op are %N#0, %N#1, ...); a nested region continues from the number reached
+//    at the end of its enclosing region, and sibling regions (while cond and do) start from the
+//    same number;
+//  - entry block arguments are %arg0, %arg1, ... (the function's first), continuing likewise
+//    into nested regions, except while's, which are named %iterArg, %iterArg_0, ... (the same
+//    names in cond and do, as stablehlo's getAsmBlockArgumentNames makes them; a clash with a
+//    name visible from an enclosing region takes the next `_<n>` suffix).
+class SsaNames {
+ public:
+  explicit SsaNames(const Function& function) {
+    if (function.entry_block() != nullptr) NameRegion(*function.body(), Counters{}, nullptr);
+  }
+
+  // The operand spelling of `value`: "%arg0", "%iterArg_0", "%3", "%3#1".
+  std::string Use(const Value* value) const {
+    if (value == nullptr) return "%<<NULL VALUE>>";
+    if (value->is_block_argument()) {
+      auto it = argument_names_.find(value);
+      return it == argument_names_.end() ? "%<<UNKNOWN SSA VALUE>>" : it->second;
+    }
+    auto it = result_ids_.find(value->defining_op());
+    if (it == result_ids_.end()) return "%<<UNKNOWN SSA VALUE>>";
+    if (value->defining_op()->num_results() == 1) return StrCat("%", it->second);
+    return StrCat("%", it->second, "#", value->index());
+  }
+
+  // "%3 = ", "%3:2 = ", or "" for an op without results.
+  std::string Definition(const Operation& op) const {
+    auto it = result_ids_.find(&op);
+    if (it == result_ids_.end()) return "";
+    if (op.num_results() == 1) return StrCat("%", it->second, " = ");
+    return StrCat("%", it->second, ":", op.num_results(), " = ");
+  }
+
+ private:
+  struct Counters {
+    int64_t next_value = 0;
+    int64_t next_argument = 0;
+    int64_t next_conflict = 0;
+  };
+  // Names taken in a region and, through `parent`, in the regions enclosing it.
+  struct Scope {
+    const Scope* parent = nullptr;
+    std::unordered_set<std::string> used;
+    bool Contains(const std::string& name) const {
+      for (const Scope* s = this; s != nullptr; s = s->parent) {
+        if (s->used.count(name) != 0) return true;
+      }
+      return false;
+    }
+  };
+
+  // `counters` holds the numbers reached where the region starts (taken by value: siblings
+  // start alike).
+  void NameRegion(const Region& region, Counters counters, const Scope* parent) {
+    Scope scope{parent, {}};
+    const Operation* owner = region.parent_op();
+    const bool iter_args = owner != nullptr && owner->kind() == OpKind::kWhile;
+    for (const auto& block : region.blocks()) {
+      const bool entry = block.get() == region.entry_block();
+      for (const Value* arg : block->arguments()) {
+        if (!entry) {  // accy regions have one block; kept for completeness, as MLIR does
+          argument_names_[arg] = StrCat("%", counters.next_value++);
+          continue;
+        }
+        const std::string base =
+            iter_args ? std::string("iterArg") : StrCat("arg", counters.next_argument++);
+        argument_names_[arg] = StrCat("%", UniqueName(base, &scope, &counters));
+      }
+      for (const auto& op : block->operations()) {
+        if (op->num_results() > 0) result_ids_[op.get()] = counters.next_value++;
+      }
+    }
+    for (const auto& block : region.blocks()) {
+      for (const auto& op : block->operations()) {
+        for (int64_t r = 0; r < op->num_regions(); ++r) {
+          NameRegion(*op->region(r), counters, &scope);
+        }
+      }
+    }
+  }
+
+  static std::string UniqueName(const std::string& base, Scope* scope, Counters* counters) {
+    std::string name = base;
+    while (scope->Contains(name)) name = StrCat(base, "_", counters->next_conflict++);
+    scope->used.insert(name);
+    return name;
+  }
+
+  std::unordered_map<const Value*, std::string> argument_names_;
+  std::unordered_map<const Operation*, int64_t> result_ids_;
+};
+
+std::string TypeList(const std::vector<TensorType>& types) {
+  std::string out;
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += types[i].ToString();
+  }
+  return out;
+}
+
+std::vector<TensorType> OperandTypes(const Operation& op) {
+  std::vector<TensorType> types;
+  for (const Value* v : op.operands()) types.push_back(v->type());
+  return types;
+}
+
+std::vector<TensorType> ResultTypes(const Operation& op) {
+  std::vector<TensorType> types;
+  for (const Value* v : op.results()) types.push_back(v->type());
+  return types;
+}
+
+// MLIR's functional type: `(a, b) -> r`, `(a) -> (r, s)`, `() -> ()`.
+std::string FunctionalType(const Operation& op) {
+  const std::vector<TensorType> results = ResultTypes(op);
+  std::string out = StrCat("(", TypeList(OperandTypes(op)), ") -> ");
+  if (results.size() == 1) return out + results[0].ToString();
+  return StrCat(out, "(", TypeList(results), ")");
+}
+
+// stablehlo's SameOperandsAndResultType directive: the one type when every operand has the
+// result's type, else the functional type.
+std::string SameOperandsAndResultType(const Operation& op) {
+  if (op.num_results() != 1) return FunctionalType(op);
+  const TensorType& result = op.result(0)->type();
+  for (const Value* v : op.operands()) {
+    if (v->type() != result) return FunctionalType(op);
+  }
+  return result.ToString();
+}
+
+std::string Bool(bool value) { return value ? "true" : "false"; }
+
+// Fields of a `#stablehlo.gather<...>` / `#stablehlo.scatter<...>` struct, printed as stablehlo's
+// printStruct does: empty lists and a zero index_vector_dim are left out (they are the defaults).
+class StructFields {
+ public:
+  void AddList(std::string_view name, const std::vector<int64_t>& values) {
+    if (!values.empty()) Add(StrCat(name, " = ", FormatIntList(values)));
+  }
+  void AddInt(std::string_view name, int64_t value) {
+    if (value != 0) Add(StrCat(name, " = ", value));
+  }
+  std::string Finish(std::string_view name) const {
+    return StrCat("#stablehlo.", name, "<", text_, ">");
+  }
+
+ private:
+  void Add(const std::string& field) {
+    if (!text_.empty()) text_ += ", ";
+    text_ += field;
+  }
+  std::string text_;
+};
+
+class ModulePrinter {
+ public:
+  std::string Print(const Module& module) {
+    out_ = module.name().empty() ? "module {\n"
+                                 : StrCat("module ", FormatSymbolName(module.name()), " {\n");
+    for (const auto& function : module.functions()) PrintFunction(*function);
+    out_ += "}\n";
+    return std::move(out_);
+  }
+
+ private:
+  void Indent(int depth) { out_.append(static_cast<size_t>(2 * depth), ' '); }
+
+  void PrintFunction(const Function& function) {
+    names_.emplace(function);
+    Indent(1);
+    out_ += StrCat("func.func ", function.is_public() ? "public " : "private ",
+                   FormatSymbolName(function.name()), "(");
+    const Block* entry = function.entry_block();
+    for (size_t i = 0; i < function.parameter_types().size(); ++i) {
+      if (i > 0) out_ += ", ";
+      if (entry != nullptr && static_cast<int64_t>(i) < entry->num_arguments()) {
+        out_ += ArgumentDeclaration(entry->argument(static_cast<int64_t>(i)));
+      } else {
+        out_ += function.parameter_types()[i].ToString();  // a declaration without a body
+      }
+    }
+    out_ += ")";
+    const std::vector<TensorType>& results = function.result_types();
+    if (results.size() == 1) {
+      out_ += StrCat(" -> ", results[0].ToString());
+    } else if (!results.empty()) {
+      out_ += StrCat(" -> (", TypeList(results), ")");
+    }
+    if (entry == nullptr) {
+      out_ += "\n";
+      return;
+    }
+    out_ += " {\n";
+    for (const auto& op : entry->operations()) PrintOp(*op, 2);
+    Indent(1);
+    out_ += "}\n";
+  }
+
+  std::string ArgumentDeclaration(const Value* arg) const {
+    return StrCat(names_->Use(arg), ": ", arg->type().ToString());
+  }
+
+  std::string Operands(const Operation& op) const {
+    std::string out;
+    for (int64_t i = 0; i < op.num_operands(); ++i) {
+      if (i > 0) out += ", ";
+      out += names_->Use(op.operand(i));
+    }
+    return out;
+  }
+
+  // `{` newline, the ops one level deeper, `}` at `depth` (no newline after it), like MLIR's
+  // printRegion. `block_header` prints `^bb0(%arg: type, ...):` first (the generic op form).
+  void AppendRegion(const Region& region, int depth, bool block_header) {
+    out_ += "{\n";
+    for (const auto& block : region.blocks()) {
+      if (block_header && block->num_arguments() > 0) {
+        Indent(depth);
+        out_ += "^bb0(";
+        for (int64_t i = 0; i < block->num_arguments(); ++i) {
+          if (i > 0) out_ += ", ";
+          out_ += ArgumentDeclaration(block->argument(i));
+        }
+        out_ += "):\n";
+      }
+      for (const auto& op : block->operations()) PrintOp(*op, depth + 1);
+    }
+    Indent(depth);
+    out_ += "}";
+  }
+
+  void PrintOp(const Operation& op, int depth) {
+    Indent(depth);
+    out_ += names_->Definition(op);
+    PrintOpBody(op, depth);
+    out_ += "\n";
+  }
+
+  // Everything after `%N = `; ops with regions span several lines.
+  void PrintOpBody(const Operation& op, int depth) {
+    const std::string name = StrCat("stablehlo.", op.name());
+    switch (op.kind()) {
+      case OpKind::kConstant: {
+        const DenseElements* value = op.GetDense("value");
+        out_ += StrCat(name, " ", value != nullptr ? FormatDenseElements(*value) : "dense<>",
+                       " : ", op.result(0)->type().ToString());
+        return;
+      }
+      case OpKind::kAbs:
+      case OpKind::kNegate:
+      case OpKind::kSign:
+      case OpKind::kNot:
+      case OpKind::kExponential:
+      case OpKind::kExponentialMinusOne:
+      case OpKind::kLog:
+      case OpKind::kLogPlusOne:
+      case OpKind::kLogistic:
+      case OpKind::kTanh:
+      case OpKind::kSqrt:
+      case OpKind::kRsqrt:
+      case OpKind::kCbrt:
+      case OpKind::kSine:
+      case OpKind::kCosine:
+      case OpKind::kFloor:
+      case OpKind::kCeil:
+      case OpKind::kRoundNearestEven:
+      case OpKind::kRoundNearestAfz:
+      case OpKind::kPopcnt:
+      case OpKind::kConvert:
+      case OpKind::kAdd:
+      case OpKind::kSubtract:
+      case OpKind::kMultiply:
+      case OpKind::kDivide:
+      case OpKind::kRemainder:
+      case OpKind::kMaximum:
+      case OpKind::kMinimum:
+      case OpKind::kPower:
+      case OpKind::kAtan2:
+      case OpKind::kAnd:
+      case OpKind::kOr:
+      case OpKind::kXor:
+      case OpKind::kShiftLeft:
+      case OpKind::kShiftRightLogical:
+      case OpKind::kShiftRightArithmetic:
+      case OpKind::kClamp:
+        out_ += StrCat(name, " ", Operands(op), " : ", SameOperandsAndResultType(op));
+        return;
+      case OpKind::kIsFinite:
+      case OpKind::kBitcastConvert:
+      case OpKind::kReshape:
+      case OpKind::kDynamicUpdateSlice:
+        out_ += StrCat(name, " ", Operands(op), " : ", FunctionalType(op));
+        return;
+      case OpKind::kCompare: {
+        // The enum attributes print with a leading space of their own, hence two spaces.
+        out_ += StrCat(name, "  ", op.GetString("comparison_direction").value_or(""), ", ",
+                       Operands(op));
+        if (std::optional<std::string> type = op.GetString("compare_type")) {
+          out_ += StrCat(",  ", *type);
+        }
+        out_ += StrCat(" : ", FunctionalType(op));
+        return;
+      }
+      case OpKind::kSelect: {
+        // stablehlo's SelectOpType: `pred_type, result_type` when both branches have the
+        // result's type.
+        const TensorType& result = op.result(0)->type();
+        if (op.num_operands() == 3 && op.operand(1)->type() == result &&
+            op.operand(2)->type() == result) {
+          out_ += StrCat(name, " ", Operands(op), " : ", op.operand(0)->type().ToString(), ", ",
+                         result.ToString());
+        } else {
+          out_ += StrCat(name, " ", Operands(op), " : ", FunctionalType(op));
+        }
+        return;
+      }
+      case OpKind::kBroadcastInDim:
+        out_ += StrCat(name, " ", Operands(op), ", dims = ",
+                       FormatIntList(op.GetInts("broadcast_dimensions")), " : ",
+                       FunctionalType(op));
+        return;
+      case OpKind::kTranspose:
+        out_ += StrCat(name, " ", Operands(op), ", dims = ",
+                       FormatIntList(op.GetInts("permutation")), " : ", FunctionalType(op));
+        return;
+      case OpKind::kReverse:
+        out_ += StrCat(name, " ", Operands(op), ", dims = ",
+                       FormatIntList(op.GetInts("dimensions")), " : ",
+                       SameOperandsAndResultType(op));
+        return;
+      case OpKind::kSlice:
+        out_ += StrCat(name, " ", Operands(op), " ", SliceRanges(op), " : ", FunctionalType(op));
+        return;
+      case OpKind::kPad:
+        out_ += StrCat(name, " ", Operands(op),
+                       ", low = ", FormatIntList(op.GetInts("edge_padding_low")),
+                       ", high = ", FormatIntList(op.GetInts("edge_padding_high")),
+                       ", interior = ", FormatIntList(op.GetInts("interior_padding")), " : ",
+                       FunctionalType(op));
+        return;
+      case OpKind::kConcatenate:
+        out_ += StrCat(name, " ", Operands(op), ", dim = ", op.GetInt("dimension").value_or(0),
+                       " : ", FunctionalType(op));
+        return;
+      case OpKind::kIota:
+        out_ += StrCat(name, " dim = ", op.GetInt("iota_dimension").value_or(0), " : ",
+                       op.result(0)->type().ToString());
+        return;
+      case OpKind::kDynamicSlice:
+        if (op.num_operands() < 2) {
+          // The pretty form of a rank-0 dynamic_slice ends its empty index list with a comma
+          // the parser rejects; the generic form has no such problem.
+          out_ += StrCat("\"", name, "\"(", Operands(op), ") <{slice_sizes = ",
+                         FormatI64Array(op.GetInts("slice_sizes")), "}> : ", FunctionalType(op));
+          return;
+        }
+        out_ += StrCat(name, " ", Operands(op), ", sizes = ",
+                       FormatIntList(op.GetInts("slice_sizes")), " : ", FunctionalType(op));
+        return;
+      case OpKind::kGather:
+        PrintGather(op, name);
+        return;
+      case OpKind::kScatter:
+        PrintScatter(op, name, depth);
+        return;
+      case OpKind::kDotGeneral:
+        PrintDotGeneral(op, name);
+        return;
+      case OpKind::kReduce:
+        PrintReduce(op, name, depth);
+        return;
+      case OpKind::kWhile:
+        PrintWhile(op, name, depth);
+        return;
+      case OpKind::kCumsum:
+        out_ += StrCat("stablehlo.custom_call @accy.cumsum(", Operands(op),
+                       ") {accy.dimension = ", op.GetInt("dimension").value_or(0), " : i64} : ",
+                       FunctionalType(op));
+        return;
+      case OpKind::kKernelCall:
+        PrintKernelCall(op);
+        return;
+      case OpKind::kReturn: {
+        const Region* region = op.parent_block() != nullptr ? op.parent_block()->parent() : nullptr;
+        const bool in_function = region == nullptr || region->parent_op() == nullptr;
+        out_ += in_function ? "return" : "stablehlo.return";
+        if (op.num_operands() > 0) {
+          out_ += StrCat(" ", Operands(op), " : ", TypeList(OperandTypes(op)));
+        }
+        return;
+      }
+    }
+    ACCY_CHECK(false && "PrintModule: unknown op kind");
+  }
+
+  // `[1:3, 0:4:2]`: start:limit, with `:stride` only when the stride is not 1.
+  static std::string SliceRanges(const Operation& op) {
+    const std::vector<int64_t> start = op.GetInts("start_indices");
+    const std::vector<int64_t> limit = op.GetInts("limit_indices");
+    const std::vector<int64_t> strides = op.GetInts("strides");
+    std::string out = "[";
+    for (size_t i = 0; i < start.size(); ++i) {
+      if (i > 0) out += ", ";
+      out += StrCat(start[i], ":", i < limit.size() ? limit[i] : 0);
+      const int64_t stride = i < strides.size() ? strides[i] : 1;
+      if (stride != 1) out += StrCat(":", stride);
+    }
+    out += "]";
+    return out;
+  }
+
+  void PrintGather(const Operation& op, const std::string& name) {
+    StructFields fields;
+    fields.AddList("offset_dims", op.GetInts("offset_dims"));
+    fields.AddList("collapsed_slice_dims", op.GetInts("collapsed_slice_dims"));
+    fields.AddList("operand_batching_dims", op.GetInts("operand_batching_dims"));
+    fields.AddList("start_indices_batching_dims", op.GetInts("start_indices_batching_dims"));
+    fields.AddList("start_index_map", op.GetInts("start_index_map"));
+    fields.AddInt("index_vector_dim", op.GetInt("index_vector_dim").value_or(0));
+    out_ += StrCat("\"", name, "\"(", Operands(op), ") <{dimension_numbers = ",
+                   fields.Finish("gather"), ", indices_are_sorted = ",
+                   Bool(op.GetBool("indices_are_sorted").value_or(false)), ", slice_sizes = ",
+                   FormatI64Array(op.GetInts("slice_sizes")), "}> : ", FunctionalType(op));
+  }
+
+  void PrintScatter(const Operation& op, const std::string& name, int depth) {
+    StructFields fields;
+    fields.AddList("update_window_dims", op.GetInts("update_window_dims"));
+    fields.AddList("inserted_window_dims", op.GetInts("inserted_window_dims"));
+    fields.AddList("input_batching_dims", op.GetInts("input_batching_dims"));
+    fields.AddList("scatter_indices_batching_dims", op.GetInts("scatter_indices_batching_dims"));
+    fields.AddList("scatter_dims_to_operand_dims", op.GetInts("scatter_dims_to_operand_dims"));
+    fields.AddInt("index_vector_dim", op.GetInt("index_vector_dim").value_or(0));
+    out_ += StrCat("\"", name, "\"(", Operands(op), ") <{indices_are_sorted = ",
+                   Bool(op.GetBool("indices_are_sorted").value_or(false)),
+                   ", scatter_dimension_numbers = ", fields.Finish("scatter"),
+                   ", unique_indices = ", Bool(op.GetBool("unique_indices").value_or(false)),
+                   "}> (");
+    for (int64_t r = 0; r < op.num_regions(); ++r) {
+      if (r > 0) out_ += ", ";
+      AppendRegion(*op.region(r), depth, /*block_header=*/true);
+    }
+    out_ += StrCat(") : ", FunctionalType(op));
+  }
+
+  void PrintDotGeneral(const Operation& op, const std::string& name) {
+    const std::vector<int64_t> lhs_batching = op.GetInts("lhs_batching_dimensions");
+    const std::vector<int64_t> rhs_batching = op.GetInts("rhs_batching_dimensions");
+    out_ += StrCat(name, " ", Operands(op), ", ");
+    if (!lhs_batching.empty() || !rhs_batching.empty()) {
+      out_ += StrCat("batching_dims = ", FormatIntList(lhs_batching), " x ",
+                     FormatIntList(rhs_batching), ", ");
+    }
+    out_ += StrCat("contracting_dims = ", FormatIntList(op.GetInts("lhs_contracting_dimensions")),
+                   " x ", FormatIntList(op.GetInts("rhs_contracting_dimensions")));
+    const std::vector<std::string> precision = op.GetStrings("precision_config");
+    if (!precision.empty()) {
+      out_ += ", precision = [";
+      for (size_t i = 0; i < precision.size(); ++i) {
+        if (i > 0) out_ += ", ";
+        out_ += precision[i];
+      }
+      out_ += "]";
+    }
+    out_ += StrCat(" : ", FunctionalType(op));
+  }
+
+  // `stablehlo.reduce(%x init: %i), ... across dimensions = [..] : <type>` then, on the next
+  // line, ` reducer(%acc: t, %in: t) ...  {` with the body (stablehlo's printReduceOp).
+  void PrintReduce(const Operation& op, const std::string& name, int depth) {
+    const int64_t pairs = op.num_operands() / 2;
+    out_ += name;
+    for (int64_t i = 0; i < pairs; ++i) {
+      out_ += StrCat(i > 0 ? ", (" : "(", names_->Use(op.operand(i)),
+                     " init: ", names_->Use(op.operand(i + pairs)), ")");
+    }
+    out_ += StrCat(" across dimensions = ", FormatIntList(op.GetInts("dimensions")), " : ",
+                   FunctionalType(op), "\n");
+    Indent(depth);
+    out_ += " reducer";
+    if (op.num_regions() == 0 || op.region(0)->entry_block() == nullptr) {
+      out_ += " {\n";
+      Indent(depth);
+      out_ += "}";
+      return;
+    }
+    const Block& body = *op.region(0)->entry_block();
+    for (int64_t i = 0; i < pairs && i + pairs < body.num_arguments(); ++i) {
+      out_ += StrCat("(", ArgumentDeclaration(body.argument(i)), ", ",
+                     ArgumentDeclaration(body.argument(i + pairs)), ") ");
+    }
+    out_ += " ";
+    AppendRegion(*op.region(0), depth, /*block_header=*/false);
+  }
+
+  // `stablehlo.while(%iterArg = %0, ...) : t, ...` then ` cond { ... } do { ... }`.
+  void PrintWhile(const Operation& op, const std::string& name, int depth) {
+    const Block* body = op.num_regions() == 2 ? op.region(1)->entry_block() : nullptr;
+    out_ += name + "(";
+    for (int64_t i = 0; i < op.num_operands(); ++i) {
+      if (i > 0) out_ += ", ";
+      const bool named = body != nullptr && i < body->num_arguments();
+      out_ += StrCat(named ? names_->Use(body->argument(i)) : "%<<UNKNOWN SSA VALUE>>", " = ",
+                     names_->Use(op.operand(i)));
+    }
+    out_ += ")";
+    if (op.num_operands() > 0) out_ += StrCat(" : ", TypeList(OperandTypes(op)));
+    out_ += "\n";
+    Indent(depth);
+    out_ += " cond ";
+    if (op.num_regions() > 0) AppendRegion(*op.region(0), depth, /*block_header=*/false);
+    out_ += " do ";
+    if (op.num_regions() > 1) AppendRegion(*op.region(1), depth, /*block_header=*/false);
+  }
+
+  // `stablehlo.custom_call @target(...) {accy.operand_effects = [...], accy.version = N : i64,
+  // output_operand_aliases = [...]} : <type>`; attributes sorted by name as MLIR prints them.
+  void PrintKernelCall(const Operation& op) {
+    std::vector<std::string> attributes;
+    if (op.attribute("operand_effects") != nullptr) {
+      std::string effects = "accy.operand_effects = [";
+      const std::vector<std::string> names = op.GetStrings("operand_effects");
+      for (size_t i = 0; i < names.size(); ++i) {
+        if (i > 0) effects += ", ";
+        effects += FormatStringLiteral(names[i]);
+      }
+      attributes.push_back(effects + "]");
+    }
+    if (std::optional<int64_t> version = op.GetInt("version")) {
+      attributes.push_back(StrCat("accy.version = ", *version, " : i64"));
+    }
+    // One alias per result that computes in place; a multi-result custom_call returns a tuple,
+    // so its results are addressed by tuple index.
+    const std::vector<int64_t> result_aliases = op.GetInts("result_aliases");
+    std::string aliases;
+    for (size_t i = 0; i < result_aliases.size(); ++i) {
+      if (result_aliases[i] < 0) continue;
+      if (!aliases.empty()) aliases += ", ";
+      const std::string tuple_index = op.num_results() > 1 ? StrCat("[", i, "]") : "[]";
+      aliases += StrCat("#stablehlo.output_operand_alias<output_tuple_indices = ", tuple_index,
+                        ", operand_index = ", result_aliases[i], ", operand_tuple_indices = []>");
+    }
+    if (!aliases.empty()) attributes.push_back(StrCat("output_operand_aliases = [", aliases, "]"));
+
+    out_ += StrCat("stablehlo.custom_call ",
+                   FormatSymbolName(op.GetString("call_target_name").value_or("")), "(",
+                   Operands(op), ")");
+    if (!attributes.empty()) {
+      out_ += " {";
+      for (size_t i = 0; i < attributes.size(); ++i) {
+        if (i > 0) out_ += ", ";
+        out_ += attributes[i];
+      }
+      out_ += "}";
+    }
+    out_ += StrCat(" : ", FunctionalType(op));
+  }
+
+  std::string out_;
+  std::optional<SsaNames> names_;  // of the function being printed
+};
+
+}  // namespace
+
+std::string PrintModule(const Module& module) { return ModulePrinter().Print(module); }
+
+}  // namespace accy

@@ -1,0 +1,360 @@
+// The reference evaluator's driver (reference_evaluator.h): argument checks, the value
+// environment, op dispatch to the families of evaluator_internal.h, and the ops that need the
+// driver itself (return, while, kernel_call).
+//
+// Each block evaluation has its own Scope mapping SSA values to tensors; a region's scope points
+// at the scope of the op that owns it, so region bodies read values of enclosing blocks, as the
+// verifier's dominance rule allows. Tensors in scopes are never written after they are bound:
+// every op allocates fresh results, so sharing tensor handles between scopes is safe. A value is
+// dropped from its scope after the last op of its block that uses it (directly or from a nested
+// region), so peak memory follows liveness rather than program length.
+#include "src/reference/reference_evaluator.h"
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "src/reference/evaluator_internal.h"
+#include "src/reference/scalar.h"
+
+namespace accy {
+namespace reference {
+namespace {
+
+// SSA value -> tensor for one block evaluation, with lookup through enclosing blocks.
+class Scope {
+ public:
+  explicit Scope(const Scope* parent) : parent_(parent) {}
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+
+  void Bind(const Value* value, Tensor tensor) { values_[value] = std::move(tensor); }
+  void Release(const Value* value) { values_.erase(value); }
+  // Null when `value` is bound neither here nor in an enclosing scope.
+  const Tensor* Find(const Value* value) const {
+    for (const Scope* scope = this; scope != nullptr; scope = scope->parent_) {
+      auto it = scope->values_.find(value);
+      if (it != scope->values_.end()) return &it->second;
+    }
+    return nullptr;
+  }
+
+ private:
+  const Scope* parent_;
+  absl::flat_hash_map<const Value*, Tensor> values_;
+};
+
+std::string OpLabel(const Operation& op, int64_t position) {
+  return "op #" + std::to_string(position) + " (" + std::string(op.name()) + ")";
+}
+
+// `tensors` must match `values`' types one for one; `describe()` names the producer in the
+// error (built only on failure: this runs for every op evaluation).
+template <typename Describe>
+Status CheckTypes(const std::vector<Tensor>& tensors, const std::vector<Value*>& values,
+                  const Describe& describe) {
+  if (tensors.size() != values.size()) {
+    return absl::InternalError("reference evaluator: " + describe() + " produced " +
+                               std::to_string(tensors.size()) + " values, expected " +
+                               std::to_string(values.size()));
+  }
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i].type() != values[i]->type()) {
+      return absl::InternalError("reference evaluator: " + describe() + " produced value " +
+                                 std::to_string(i) + " of type " + tensors[i].type().ToString() +
+                                 ", expected " + values[i]->type().ToString());
+    }
+  }
+  return absl::OkStatus();
+}
+
+// For each op of a block, the values of the block (arguments and results) whose last use is
+// that op. A use inside a nested region counts as a use by the top-level op holding the region.
+struct BlockLiveness {
+  std::vector<std::vector<const Value*>> release_after;
+};
+
+BlockLiveness ComputeLiveness(const Block& block) {
+  const auto& ops = block.operations();
+  absl::flat_hash_map<const Operation*, int64_t> position;
+  for (size_t i = 0; i < ops.size(); ++i) position[ops[i].get()] = static_cast<int64_t>(i);
+  // The index of the op of `block` that is or contains `user`, or -1.
+  auto top_level_index = [&](const Operation* user) -> int64_t {
+    for (const Operation* op = user; op != nullptr;) {
+      const Block* parent_block = op->parent_block();
+      if (parent_block == nullptr) return -1;
+      if (parent_block == &block) return position.at(op);
+      op = parent_block->parent() == nullptr ? nullptr : parent_block->parent()->parent_op();
+    }
+    return -1;
+  };
+  BlockLiveness liveness;
+  liveness.release_after.resize(ops.size());
+  // `defined_at` is the index after which an unused value can go (-1: before the first op).
+  auto plan = [&](const Value* value, int64_t defined_at) {
+    int64_t last = defined_at;
+    for (const Use& use : value->uses()) {
+      const int64_t index = top_level_index(use.user);
+      if (index < 0) return;  // used outside this block: keep it to the end
+      last = std::max(last, index);
+    }
+    if (last >= 0) liveness.release_after[static_cast<size_t>(last)].push_back(value);
+  };
+  for (int64_t i = 0; i < block.num_arguments(); ++i) plan(block.argument(i), -1);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    for (int64_t r = 0; r < ops[i]->num_results(); ++r) {
+      plan(ops[i]->result(r), static_cast<int64_t>(i));
+    }
+  }
+  return liveness;
+}
+
+class Evaluator {
+ public:
+  explicit Evaluator(const ReferenceOptions& options) : options_(options) {}
+
+  // Evaluates `block` with `arguments` bound to its arguments, in a scope nested in `parent`;
+  // returns the operands of its return op.
+  StatusOr<std::vector<Tensor>> EvaluateBlock(const Block& block,
+                                              std::span<const Tensor> arguments,
+                                              const Scope* parent) {
+    if (static_cast<int64_t>(arguments.size()) != block.num_arguments()) {
+      return absl::InvalidArgumentError(
+          "reference evaluator: block takes " + std::to_string(block.num_arguments()) +
+          " arguments, got " + std::to_string(arguments.size()));
+    }
+    Scope scope(parent);
+    for (int64_t i = 0; i < block.num_arguments(); ++i) {
+      const Tensor& argument = arguments[static_cast<size_t>(i)];
+      if (argument.type() != block.argument(i)->type()) {
+        return absl::InvalidArgumentError(
+            "reference evaluator: block argument " + std::to_string(i) + " has type " +
+            argument.type().ToString() + ", expected " + block.argument(i)->type().ToString());
+      }
+      scope.Bind(block.argument(i), argument);
+    }
+    auto [liveness_it, inserted] = liveness_.try_emplace(&block);
+    if (inserted) liveness_it->second = ComputeLiveness(block);
+    const BlockLiveness& liveness = liveness_it->second;
+    int64_t position = 0;
+    for (const auto& op_ptr : block.operations()) {
+      const Operation& op = *op_ptr;
+      std::vector<Tensor> operands;
+      operands.reserve(static_cast<size_t>(op.num_operands()));
+      for (int64_t i = 0; i < op.num_operands(); ++i) {
+        const Tensor* operand = scope.Find(op.operand(i));
+        if (operand == nullptr) {
+          return absl::InvalidArgumentError("reference evaluator: " + OpLabel(op, position) +
+                                            ": operand " + std::to_string(i) +
+                                            " is used before it is defined");
+        }
+        operands.push_back(*operand);
+      }
+      if (op.kind() == OpKind::kReturn) return operands;
+      ACCY_ASSIGN_OR_RETURN(std::vector<Tensor> results, EvaluateOp(op, operands, scope));
+      ACCY_RETURN_IF_ERROR(
+          CheckTypes(results, op.results(), [&] { return OpLabel(op, position); }));
+      for (int64_t i = 0; i < op.num_results(); ++i) {
+        scope.Bind(op.result(i), std::move(results[static_cast<size_t>(i)]));
+      }
+      for (const Value* dead : liveness.release_after[static_cast<size_t>(position)]) {
+        scope.Release(dead);
+      }
+      ++position;
+    }
+    return absl::InvalidArgumentError("reference evaluator: block has no return op");
+  }
+
+ private:
+  StatusOr<std::vector<Tensor>> EvaluateRegion(const Region& region,
+                                               std::span<const Tensor> arguments,
+                                               const Scope& scope) {
+    if (region.entry_block() == nullptr) {
+      return absl::InvalidArgumentError("reference evaluator: region has no block");
+    }
+    return EvaluateBlock(*region.entry_block(), arguments, &scope);
+  }
+
+  StatusOr<std::vector<Tensor>> EvaluateOp(const Operation& op, std::span<const Tensor> operands,
+                                           const Scope& scope) {
+    const RegionEvaluator eval_region = [this, &scope](const Region& region,
+                                                       std::span<const Tensor> arguments) {
+      return EvaluateRegion(region, arguments, scope);
+    };
+    switch (op.kind()) {
+      case OpKind::kConstant:
+      case OpKind::kAbs:
+      case OpKind::kNegate:
+      case OpKind::kSign:
+      case OpKind::kNot:
+      case OpKind::kExponential:
+      case OpKind::kExponentialMinusOne:
+      case OpKind::kLog:
+      case OpKind::kLogPlusOne:
+      case OpKind::kLogistic:
+      case OpKind::kTanh:
+      case OpKind::kSqrt:
+      case OpKind::kRsqrt:
+      case OpKind::kCbrt:
+      case OpKind::kSine:
+      case OpKind::kCosine:
+      case OpKind::kFloor:
+      case OpKind::kCeil:
+      case OpKind::kRoundNearestEven:
+      case OpKind::kRoundNearestAfz:
+      case OpKind::kIsFinite:
+      case OpKind::kPopcnt:
+      case OpKind::kConvert:
+      case OpKind::kBitcastConvert:
+      case OpKind::kAdd:
+      case OpKind::kSubtract:
+      case OpKind::kMultiply:
+      case OpKind::kDivide:
+      case OpKind::kRemainder:
+      case OpKind::kMaximum:
+      case OpKind::kMinimum:
+      case OpKind::kPower:
+      case OpKind::kAtan2:
+      case OpKind::kAnd:
+      case OpKind::kOr:
+      case OpKind::kXor:
+      case OpKind::kShiftLeft:
+      case OpKind::kShiftRightLogical:
+      case OpKind::kShiftRightArithmetic:
+      case OpKind::kCompare:
+      case OpKind::kSelect:
+      case OpKind::kClamp:
+        return EvaluateElementwiseOp(op, operands);
+      case OpKind::kBroadcastInDim:
+      case OpKind::kReshape:
+      case OpKind::kTranspose:
+      case OpKind::kSlice:
+      case OpKind::kPad:
+      case OpKind::kConcatenate:
+      case OpKind::kIota:
+      case OpKind::kReverse:
+      case OpKind::kDynamicSlice:
+      case OpKind::kDynamicUpdateSlice:
+        return EvaluateShapeOp(op, operands);
+      case OpKind::kGather:
+      case OpKind::kScatter:
+        return EvaluateGatherScatterOp(op, operands, eval_region);
+      case OpKind::kDotGeneral:
+        return EvaluateDotGeneral(op, operands);
+      case OpKind::kReduce:
+      case OpKind::kCumsum:
+        return EvaluateReductionOp(op, operands, eval_region);
+      case OpKind::kWhile:
+        return EvaluateWhile(op, operands, scope);
+      case OpKind::kKernelCall:
+        return absl::UnimplementedError(
+            "reference evaluator: kernel_call target '" +
+            op.GetString("call_target_name").value_or("") + "' version " +
+            std::to_string(op.GetInt("version").value_or(1)) + " has no reference implementation");
+      case OpKind::kReturn:
+        break;  // handled by EvaluateBlock
+    }
+    return absl::InternalError("reference evaluator: unexpected op " + std::string(op.name()));
+  }
+
+  // while (spec "while"): evaluate cond on the loop-carried values; while it is true, replace
+  // them with the body's results.
+  StatusOr<std::vector<Tensor>> EvaluateWhile(const Operation& op,
+                                              std::span<const Tensor> operands,
+                                              const Scope& scope) {
+    if (op.num_regions() != 2) {
+      return absl::InvalidArgumentError("reference evaluator: while needs a cond and a body region");
+    }
+    std::vector<Tensor> values(operands.begin(), operands.end());
+    for (int64_t iterations = 0;; ++iterations) {
+      ACCY_ASSIGN_OR_RETURN(std::vector<Tensor> condition,
+                            EvaluateRegion(*op.region(0), values, scope));
+      if (condition.size() != 1 || condition[0].rank() != 0 ||
+          condition[0].element_type() != ElementType::kI1) {
+        return absl::InvalidArgumentError(
+            "reference evaluator: while cond must return one tensor<i1>");
+      }
+      if (LoadBits(condition[0], 0) == 0) break;
+      if (iterations >= options_.max_while_iterations) {
+        return absl::ResourceExhaustedError(
+            "reference evaluator: while loop did not finish within " +
+            std::to_string(options_.max_while_iterations) +
+            " iterations (ReferenceOptions::max_while_iterations)");
+      }
+      ACCY_ASSIGN_OR_RETURN(values, EvaluateRegion(*op.region(1), values, scope));
+      ACCY_RETURN_IF_ERROR(
+          CheckTypes(values, op.results(), [] { return std::string("while body"); }));
+    }
+    return values;
+  }
+
+  const ReferenceOptions& options_;
+  // Per-block liveness, computed on first evaluation (region bodies run many times). Node-based:
+  // nested evaluations insert while an outer block holds a reference to its entry.
+  std::unordered_map<const Block*, BlockLiveness> liveness_;
+};
+
+}  // namespace
+}  // namespace reference
+
+StatusOr<std::vector<Tensor>> EvaluateFunction(const Function& function,
+                                               std::span<const Tensor> arguments,
+                                               const ReferenceOptions& options) {
+  const std::string where = "reference evaluator: function @" + function.name() + ": ";
+  const std::vector<TensorType>& parameters = function.parameter_types();
+  if (arguments.size() != parameters.size()) {
+    return absl::InvalidArgumentError(where + "expected " + std::to_string(parameters.size()) +
+                                      " arguments, got " + std::to_string(arguments.size()));
+  }
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    if (arguments[i].type() != parameters[i]) {
+      return absl::InvalidArgumentError(where + "argument " + std::to_string(i) + " has type " +
+                                        arguments[i].type().ToString() + ", expected " +
+                                        parameters[i].ToString());
+    }
+    if (!arguments[i].valid()) {
+      return absl::InvalidArgumentError(where + "argument " + std::to_string(i) + " (" +
+                                        parameters[i].ToString() + ") has no data");
+    }
+  }
+  if (function.entry_block() == nullptr) {
+    return absl::InvalidArgumentError(where + "function has no body");
+  }
+  reference::Evaluator evaluator(options);
+  ACCY_ASSIGN_OR_RETURN(std::vector<Tensor> results,
+                        evaluator.EvaluateBlock(*function.entry_block(), arguments, nullptr));
+  if (results.size() != function.result_types().size()) {
+    return absl::InvalidArgumentError(where + "returned " + std::to_string(results.size()) +
+                                      " values, the signature has " +
+                                      std::to_string(function.result_types().size()));
+  }
+  std::vector<Tensor> owned;
+  owned.reserve(results.size());
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (results[i].type() != function.result_types()[i]) {
+      return absl::InvalidArgumentError(where + "result " + std::to_string(i) + " has type " +
+                                        results[i].type().ToString() + ", the signature says " +
+                                        function.result_types()[i].ToString());
+    }
+    // Results never alias the caller's arguments or each other.
+    ACCY_ASSIGN_OR_RETURN(Tensor copy, results[i].Clone());
+    owned.push_back(std::move(copy));
+  }
+  return owned;
+}
+
+StatusOr<std::vector<Tensor>> Evaluate(const Module& module, std::string_view function_name,
+                                       std::span<const Tensor> arguments,
+                                       const ReferenceOptions& options) {
+  const Function* function = module.FindFunction(function_name);
+  if (function == nullptr) {
+    return absl::InvalidArgumentError("reference evaluator: no function @" +
+                                      std::string(function_name) + " in module '" +
+                                      module.name() + "'");
+  }
+  return EvaluateFunction(*function, arguments, options);
+}
+
+}  // namespace accy
