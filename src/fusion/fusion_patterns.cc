@@ -172,7 +172,10 @@ bool FusionPlanner::MatchFlashAttention(uint32_t root) {
   }
   for (uint32_t index : inside) {
     ++visits_;
-    if (index != kNone && index != root && !AllUsesInside(index)) return false;
+    if (index == kNone || index == root) continue;
+    if (order_[index]->result(0)->uses().size() > kFlashMaxUses || !AllUsesInside(index)) {
+      return false;
+    }
   }
   // Members in decreasing program order (as Grow leaves them); the row broadcasts are elided.
   members_.clear();

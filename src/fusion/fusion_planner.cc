@@ -27,6 +27,7 @@ FusionPlanner::FusionPlanner(const Function& function, std::pmr::memory_resource
       order_(resource),
       by_address_(resource),
       cluster_of_(resource),
+      candidacies_(resource),
       member_stamp_(resource),
       queued_stamp_(resource),
       mark_stamp_(resource),
@@ -174,7 +175,9 @@ uint32_t FusionPlanner::Grow(GrowMode mode, std::span<const int64_t> dims) {
     const uint32_t index = PopMax();
     ++visits_;
     const Admit admit = Classify(index, mode, dims, block, dot != kNone);
-    if (admit == Admit::kReject || !AllUsesInside(index)) continue;
+    if (admit == Admit::kReject || candidacies_[index] >= kMaxCandidacies) continue;
+    ++candidacies_[index];
+    if (!AllUsesInside(index)) continue;
     Stamp(index);
     const Operation& op = *order_[index];
     switch (admit) {
@@ -343,6 +346,7 @@ Status FusionPlanner::Run(FusionPlan& plan) {
   Number(*entry);
   SortByAddress();
   cluster_of_.assign(n, kNone);
+  candidacies_.assign(n, 0);
   member_stamp_.assign(n, 0);
   queued_stamp_.assign(n, 0);
   mark_stamp_.assign(n, 0);
@@ -374,6 +378,7 @@ StatusOr<passes::WorkBounds> FusionPlanner::Estimate(const Function& function) {
       {n, sizeof(const Operation*)},  // order_
       {n, sizeof(OpEntry)},           // by_address_
       {n, sizeof(uint32_t)},          // cluster_of_
+      {n, sizeof(uint8_t)},           // candidacies_
       {n, sizeof(uint32_t)},          // member_stamp_
       {n, sizeof(uint32_t)},          // queued_stamp_
       {n, sizeof(uint32_t)},          // mark_stamp_
@@ -407,28 +412,32 @@ StatusOr<passes::WorkBounds> FusionPlanner::Estimate(const Function& function) {
   ACCY_ASSIGN_OR_RETURN(retained, WorkAdd(retained, per_list_slack));
   ACCY_ASSIGN_OR_RETURN(uint64_t workspace, WorkAdd(scratch, retained));
 
-  // Visits, in the units Run counts. log = bit_width(n) + 1 bounds a binary search (probes + 1)
-  // and a heap push or pop (counted 2 log + 1). A std::sort of m entries makes at most
-  // 5 m log2 m + 27 m comparisons (introsort: 2 log2 m partition levels, heapsort fallback,
-  // final insertion sort over runs of 16); 8 m (log + 4) covers it.
+  // Visits, in the units Run counts. log = bit_width(n) + 1 bounds a binary search (IndexOf:
+  // probes + 1 <= log) and a heap push or pop (counted 2 log + 1). A std::sort of m entries
+  // makes at most 5 m log2 m + 27 m comparisons (introsort: 2 log2 m partition levels, heapsort
+  // fallback, final insertion sort over runs of 16); 8 m (log + 4) covers it.
   const uint64_t log = static_cast<uint64_t>(std::bit_width(n)) + 1;
+  // Growth (rule 11): an op is a member of at most kMaxCandidacies attempts through candidacy
+  // plus two as a root (row, then elementwise), so memberships <= (K + 2) n and operand pushes
+  // <= (K + 2) e (each push: look-up log + 1, heap 2 log + 1); pops <= pushes (heap 2 log + 1,
+  // plus 1); use checks <= K e (1 + look-up each); the dot-descendant pass looks up each
+  // member's operands (<= (K + 2) e (log + 1)) and walks members twice; the reduce test walks
+  // members once. All of it is <= (K + 2)(n + e)(7 log + 8).
+  const uint64_t k = kMaxCandidacies;
   ACCY_ASSIGN_OR_RETURN(uint64_t ops_and_uses, WorkAdd(n, e));
-  ACCY_ASSIGN_OR_RETURN(uint64_t edge_cost, WorkMul(ops_and_uses, log + 2));
-  ACCY_ASSIGN_OR_RETURN(uint64_t use_cost, WorkMul(e, log + 2));
-  // One root: two growth attempts (each: n pops at 2 log + 3, e use checks at log + 2, e
-  // producer pushes at 3 log + 3, so <= 4 (n + e)(log + 2)), the dot-descendant pass and the
-  // acceptance (<= (n + e)(log + 2) + 2n), or the flash attention matcher (a fixed number of
-  // producer look-ups plus the use checks of its ops: <= 64 (log + 2) + e (log + 2)).
-  ACCY_ASSIGN_OR_RETURN(uint64_t per_root, WorkMul(edge_cost, 10));
-  ACCY_ASSIGN_OR_RETURN(per_root, WorkAdd(per_root, 64 * (log + 2)));
-  ACCY_ASSIGN_OR_RETURN(per_root, WorkAdd(per_root, use_cost));
-  ACCY_ASSIGN_OR_RETURN(per_root, WorkAdd(per_root, 3 * n + 2));
-  ACCY_ASSIGN_OR_RETURN(uint64_t visits, WorkMul(n, per_root));
-  ACCY_ASSIGN_OR_RETURN(uint64_t sort_cost, WorkMul(n, log + 4));
-  ACCY_ASSIGN_OR_RETURN(sort_cost, WorkMul(sort_cost, 3 * 8));  // three sorts of <= n entries
-  ACCY_ASSIGN_OR_RETURN(visits, WorkAdd(visits, sort_cost));
-  // Numbering (two walks), elision (each op, each broadcast use), the final copies.
-  ACCY_ASSIGN_OR_RETURN(visits, WorkAdd(visits, use_cost));
+  ACCY_ASSIGN_OR_RETURN(uint64_t visits, WorkMul(ops_and_uses, k + 2));
+  ACCY_ASSIGN_OR_RETURN(visits, WorkMul(visits, 7 * log + 8));
+  // Flash attention, once per dot_general root: <= 17 producer look-ups, 11 ops of at most
+  // kFlashMaxUses use checks, a sort of <= 9 members: <= 64 (log + 3).
+  ACCY_ASSIGN_OR_RETURN(uint64_t flash, WorkMul(n, 64 * (log + 3)));
+  ACCY_ASSIGN_OR_RETURN(visits, WorkAdd(visits, flash));
+  // Three sorts of <= n entries (ops by address, cluster members, elided ops).
+  ACCY_ASSIGN_OR_RETURN(uint64_t sorts, WorkMul(n, 3 * 8 * (log + 4)));
+  ACCY_ASSIGN_OR_RETURN(visits, WorkAdd(visits, sorts));
+  // Elision: each broadcast's uses looked up once.
+  ACCY_ASSIGN_OR_RETURN(uint64_t elision, WorkMul(e, log + 1));
+  ACCY_ASSIGN_OR_RETURN(visits, WorkAdd(visits, elision));
+  // Linear passes: two numbering walks, the root loop, acceptance, elision marks, the copies.
   ACCY_ASSIGN_OR_RETURN(uint64_t linear, WorkMul(n, 8));
   ACCY_ASSIGN_OR_RETURN(visits, WorkAdd(visits, linear));
   ACCY_ASSIGN_OR_RETURN(visits, WorkAdd(visits, 64));

@@ -45,6 +45,11 @@ class FusionPlanner {
   static constexpr uint32_t kNone = UINT32_MAX;
   // Functions of more ops are refused (stamps and indices are 32-bit).
   static constexpr uint64_t kMaxOps = uint64_t{1} << 30;
+  // Rule 11: how often one op may be weighed as a candidate (use list scanned) in all attempts.
+  static constexpr uint8_t kMaxCandidacies = 8;
+  // The flash attention matcher rejects an op with more uses than this (its ops have at most
+  // two uses inside the pattern), so its use checks cost O(1).
+  static constexpr size_t kFlashMaxUses = 4;
 
  private:
   enum class GrowMode : uint8_t { kElementwise, kRow, kReduction };
@@ -113,6 +118,7 @@ class FusionPlanner {
   std::pmr::vector<const Operation*> order_;  // numbered ops, pre-order
   std::pmr::vector<OpEntry> by_address_;      // order_ sorted by address
   std::pmr::vector<uint32_t> cluster_of_;     // accepted record, or kNone
+  std::pmr::vector<uint8_t> candidacies_;     // times weighed as a candidate (rule 11)
   std::pmr::vector<uint32_t> member_stamp_;   // == attempt_: in the current attempt
   std::pmr::vector<uint32_t> queued_stamp_;   // == attempt_: pushed in the current attempt
   std::pmr::vector<uint32_t> mark_stamp_;     // == attempt_: descendant of the dot

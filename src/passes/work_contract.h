@@ -38,7 +38,8 @@ struct WorkBounds {
   bool operator==(const WorkBounds&) const = default;
 };
 
-// Name and version of a pass or analysis; a contract change bumps the version.
+// Name and version of a pass or analysis; a contract change bumps the version. The name must
+// outlive every cache and ledger that sees it (a string literal): the AnalysisCache keeps the view.
 struct WorkIdentity {
   std::string_view name;
   uint32_t version = 1;

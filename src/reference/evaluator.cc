@@ -11,17 +11,54 @@
 #include "src/reference/reference_evaluator.h"
 
 #include <algorithm>
+#include <cfenv>
 #include <string>
 #include <unordered_map>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
 #include "src/reference/evaluator_internal.h"
 #include "src/reference/scalar.h"
 
 namespace accy {
 namespace reference {
 namespace {
+
+// Runs the evaluation under IEEE defaults whatever the caller's thread state: round to nearest
+// even, and on x86 no flush-to-zero or denormals-are-zero (DESIGN.md Numerics: subnormals are
+// IEEE). A JIT or library that left FTZ/DAZ set on the thread would otherwise change the oracle's
+// answers. The caller's modes and SSE status flags are restored on exit.
+class IeeeFloatEnvironment {
+ public:
+  IeeeFloatEnvironment() : saved_rounding_(std::fegetround()) {
+#if defined(__x86_64__) || defined(__i386__)
+    saved_csr_ = _mm_getcsr();
+#endif
+    std::fesetround(FE_TONEAREST);
+#if defined(__x86_64__) || defined(__i386__)
+    constexpr unsigned kFlushToZero = 1u << 15;
+    constexpr unsigned kDenormalsAreZero = 1u << 6;
+    _mm_setcsr(_mm_getcsr() & ~(kFlushToZero | kDenormalsAreZero));
+#endif
+  }
+  ~IeeeFloatEnvironment() {
+    std::fesetround(saved_rounding_);
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_setcsr(saved_csr_);
+#endif
+  }
+  IeeeFloatEnvironment(const IeeeFloatEnvironment&) = delete;
+  IeeeFloatEnvironment& operator=(const IeeeFloatEnvironment&) = delete;
+
+ private:
+  int saved_rounding_;
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned saved_csr_ = 0;
+#endif
+};
 
 // SSA value -> tensor for one block evaluation, with lookup through enclosing blocks.
 class Scope {
@@ -322,6 +359,7 @@ StatusOr<std::vector<Tensor>> EvaluateFunction(const Function& function,
   if (function.entry_block() == nullptr) {
     return absl::InvalidArgumentError(where + "function has no body");
   }
+
   reference::Evaluator evaluator(options);
   ACCY_ASSIGN_OR_RETURN(std::vector<Tensor> results,
                         evaluator.EvaluateBlock(*function.entry_block(), arguments, nullptr));

@@ -158,7 +158,7 @@ void CheckStorage(const Function& function) {
                        cache.Get<ShapeLayoutAnalysis>(function));
   ASSERT_OK_AND_ASSIGN(WorkBounds bounds, ShapeLayoutAnalysis::Estimate(function));
 
-  std::vector<std::byte> buffer(bounds.workspace_bytes - 2 * alignof(std::max_align_t) - 8);
+  std::vector<std::byte> buffer(bounds.workspace_bytes);
   std::pmr::monotonic_buffer_resource fixed(buffer.data(), buffer.size(),
                                             std::pmr::null_memory_resource());
   passes::BoundedResource counter(&fixed, kMax, kMax);  // counts only

@@ -382,13 +382,22 @@ TEST(FusionPlanStorageTest, WorkContractCoversGrowingChains) {
 TEST(FusionPlanStorageTest, RefusedAllocationIsAStatusAndLeaksNothing) {
   std::unique_ptr<Module> module = ElementwiseChain(16);
   const Function& function = *module->functions()[0];
+  // What PlanFusion really allocates in all (well below the declared bound).
+  uint64_t needed = 0;
+  {
+    passes::BoundedResource counting(std::pmr::new_delete_resource(), UINT64_MAX, UINT64_MAX);
+    ASSERT_OK_AND_ASSIGN(PlanPtr plan, Plan(function, &counting));
+    needed = counting.allocated_bytes();
+  }
   ASSERT_OK_AND_ASSIGN(passes::WorkBounds bounds, EstimateFusionPlan(function));
-  for (uint64_t workspace : {uint64_t{0}, uint64_t{64}, bounds.workspace_bytes / 2}) {
-    passes::BoundedResource bounded(std::pmr::new_delete_resource(), workspace, workspace);
+  EXPECT_LE(needed, bounds.work.allocation_capacity);
+  for (uint64_t budget : {uint64_t{0}, uint64_t{64}, needed / 2, needed - 1}) {
+    SCOPED_TRACE(budget);
+    passes::BoundedResource bounded(std::pmr::new_delete_resource(), budget, budget);
     StatusOr<FusionPlan*> plan = PlanFusion(function, &bounded);
     EXPECT_EQ(plan.status().code(), absl::StatusCode::kResourceExhausted) << plan.status();
     EXPECT_THAT(std::string(plan.status().message()),
-                ::testing::HasSubstr("the memory resource refused an allocation"));
+                ::testing::HasSubstr("fusion plan of @chain: the memory resource refused"));
     EXPECT_EQ(bounded.live_bytes(), 0u);
   }
 }

@@ -1,6 +1,8 @@
 // Reference evaluator driver tests (src/reference/evaluator.cc): while loops, regions reading
 // enclosing values, argument validation and the other must-fail paths, each asserting the
 // status code and a message fragment.
+#include <cmath>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -10,6 +12,9 @@
 #include "gtest/gtest.h"
 #include "tests/reference/reference_test_util.h"
 #include "tests/test_util.h"
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
 
 namespace accy::reference_test {
 namespace {
@@ -125,6 +130,28 @@ TEST(EvaluatorTest, ResultsAreOwnedCopiesOfArguments) {
   EXPECT_NE(results[0].data(), results[1].data());
   ExpectTensor<int32_t>(results[1], E::kI32, {2}, {1, 2});
 }
+
+#if defined(__x86_64__) || defined(__i386__)
+TEST(EvaluatorTest, SubnormalsStayIeeeWhenTheCallerSetFlushToZero) {
+  constexpr unsigned kFlushToZeroAndDenormalsAreZero = (1u << 15) | (1u << 6);
+  const unsigned caller_csr = _mm_getcsr();
+  _mm_setcsr(caller_csr | kFlushToZeroAndDenormalsAreZero);
+  const float tiny = std::numeric_limits<float>::denorm_min();
+  StatusOr<Tensor> sum = RunOne(Type(E::kF32, {2}),
+                                {Make<float>(E::kF32, {2}, {tiny, 0x1p-126f}),
+                                 Make<float>(E::kF32, {2}, {tiny, -0x1p-127f})},
+                                [](FunctionBuilder& b, std::span<Value* const> p) {
+                                  return b.Add(p[0], p[1]);
+                                });
+  const unsigned csr_after = _mm_getcsr();
+  _mm_setcsr(caller_csr);
+  ASSERT_OK(sum.status());
+  // denorm_min + denorm_min = 2^-148; 2^-126 - 2^-127 = 2^-127 (subnormal), not flushed to 0.
+  ExpectTensor<float>(*sum, E::kF32, {2}, {0x1p-148f, 0x1p-127f});
+  EXPECT_EQ(csr_after & kFlushToZeroAndDenormalsAreZero, kFlushToZeroAndDenormalsAreZero)
+      << "the caller's FTZ/DAZ bits must be restored";
+}
+#endif
 
 // A module with `main(tensor<4xf32>) -> tensor<4xf32>` returning its argument negated.
 std::unique_ptr<Module> NegateModule() {
