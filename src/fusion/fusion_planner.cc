@@ -27,7 +27,8 @@ FusionPlanner::FusionPlanner(const Function& function, std::pmr::memory_resource
       order_(resource),
       by_address_(resource),
       cluster_of_(resource),
-      candidacies_(resource),
+      memberships_(resource),
+      row_hint_(resource),
       member_stamp_(resource),
       queued_stamp_(resource),
       mark_stamp_(resource),
@@ -135,15 +136,15 @@ uint32_t FusionPlanner::PopMax() {
 }
 
 FusionPlanner::Admit FusionPlanner::Classify(uint32_t index, GrowMode mode,
-                                             std::span<const int64_t> dims, const Block* block,
-                                             bool have_dot) const {
+                                             std::span<const int64_t> dims,
+                                             const Block* block) const {
   if (!Available(index, block)) return Admit::kReject;
   const Operation& op = *order_[index];
   const bool elementwise = IsFusableElementwiseOp(op);
   switch (mode) {
     case GrowMode::kElementwise:
       if (elementwise && HasDims(*op.result(0), dims)) return Admit::kMember;
-      if (op.kind() == OpKind::kDotGeneral && !have_dot && op.num_results() == 1 &&
+      if (op.kind() == OpKind::kDotGeneral && op.num_results() == 1 &&
           HasDims(*op.result(0), dims)) {
         return Admit::kMemberStop;  // rule 4: the dot's operands are the kernel's inputs
       }
@@ -171,13 +172,19 @@ uint32_t FusionPlanner::Grow(GrowMode mode, std::span<const int64_t> dims) {
                                                       : root_op.num_operands();
   for (int64_t i = 0; i < pushed; ++i) PushProducer(root_op.operand(i));
   uint32_t dot = kNone;
-  while (!heap_.empty()) {
+  // Once a dot_general joins, every op still to pop comes before it in program order, so none
+  // can depend on it: all would be dropped by KeepDescendantsOf. Growth ends there.
+  while (!heap_.empty() && dot == kNone) {
     const uint32_t index = PopMax();
     ++visits_;
-    const Admit admit = Classify(index, mode, dims, block, dot != kNone);
-    if (admit == Admit::kReject || candidacies_[index] >= kMaxCandidacies) continue;
-    ++candidacies_[index];
-    if (!AllUsesInside(index)) continue;
+    const Admit admit = Classify(index, mode, dims, block);
+    // Rule 11 caps the attempts an op may join; with it, use checks are paid for by the
+    // members' operand slots (a stamped user is a member) plus one failing check per pop.
+    if (admit == Admit::kReject || memberships_[index] >= kMaxMemberships ||
+        !AllUsesInside(index)) {
+      continue;
+    }
+    ++memberships_[index];
     Stamp(index);
     const Operation& op = *order_[index];
     switch (admit) {
@@ -247,7 +254,7 @@ void FusionPlanner::PlanRoot(uint32_t index) {
   }
   if (IsFusableElementwiseOp(op)) {
     std::span<const int64_t> dims = op.result(0)->type().dims();
-    if (!dims.empty()) {
+    if (row_hint_[index] != 0) {
       BeginAttempt(index);
       Grow(GrowMode::kRow, dims);
       bool has_reduce = false;
@@ -272,6 +279,32 @@ void FusionPlanner::PlanRoot(uint32_t index) {
     BeginAttempt(index);
     Grow(GrowMode::kReduction, op.operand(0)->type().dims());
     if (members_.size() >= 2) Accept(ClusterKind::kReductionInput);
+  }
+}
+
+void FusionPlanner::ComputeRowHints() {
+  // A row pipeline rooted at r holds a reduce whose row result re-enters r's iteration space F
+  // through a row broadcast (or, when F has rank 1, as a rank-0 operand of select/clamp), then
+  // reaches r through elementwise ops of dims F. Flag exactly the ops with such a path; a row
+  // attempt is made only from flagged roots (it could not succeed elsewhere).
+  for (uint32_t i = 0; i < order_.size(); ++i) {
+    ++visits_;
+    const Operation& op = *order_[i];
+    if (!IsFusableElementwiseOp(op) || op.result(0)->type().rank() == 0) continue;
+    std::span<const int64_t> dims = op.result(0)->type().dims();
+    for (const Value* operand : op.operands()) {
+      const uint32_t producer = ProducerIndex(operand);
+      if (producer == kNone) continue;
+      const Operation& def = *order_[producer];
+      const bool row_input = IsRowBroadcast(def, dims) ||
+                             (row_hint_[producer] != 0 && HasDims(*operand, dims)) ||
+                             (dims.size() == 1 && operand->type().rank() == 0 &&
+                              (def.kind() == OpKind::kReduce || IsFusableElementwiseOp(def)));
+      if (row_input) {
+        row_hint_[i] = 1;
+        break;
+      }
+    }
   }
 }
 
@@ -346,7 +379,8 @@ Status FusionPlanner::Run(FusionPlan& plan) {
   Number(*entry);
   SortByAddress();
   cluster_of_.assign(n, kNone);
-  candidacies_.assign(n, 0);
+  memberships_.assign(n, 0);
+  row_hint_.assign(n, 0);
   member_stamp_.assign(n, 0);
   queued_stamp_.assign(n, 0);
   mark_stamp_.assign(n, 0);
@@ -354,6 +388,7 @@ Status FusionPlanner::Run(FusionPlan& plan) {
   members_.reserve(n);
   cluster_ops_.reserve(n);
   records_.reserve(n / 2);
+  ComputeRowHints();
 
   // Rule 10: roots from the last op back to the first.
   for (uint32_t index = static_cast<uint32_t>(n); index-- > 0;) {
@@ -378,7 +413,8 @@ StatusOr<passes::WorkBounds> FusionPlanner::Estimate(const Function& function) {
       {n, sizeof(const Operation*)},  // order_
       {n, sizeof(OpEntry)},           // by_address_
       {n, sizeof(uint32_t)},          // cluster_of_
-      {n, sizeof(uint8_t)},           // candidacies_
+      {n, sizeof(uint8_t)},           // memberships_
+      {n, sizeof(uint8_t)},           // row_hint_
       {n, sizeof(uint32_t)},          // member_stamp_
       {n, sizeof(uint32_t)},          // queued_stamp_
       {n, sizeof(uint32_t)},          // mark_stamp_
@@ -423,7 +459,7 @@ StatusOr<passes::WorkBounds> FusionPlanner::Estimate(const Function& function) {
   // plus 1); use checks <= K e (1 + look-up each); the dot-descendant pass looks up each
   // member's operands (<= (K + 2) e (log + 1)) and walks members twice; the reduce test walks
   // members once. All of it is <= (K + 2)(n + e)(7 log + 8).
-  const uint64_t k = kMaxCandidacies;
+  const uint64_t k = kMaxMemberships;
   ACCY_ASSIGN_OR_RETURN(uint64_t ops_and_uses, WorkAdd(n, e));
   ACCY_ASSIGN_OR_RETURN(uint64_t visits, WorkMul(ops_and_uses, k + 2));
   ACCY_ASSIGN_OR_RETURN(visits, WorkMul(visits, 7 * log + 8));
@@ -434,11 +470,12 @@ StatusOr<passes::WorkBounds> FusionPlanner::Estimate(const Function& function) {
   // Three sorts of <= n entries (ops by address, cluster members, elided ops).
   ACCY_ASSIGN_OR_RETURN(uint64_t sorts, WorkMul(n, 3 * 8 * (log + 4)));
   ACCY_ASSIGN_OR_RETURN(visits, WorkAdd(visits, sorts));
-  // Elision: each broadcast's uses looked up once.
-  ACCY_ASSIGN_OR_RETURN(uint64_t elision, WorkMul(e, log + 1));
-  ACCY_ASSIGN_OR_RETURN(visits, WorkAdd(visits, elision));
-  // Linear passes: two numbering walks, the root loop, acceptance, elision marks, the copies.
-  ACCY_ASSIGN_OR_RETURN(uint64_t linear, WorkMul(n, 8));
+  // Row hints (each op's operands looked up once) and elision (each broadcast's uses once).
+  ACCY_ASSIGN_OR_RETURN(uint64_t lookups, WorkMul(e, 2 * (log + 1)));
+  ACCY_ASSIGN_OR_RETURN(visits, WorkAdd(visits, lookups));
+  // Linear passes: two numbering walks, row hints, the root loop, acceptance, elision marks, the
+  // copies.
+  ACCY_ASSIGN_OR_RETURN(uint64_t linear, WorkMul(n, 9));
   ACCY_ASSIGN_OR_RETURN(visits, WorkAdd(visits, linear));
   ACCY_ASSIGN_OR_RETURN(visits, WorkAdd(visits, 64));
 

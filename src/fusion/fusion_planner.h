@@ -45,8 +45,8 @@ class FusionPlanner {
   static constexpr uint32_t kNone = UINT32_MAX;
   // Functions of more ops are refused (stamps and indices are 32-bit).
   static constexpr uint64_t kMaxOps = uint64_t{1} << 30;
-  // Rule 11: how often one op may be weighed as a candidate (use list scanned) in all attempts.
-  static constexpr uint8_t kMaxCandidacies = 8;
+  // Rule 11: how many growth attempts one op may join as a non-root member, in all.
+  static constexpr uint8_t kMaxMemberships = 8;
   // The flash attention matcher rejects an op with more uses than this (its ops have at most
   // two uses inside the pattern), so its use checks cost O(1).
   static constexpr size_t kFlashMaxUses = 4;
@@ -91,12 +91,14 @@ class FusionPlanner {
   // dot_general member, or kNone.
   uint32_t Grow(GrowMode mode, std::span<const int64_t> dims);
   Admit Classify(uint32_t index, GrowMode mode, std::span<const int64_t> dims,
-                 const Block* block, bool have_dot) const;
+                 const Block* block) const;
   // Drops members that do not depend on member `dot` (dot epilogues).
   void KeepDescendantsOf(uint32_t dot);
   // Records members_ as an accepted cluster of `kind`.
   void Accept(ClusterKind kind);
   void PlanRoot(uint32_t index);
+  // row_hint_: which elementwise roots a row pipeline attempt could succeed from.
+  void ComputeRowHints();
   // Rule 7; on success members_ holds the cluster (fusion_patterns.cc).
   bool MatchFlashAttention(uint32_t root);
   // Index of the available op of `kind` (in `block`) defining `value`, or kNone.
@@ -118,7 +120,8 @@ class FusionPlanner {
   std::pmr::vector<const Operation*> order_;  // numbered ops, pre-order
   std::pmr::vector<OpEntry> by_address_;      // order_ sorted by address
   std::pmr::vector<uint32_t> cluster_of_;     // accepted record, or kNone
-  std::pmr::vector<uint8_t> candidacies_;     // times weighed as a candidate (rule 11)
+  std::pmr::vector<uint8_t> memberships_;     // attempts joined as a non-root member (rule 11)
+  std::pmr::vector<uint8_t> row_hint_;        // 1: a row attempt may succeed from this root
   std::pmr::vector<uint32_t> member_stamp_;   // == attempt_: in the current attempt
   std::pmr::vector<uint32_t> queued_stamp_;   // == attempt_: pushed in the current attempt
   std::pmr::vector<uint32_t> mark_stamp_;     // == attempt_: descendant of the dot

@@ -15,11 +15,11 @@
 #include <string>
 #include <unordered_map>
 #include <utility>
-
-#include "absl/container/flat_hash_map.h"
 #if defined(__x86_64__) || defined(__i386__)
 #include <xmmintrin.h>
 #endif
+
+#include "absl/container/flat_hash_map.h"
 #include "src/reference/evaluator_internal.h"
 #include "src/reference/scalar.h"
 
@@ -359,7 +359,7 @@ StatusOr<std::vector<Tensor>> EvaluateFunction(const Function& function,
   if (function.entry_block() == nullptr) {
     return absl::InvalidArgumentError(where + "function has no body");
   }
-
+  reference::IeeeFloatEnvironment ieee_environment;
   reference::Evaluator evaluator(options);
   ACCY_ASSIGN_OR_RETURN(std::vector<Tensor> results,
                         evaluator.EvaluateBlock(*function.entry_block(), arguments, nullptr));

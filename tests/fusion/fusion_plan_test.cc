@@ -328,6 +328,49 @@ TEST_F(FusionPlanTest, OpsInsideWhileBodiesAreNeverClustered) {
   }
 }
 
+// h_k = tanh(dot(x, W_k) + h_{k+1}), unrolled `steps` times (an RNN-like recurrence). With
+// `dots_first`, every dot_general comes before the elementwise chain in program order.
+std::unique_ptr<Module> Recurrence(int steps, bool dots_first) {
+  Builder builder;
+  FunctionBuilder f =
+      *builder.BeginFunction("main", {F32({4, 8}), F32({8, 8}), F32({4, 8})}, {F32({4, 8})});
+  std::vector<Value*> dots;
+  if (dots_first) {
+    for (int k = 0; k < steps; ++k) {
+      dots.push_back(*f.DotGeneral(f.Parameter(0), f.Parameter(1), F32({4, 8}), {1}, {0}, {}, {}));
+    }
+  }
+  Value* h = f.Parameter(2);
+  for (int k = 0; k < steps; ++k) {
+    Value* dot = dots_first ? dots[static_cast<size_t>(k)]
+                            : *f.DotGeneral(f.Parameter(0), f.Parameter(1), F32({4, 8}), {1},
+                                            {0}, {}, {});
+    h = *f.Tanh(*f.Add(dot, h));
+  }
+  EXPECT_OK(f.Return({h}));
+  return *builder.Finish();
+}
+
+TEST(FusionPlanRecurrenceTest, EachStepIsOneDotEpilogue) {
+  for (bool dots_first : {false, true}) {
+    SCOPED_TRACE(dots_first);
+    std::unique_ptr<Module> module = Recurrence(40, dots_first);
+    const Function& function = *module->functions()[0];
+    ASSERT_OK_AND_ASSIGN(PlanPtr plan, Plan(function));
+    // Each step's add and tanh need the step's dot_general, and the previous h is the add's
+    // other input: one dot epilogue [dot, add, tanh] per step, ordered by step.
+    ASSERT_EQ(plan->clusters().size(), 40u);
+    for (const FusionCluster& cluster : plan->clusters()) {
+      EXPECT_EQ(cluster.kind, ClusterKind::kDotEpilogue);
+      ASSERT_EQ(cluster.ops.size(), 3u);
+      EXPECT_EQ(cluster.ops[0]->kind(), OpKind::kDotGeneral);
+      EXPECT_EQ(cluster.ops[1]->kind(), OpKind::kAdd);
+      EXPECT_EQ(cluster.ops[2]->kind(), OpKind::kTanh);
+    }
+    CheckStorage(function, *plan);
+  }
+}
+
 TEST(FusionPredicatesTest, FusableAndOpaqueOps) {
   Builder builder;
   ASSERT_OK_AND_ASSIGN(FunctionBuilder f,

@@ -4,6 +4,7 @@
 // while, kernel_call and return.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -211,7 +212,7 @@ TEST_F(BuilderTest, RejectedOpLeavesBlockAndUseListsUnchanged) {
   EXPECT_FALSE(f.Reshape(y, T(kF32, {7})).ok());            // rejected by the verifier
   EXPECT_FALSE(f.Select(y, y, x).ok());                     // rejected with three operands
   EXPECT_FALSE(f.Reduce({x}, {zero}, {0}, nullptr).ok());   // rejected while building regions
-  EXPECT_FALSE(f.Reduce({x, y}, {zero, zero}, {0}, nullptr).ok());  // x and y used twice
+  EXPECT_FALSE(f.Reduce({x, y}, {zero, zero}, {0}, nullptr).ok());  // zero used twice
 
   EXPECT_EQ(f.block()->operations().size(), ops_before);
   ASSERT_EQ(x->uses().size(), x_uses.size());
@@ -347,6 +348,15 @@ TEST_F(BuilderTest, WhileRejectsBodyReturningOtherTypes) {
 
 // ---- kernel_call ----
 
+KernelCallSpec Spec(std::string target, std::vector<std::optional<int64_t>> result_aliases = {},
+                    std::vector<OperandEffect> operand_effects = {}) {
+  KernelCallSpec spec;
+  spec.target = std::move(target);
+  spec.result_aliases = std::move(result_aliases);
+  spec.operand_effects = std::move(operand_effects);
+  return spec;
+}
+
 TEST_F(BuilderTest, KernelCallRecordsTargetEffectsAndAliases) {
   FunctionBuilder f = Begin({T(kF32, {4}), T(kF32, {4}), T(kF32)});
   KernelCallSpec spec;
@@ -369,7 +379,7 @@ TEST_F(BuilderTest, KernelCallRecordsTargetEffectsAndAliases) {
 
   // Defaults: every operand read, no result aliases.
   ASSERT_OK_AND_ASSIGN(Operation * plain, f.KernelCall({f.Parameter(0)}, {T(kF32, {4})},
-                                                       KernelCallSpec{.target = "copy"}));
+                                                       Spec("copy")));
   EXPECT_EQ(plain->GetStrings("operand_effects"), std::vector<std::string>{"read"});
   EXPECT_EQ(plain->GetInts("result_aliases"), std::vector<int64_t>{-1});
   EXPECT_EQ(plain->GetInt("version"), 1);
@@ -378,35 +388,37 @@ TEST_F(BuilderTest, KernelCallRecordsTargetEffectsAndAliases) {
 TEST_F(BuilderTest, KernelCallRejectsAliasOfAMissingOperandOrOfAnotherType) {
   FunctionBuilder f = Begin({T(kF32, {4}), T(kF32, {4})});
   std::vector<Value*> operands = {f.Parameter(0), f.Parameter(1)};
-  KernelCallSpec missing{.target = "k", .result_aliases = {5}};
+  KernelCallSpec missing = Spec("k", {5});
   EXPECT_REJECTED(f, f.KernelCall(operands, {T(kF32, {4})}, missing),
                   "kernel_call: result 0 aliases operand 5, which does not exist");
-  KernelCallSpec negative{.target = "k", .result_aliases = {-2}};
+  KernelCallSpec negative = Spec("k", {-2});
   EXPECT_REJECTED(f, f.KernelCall(operands, {T(kF32, {4})}, negative),
                   "kernel_call: result 0 aliases operand -2, which does not exist");
-  KernelCallSpec other_type{.target = "k", .result_aliases = {std::nullopt, 0}};
+  KernelCallSpec other_type = Spec("k", {std::nullopt, 0});
   EXPECT_REJECTED(f, f.KernelCall(operands, {T(kF32, {4}), T(kI32, {4})}, other_type),
                   "kernel_call: result 1 has type tensor<4xi32> but aliases operand 0 of type "
                   "tensor<4xf32>");
-  KernelCallSpec too_many{.target = "k", .result_aliases = {0, 1}};
+  KernelCallSpec too_many = Spec("k", {0, 1});
   EXPECT_REJECTED(f, f.KernelCall(operands, {T(kF32, {4})}, too_many),
                   "kernel_call: result_aliases has 2 entries for 1 results");
 }
 
 TEST_F(BuilderTest, KernelCallRejectsOperandEffectsOfTheWrongSize) {
   FunctionBuilder f = Begin({T(kF32, {4}), T(kF32, {4})});
-  KernelCallSpec spec{.target = "k", .operand_effects = {OperandEffect::kWrite}};
+  KernelCallSpec spec = Spec("k", {}, {OperandEffect::kWrite});
   EXPECT_REJECTED(f, f.KernelCall({f.Parameter(0), f.Parameter(1)}, {}, spec),
                   "kernel_call: operand_effects has 1 entries for 2 operands");
 }
 
 TEST_F(BuilderTest, KernelCallRejectsEmptyTargetAndNegativeVersion) {
+  KernelCallSpec negative_version = Spec("k");
+  negative_version.version = -1;
   FunctionBuilder f = Begin({T(kF32, {4})});
   EXPECT_REJECTED(f, f.KernelCall({f.Parameter(0)}, {}, KernelCallSpec{}),
                   "kernel_call: missing non-empty call_target_name");
-  EXPECT_REJECTED(f, f.KernelCall({f.Parameter(0)}, {}, KernelCallSpec{.target = "k", .version = -1}),
+  EXPECT_REJECTED(f, f.KernelCall({f.Parameter(0)}, {}, negative_version),
                   "kernel_call: missing non-negative integer attribute version");
-  EXPECT_REJECTED(f, f.KernelCall({f.Parameter(3)}, {}, KernelCallSpec{.target = "k"}),
+  EXPECT_REJECTED(f, f.KernelCall({f.Parameter(3)}, {}, Spec("k")),
                   "kernel_call: operand 0 is null");
 }
 

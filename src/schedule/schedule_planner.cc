@@ -1,0 +1,546 @@
+// PlanSchedule: claims work items, estimates resources, orders by dependencies
+// (seed/schedule_pass.zig.txt: addFusionWorkItems, addStandaloneWorkItems,
+// addBroadcastWorkItems, resourceEstimateForWork, orderWorkItemsByDependencies).
+#include <algorithm>
+#include <functional>
+#include <limits>
+
+#include "kernels/kernel_catalog.h"
+#include "src/analysis/shape_layout_analysis.h"
+#include "src/fusion/fusion_plan.h"
+#include "src/passes/work_contract.h"
+#include "src/schedule/schedule_plan.h"
+#include "src/util/str_cat.h"
+
+namespace accy {
+namespace {
+
+uint64_t SaturatedAdd(uint64_t a, uint64_t b) {
+  uint64_t out;
+  return __builtin_add_overflow(a, b, &out) ? std::numeric_limits<uint64_t>::max() : out;
+}
+uint64_t SaturatedMul(uint64_t a, uint64_t b) {
+  uint64_t out;
+  return __builtin_mul_overflow(a, b, &out) ? std::numeric_limits<uint64_t>::max() : out;
+}
+
+bool IsShapeKernelOp(OpKind kind) {
+  switch (kind) {
+    case OpKind::kIota:
+    case OpKind::kReshape:
+    case OpKind::kTranspose:
+    case OpKind::kSlice:
+    case OpKind::kPad:
+    case OpKind::kConcatenate:
+    case OpKind::kGather:
+    case OpKind::kScatter:
+    case OpKind::kReverse:
+    case OpKind::kDynamicSlice:
+    case OpKind::kDynamicUpdateSlice:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Kinds that read a broadcast_in_dim operand through index arithmetic (the seed's
+// kernelInputValueForOperand list).
+bool ElidesBroadcastOperands(WorkKind kind) {
+  switch (kind) {
+    case WorkKind::kElementwiseSingle:
+    case WorkKind::kElementwiseFusion:
+    case WorkKind::kDotGeneral:
+    case WorkKind::kReduction:
+    case WorkKind::kRowPipeline:
+    case WorkKind::kIterate:
+    case WorkKind::kFlashAttention:
+      return true;
+    default:
+      return false;
+  }
+}
+
+WorkKind WorkKindForCluster(ClusterKind kind) {
+  switch (kind) {
+    case ClusterKind::kElementwise:
+      return WorkKind::kElementwiseFusion;
+    case ClusterKind::kDotEpilogue:
+      return WorkKind::kDotGeneral;
+    case ClusterKind::kReductionInput:
+      return WorkKind::kReduction;
+    case ClusterKind::kRowPipeline:
+      return WorkKind::kRowPipeline;
+    case ClusterKind::kFlashAttention:
+      return WorkKind::kFlashAttention;
+  }
+  return WorkKind::kElementwiseFusion;
+}
+
+// The value an item really reads for `operand`: an elided broadcast's input.
+const Value* KernelInputValueForOperand(WorkKind kind, const Value* operand) {
+  if (!ElidesBroadcastOperands(kind)) return operand;
+  const Operation* def = operand->defining_op();
+  if (def == nullptr || def->kind() != OpKind::kBroadcastInDim || def->num_operands() != 1) {
+    return operand;
+  }
+  return def->operand(0);
+}
+
+bool OperandReads(const Operation& op, int64_t operand_index) {
+  if (op.kind() != OpKind::kKernelCall) return true;
+  std::vector<std::string> effects = op.GetStrings("operand_effects");
+  if (operand_index >= static_cast<int64_t>(effects.size())) return true;
+  auto effect = ParseOperandEffect(effects[static_cast<size_t>(operand_index)]);
+  if (!effect.ok()) return true;
+  return *effect == OperandEffect::kRead || *effect == OperandEffect::kReadWrite;
+}
+
+bool IsConstantReduceInitOperand(const Operation& op, int64_t operand_index) {
+  if (op.kind() != OpKind::kReduce || operand_index < op.num_operands() / 2) return false;
+  const Operation* def = op.operand(operand_index)->defining_op();
+  return def != nullptr && def->kind() == OpKind::kConstant;
+}
+
+std::optional<uint64_t> ReductionInputElementCount(std::span<const Operation* const> ops,
+                                                   const ShapeLayoutAnalysis& shapes) {
+  if (ops.size() != 1 || ops[0]->kind() != OpKind::kReduce || ops[0]->num_operands() < 1) {
+    return std::nullopt;
+  }
+  const TensorInfo* info = shapes.Get(ops[0]->operand(0));
+  if (info == nullptr) return std::nullopt;
+  return info->element_count;
+}
+
+// 2 * m * n * k for a rank-2 x rank-2 -> rank-2 dot_general with one contracting dim.
+std::optional<uint64_t> DotGeneralElementOps(const Operation& op) {
+  if (op.num_operands() != 2) return std::nullopt;
+  const TensorType& lhs = op.operand(0)->type();
+  const TensorType& rhs = op.operand(1)->type();
+  if (lhs.rank() != 2 || rhs.rank() != 2 || op.result(0)->type().rank() != 2) return std::nullopt;
+  std::vector<int64_t> lhs_contract = op.GetInts("lhs_contracting_dimensions");
+  std::vector<int64_t> rhs_contract = op.GetInts("rhs_contracting_dimensions");
+  if (lhs_contract.size() != 1 || rhs_contract.size() != 1) return std::nullopt;
+  uint64_t m = static_cast<uint64_t>(lhs.dim(1 - lhs_contract[0]));
+  uint64_t k = static_cast<uint64_t>(lhs.dim(lhs_contract[0]));
+  uint64_t n = static_cast<uint64_t>(rhs.dim(1 - rhs_contract[0]));
+  return SaturatedMul(SaturatedMul(SaturatedMul(m, n), k), 2);
+}
+
+std::optional<uint64_t> KernelCallElementOps(const Operation& op) {
+  std::optional<std::string> target = op.GetString("call_target_name");
+  std::optional<int64_t> version = op.GetInt("version");
+  if (!target || !version || *version < 0 || *version > std::numeric_limits<uint32_t>::max()) {
+    return std::nullopt;
+  }
+  auto entry = kernels::FindEntry(*target, static_cast<uint32_t>(*version));
+  if (!entry) return std::nullopt;
+  return entry->specialization.estimated_element_ops;
+}
+
+uint64_t EstimatedElementOps(std::span<const Operation* const> ops, uint64_t element_count,
+                             const ShapeLayoutAnalysis& shapes) {
+  if (ops.size() == 1) {
+    std::optional<uint64_t> estimate;
+    switch (ops[0]->kind()) {
+      case OpKind::kDotGeneral:
+        estimate = DotGeneralElementOps(*ops[0]);
+        break;
+      case OpKind::kReduce:
+        estimate = ReductionInputElementCount(ops, shapes);
+        break;
+      case OpKind::kKernelCall:
+        estimate = KernelCallElementOps(*ops[0]);
+        break;
+      default:
+        break;
+    }
+    if (estimate) return *estimate;
+  }
+  return SaturatedMul(element_count, ops.size());
+}
+
+std::optional<uint64_t> TensorByteSize(const TensorInfo& info) {
+  if (!info.element_count) return std::nullopt;
+  uint64_t bytes;
+  if (__builtin_mul_overflow(*info.element_count,
+                             static_cast<uint64_t>(ElementByteWidth(info.element_type)), &bytes)) {
+    return std::nullopt;
+  }
+  return bytes;
+}
+
+}  // namespace
+
+// Builds one plan; every container lives in `resource_`.
+class SchedulePlanner {
+ public:
+  SchedulePlanner(const Function& function, const ShapeLayoutAnalysis& shapes,
+                  const FusionPlan& fusion, std::pmr::memory_resource* resource,
+                  uint64_t op_capacity, uint64_t operand_capacity)
+      : function_(function),
+        shapes_(shapes),
+        fusion_(fusion),
+        resource_(resource),
+        op_index_(resource),
+        claimed_(resource),
+        has_item_(resource),
+        scratch_values_(resource),
+        scratch_items_(resource) {
+    op_index_.reserve(op_capacity);
+    claimed_.reserve(op_capacity);
+    has_item_.reserve(op_capacity);
+    scratch_values_.reserve(operand_capacity);
+    scratch_items_.reserve(operand_capacity);
+  }
+
+  StatusOr<SchedulePlan*> Run(uint64_t op_capacity) {
+    std::pmr::polymorphic_allocator<SchedulePlan> alloc(resource_);
+    plan_ = alloc.new_object<SchedulePlan>(resource_);
+    plan_->items_.reserve(op_capacity);
+    Status status = Build(op_capacity);
+    if (!status.ok()) {
+      alloc.delete_object(plan_);
+      return status;
+    }
+    return plan_;
+  }
+
+ private:
+  Status Build(uint64_t op_capacity) {
+    // Dense op numbering: (op, index) sorted by pointer; claimed_ is indexed by that number.
+    WalkOperations(*function_.entry_block(), [&](const Operation* op) {
+      op_index_.emplace_back(op, static_cast<int64_t>(op_index_.size()));
+    });
+    std::sort(op_index_.begin(), op_index_.end());
+    claimed_.assign(op_index_.size(), 0);
+    has_item_.assign(op_index_.size(), 0);
+
+    ACCY_RETURN_IF_ERROR(AddFusionWorkItems());
+    ACCY_RETURN_IF_ERROR(AddStandaloneWorkItems(*function_.entry_block()));
+    ACCY_RETURN_IF_ERROR(AddBroadcastWorkItems());
+    return OrderWorkItemsByDependencies(op_capacity);
+  }
+
+  int64_t OpNumber(const Operation* op) const {
+    auto it = std::lower_bound(op_index_.begin(), op_index_.end(),
+                               std::pair<const Operation*, int64_t>(op, -1));
+    ACCY_CHECK(it != op_index_.end() && it->first == op);
+    return it->second;
+  }
+  bool IsClaimed(const Operation* op) const { return claimed_[OpNumber(op)] != 0; }
+  void Claim(const Operation* op) { claimed_[OpNumber(op)] = 1; }
+
+  // The seed's staticResultInfo: info of result 0 when its layout is static.
+  const TensorInfo* StaticResultInfo(const Operation& op) const {
+    if (op.num_results() < 1) return nullptr;
+    const TensorInfo* info = shapes_.Get(op.result(0));
+    if (info == nullptr || !info->static_layout) return nullptr;
+    return info;
+  }
+
+  Status AddWorkItem(WorkKind kind, const Operation* root, std::span<const Operation* const> ops,
+                     const Value* output, const TensorInfo& info) {
+    if (ops.empty() || has_item_[OpNumber(root)]) return absl::OkStatus();
+    if (!info.element_count) return absl::OkStatus();
+    uint64_t element_count = *info.element_count;
+    uint64_t total;
+    if (__builtin_add_overflow(plan_->total_static_elements_, element_count, &total)) {
+      return absl::OutOfRangeError(StrCat(
+          "WorkOverflow: total static element count of the schedule overflows 64 bits at ",
+          OpName(root->kind())));
+    }
+    has_item_[OpNumber(root)] = 1;
+    WorkItem& item = plan_->items_.emplace_back(resource_);
+    item.id = static_cast<int64_t>(plan_->items_.size()) - 1;
+    item.kind = kind;
+    item.root = root;
+    item.ops.assign(ops.begin(), ops.end());
+    item.output_value = output;
+    item.dtype = info.element_type;
+    item.rank = info.rank();
+    item.element_count = element_count;
+    item.resources = EstimateResources(ops, info);
+
+    switch (kind) {
+      case WorkKind::kElementwiseFusion:
+      case WorkKind::kRowPipeline:
+      case WorkKind::kFlashAttention:
+        ++plan_->fusion_work_count_;
+        break;
+      case WorkKind::kKernelCall:
+        ++plan_->kernel_call_work_count_;
+        break;
+      default:
+        ++plan_->single_work_count_;
+        break;
+    }
+    plan_->scheduled_op_count_ += static_cast<int64_t>(ops.size());
+    plan_->total_static_elements_ = total;
+    return absl::OkStatus();
+  }
+
+  ResourceEstimate EstimateResources(std::span<const Operation* const> ops,
+                                     const TensorInfo& info) {
+    uint64_t element_count = *info.element_count;
+    ResourceEstimate r;
+    r.element_count = ReductionInputElementCount(ops, shapes_).value_or(element_count);
+    r.element_size = static_cast<uint64_t>(ElementByteWidth(info.element_type));
+    r.op_count = ops.size();
+    r.estimated_element_ops = EstimatedElementOps(ops, element_count, shapes_);
+    if (auto bytes = TensorByteSize(info)) {
+      r.static_write_bytes = SaturatedAdd(r.static_write_bytes, *bytes);
+    } else {
+      r.static_bytes_complete = false;
+    }
+    scratch_values_.clear();
+    for (const Operation* op : ops) {
+      for (int64_t i = 0; i < op->num_operands(); ++i) {
+        if (IsConstantReduceInitOperand(*op, i)) continue;
+        const Value* operand = op->operand(i);
+        const Operation* def = operand->defining_op();
+        if (def != nullptr && std::find(ops.begin(), ops.end(), def) != ops.end()) {
+          ++r.chain_operand_count;
+          continue;
+        }
+        ++r.external_operand_count;
+        scratch_values_.push_back(operand);
+        if (!OperandReads(*op, i)) continue;
+        const TensorInfo* operand_info = shapes_.Get(operand);
+        std::optional<uint64_t> bytes =
+            operand_info ? TensorByteSize(*operand_info) : std::nullopt;
+        if (bytes) {
+          r.static_read_bytes = SaturatedAdd(r.static_read_bytes, *bytes);
+        } else {
+          r.static_bytes_complete = false;
+        }
+      }
+    }
+    std::sort(scratch_values_.begin(), scratch_values_.end());
+    r.external_input_value_count = static_cast<uint64_t>(
+        std::unique(scratch_values_.begin(), scratch_values_.end()) - scratch_values_.begin());
+    r.static_total_bytes = SaturatedAdd(r.static_read_bytes, r.static_write_bytes);
+    return r;
+  }
+
+  Status AddFusionWorkItems() {
+    for (const FusionCluster& cluster : fusion_.clusters()) {
+      const Operation* root = cluster.root();
+      if (root == nullptr) continue;
+      const TensorInfo* info = StaticResultInfo(*root);
+      if (info == nullptr) continue;
+      ACCY_RETURN_IF_ERROR(AddWorkItem(WorkKindForCluster(cluster.kind), root, cluster.ops,
+                                       root->result(0), *info));
+      for (const Operation* op : cluster.ops) Claim(op);
+    }
+    for (const Operation* op : fusion_.elided()) Claim(op);
+    return absl::OkStatus();
+  }
+
+  Status AddSingle(WorkKind kind, const Operation& op, const Value* output) {
+    const TensorInfo* info = StaticResultInfo(op);
+    if (info == nullptr || output == nullptr) return absl::OkStatus();
+    const Operation* ops[] = {&op};
+    ACCY_RETURN_IF_ERROR(AddWorkItem(kind, &op, ops, output, *info));
+    Claim(&op);
+    return absl::OkStatus();
+  }
+
+  Status AddStandaloneWorkItems(const Block& block) {
+    for (const auto& owned : block.operations()) {
+      const Operation& op = *owned;
+      if (!IsClaimed(&op)) {
+        const Value* result0 = op.num_results() > 0 ? op.result(0) : nullptr;
+        if (IsFusableElementwiseOp(op)) {
+          ACCY_RETURN_IF_ERROR(AddSingle(WorkKind::kElementwiseSingle, op, result0));
+        } else if (op.kind() == OpKind::kDotGeneral) {
+          ACCY_RETURN_IF_ERROR(AddSingle(WorkKind::kDotGeneral, op, result0));
+        } else if (IsShapeKernelOp(op.kind())) {
+          ACCY_RETURN_IF_ERROR(AddSingle(WorkKind::kShape, op, result0));
+        } else if (op.kind() == OpKind::kReduce) {
+          ACCY_RETURN_IF_ERROR(AddSingle(WorkKind::kReduction, op, result0));
+        } else if (op.kind() == OpKind::kCumsum) {
+          ACCY_RETURN_IF_ERROR(AddSingle(WorkKind::kScan, op, result0));
+        } else if (op.kind() == OpKind::kWhile) {
+          // The seed's iterateOutputResult: the first result with uses, else result 0.
+          const Value* output = result0;
+          for (int64_t r = 0; r < op.num_results(); ++r) {
+            if (op.result(r)->has_uses()) {
+              output = op.result(r);
+              break;
+            }
+          }
+          ACCY_RETURN_IF_ERROR(AddSingle(WorkKind::kIterate, op, output));
+        } else if (op.kind() == OpKind::kKernelCall && op.num_results() == 1) {
+          ACCY_RETURN_IF_ERROR(AddSingle(WorkKind::kKernelCall, op, result0));
+        }
+      }
+      if (RegionsAreOpaque(op)) continue;
+      for (int64_t r = 0; r < op.num_regions(); ++r) {
+        for (const auto& nested : op.region(r)->blocks()) {
+          ACCY_RETURN_IF_ERROR(AddStandaloneWorkItems(*nested));
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // The seed's materializeBroadcast: a chain of broadcasts ending at `value` becomes shape items.
+  Status MaterializeBroadcast(const Value* value) {
+    const Value* current = value;
+    while (const Operation* def = current->defining_op()) {
+      if (def->kind() != OpKind::kBroadcastInDim || IsClaimed(def)) return absl::OkStatus();
+      const TensorInfo* info = StaticResultInfo(*def);
+      if (info == nullptr) return absl::OkStatus();
+      const Operation* ops[] = {def};
+      ACCY_RETURN_IF_ERROR(AddWorkItem(WorkKind::kShape, def, ops, current, *info));
+      Claim(def);
+      current = def->operand(0);
+    }
+    return absl::OkStatus();
+  }
+
+  Status MaterializeReturnedBroadcasts(const Block& block) {
+    for (const auto& op : block.operations()) {
+      if (op->kind() == OpKind::kReturn) {
+        for (const Value* v : op->operands()) ACCY_RETURN_IF_ERROR(MaterializeBroadcast(v));
+      }
+      if (RegionsAreOpaque(*op)) continue;
+      for (int64_t r = 0; r < op->num_regions(); ++r) {
+        for (const auto& nested : op->region(r)->blocks()) {
+          ACCY_RETURN_IF_ERROR(MaterializeReturnedBroadcasts(*nested));
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  Status AddBroadcastWorkItems() {
+    size_t initial = plan_->items_.size();
+    for (size_t index = 0; index < initial; ++index) {
+      // items_ has its full capacity reserved, so appends never move `work`.
+      const WorkItem& work = plan_->items_[index];
+      for (const Operation* member : work.ops) {
+        for (const Value* operand : member->operands()) {
+          ACCY_RETURN_IF_ERROR(
+              MaterializeBroadcast(KernelInputValueForOperand(work.kind, operand)));
+        }
+      }
+    }
+    return MaterializeReturnedBroadcasts(*function_.entry_block());
+  }
+
+  Status OrderWorkItemsByDependencies(uint64_t op_capacity) {
+    auto& items = plan_->items_;
+    const int64_t n = static_cast<int64_t>(items.size());
+    using ValueItem = std::pair<const Value*, int64_t>;
+    std::pmr::vector<ValueItem> output_to_item(resource_);
+    output_to_item.reserve(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) output_to_item.emplace_back(items[i].output_value, i);
+    std::sort(output_to_item.begin(), output_to_item.end());
+
+    // Edges, deduplicated per consumer (the seed's appendScheduleDependency).
+    std::pmr::vector<int64_t> indegree(static_cast<size_t>(n), 0, resource_);
+    std::pmr::vector<int64_t> out_offsets(static_cast<size_t>(n) + 1, 0, resource_);
+    for (int64_t consumer = 0; consumer < n; ++consumer) {
+      WorkItem& work = items[consumer];
+      scratch_items_.clear();
+      for (const Operation* op : work.ops) {
+        for (const Value* operand : op->operands()) {
+          const Value* producer_value = KernelInputValueForOperand(work.kind, operand);
+          auto it = std::lower_bound(output_to_item.begin(), output_to_item.end(),
+                                     ValueItem(producer_value, -1));
+          if (it == output_to_item.end() || it->first != producer_value) continue;
+          if (it->second == consumer) continue;
+          scratch_items_.push_back(it->second);
+        }
+      }
+      std::sort(scratch_items_.begin(), scratch_items_.end());
+      auto end = std::unique(scratch_items_.begin(), scratch_items_.end());
+      work.dependencies.assign(scratch_items_.begin(), end);
+      indegree[static_cast<size_t>(consumer)] = static_cast<int64_t>(work.dependencies.size());
+      for (int64_t producer : work.dependencies) ++out_offsets[static_cast<size_t>(producer) + 1];
+    }
+    for (int64_t i = 0; i < n; ++i) out_offsets[i + 1] += out_offsets[i];
+    std::pmr::vector<int64_t> out_edges(static_cast<size_t>(out_offsets[n]), 0, resource_);
+    {
+      std::pmr::vector<int64_t> fill(out_offsets.begin(), out_offsets.end() - 1, resource_);
+      for (int64_t consumer = 0; consumer < n; ++consumer) {
+        for (int64_t producer : items[consumer].dependencies) {
+          out_edges[static_cast<size_t>(fill[static_cast<size_t>(producer)]++)] = consumer;
+        }
+      }
+    }
+
+    // Kahn's algorithm with a min-heap: among ready items the lowest original index goes first,
+    // exactly the order of the seed's scan, in O((V + E) log V).
+    std::pmr::vector<int64_t> heap(resource_);
+    heap.reserve(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      if (indegree[static_cast<size_t>(i)] == 0) heap.push_back(i);
+    }
+    std::make_heap(heap.begin(), heap.end(), std::greater<>());
+    std::pmr::vector<int64_t> position(static_cast<size_t>(n), -1, resource_);
+    std::pmr::vector<WorkItem> ordered(resource_);
+    ordered.reserve(static_cast<size_t>(n));
+    while (!heap.empty()) {
+      std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+      int64_t next = heap.back();
+      heap.pop_back();
+      position[static_cast<size_t>(next)] = static_cast<int64_t>(ordered.size());
+      ordered.push_back(std::move(items[next]));
+      for (int64_t e = out_offsets[next]; e < out_offsets[next + 1]; ++e) {
+        int64_t consumer = out_edges[static_cast<size_t>(e)];
+        if (--indegree[static_cast<size_t>(consumer)] == 0) {
+          heap.push_back(consumer);
+          std::push_heap(heap.begin(), heap.end(), std::greater<>());
+        }
+      }
+    }
+    if (static_cast<int64_t>(ordered.size()) != n) {
+      return absl::InvalidArgumentError(StrCat(
+          "CyclicScheduleDependency: ", n - static_cast<int64_t>(ordered.size()),
+          " work items of function '", function_.name(), "' depend on each other in a cycle"));
+    }
+    for (WorkItem& item : ordered) {
+      for (int64_t& dep : item.dependencies) dep = position[static_cast<size_t>(dep)];
+      std::sort(item.dependencies.begin(), item.dependencies.end());
+    }
+    items.swap(ordered);
+    plan_->root_index_.reserve(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) plan_->root_index_.emplace_back(items[i].root, i);
+    std::sort(plan_->root_index_.begin(), plan_->root_index_.end());
+    (void)op_capacity;
+    return absl::OkStatus();
+  }
+
+  const Function& function_;
+  const ShapeLayoutAnalysis& shapes_;
+  const FusionPlan& fusion_;
+  std::pmr::memory_resource* resource_;
+  SchedulePlan* plan_ = nullptr;
+  std::pmr::vector<std::pair<const Operation*, int64_t>> op_index_;
+  std::pmr::vector<uint8_t> claimed_;
+  std::pmr::vector<const Value*> scratch_values_;
+  std::pmr::vector<int64_t> scratch_items_;
+  std::pmr::vector<uint8_t> has_item_;  // by op number: is the op some item's root
+};
+
+}  // namespace accy
+
+namespace accy {
+
+StatusOr<SchedulePlan*> PlanSchedule(const Function& function, const ShapeLayoutAnalysis& shapes,
+                                     const FusionPlan& fusion, std::pmr::memory_resource* resource) {
+  ACCY_ASSIGN_OR_RETURN(passes::Census census, passes::Census::Inspect(function));
+  try {
+    SchedulePlanner planner(function, shapes, fusion, resource, census.operations,
+                            census.operands);
+    return planner.Run(census.operations);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(StrCat(
+        "schedule planning of function '", function.name(),
+        "' needed more memory than its declared workspace"));
+  }
+}
+
+}  // namespace accy
