@@ -41,9 +41,11 @@ std::string_view ClusterKindName(ClusterKind kind);
 //     cluster (as that cluster's root) or stays a single op for the planner (elementwise_single).
 //  3. No fusion across a broadcast: broadcast_in_dim is never a cluster member, so the producer
 //     of its input is a separate item and the consumer cluster depends on it.
-//  4. kDotEpilogue: one dot_general plus the same-dims elementwise ops computed from its result
-//     (bias add through a broadcast, tanh/logistic/maximum-with-zero activation, scaling);
-//     elementwise ops that do not depend on the dot_general are left out.
+//  4. kDotEpilogue: a dot_general plus the same-dims elementwise ops computed from its result
+//     (bias add through a broadcast, tanh/logistic/maximum-with-zero activation, scaling). The
+//     dot_general is the latest one the root is computed from through same-dims elementwise
+//     ops; ops not computed from it stay out. If it cannot join (its result is read elsewhere),
+//     the root's cluster is plain kElementwise; two dot_generals never share a cluster here.
 //  5. kReductionInput: a reduce (the root) plus the elementwise ops producing its inputs, all of
 //     the inputs' dims (exp(x) feeding a reduce-sum); init values are never fused.
 //  6. kRowPipeline: ops that keep rows independent, rooted at an elementwise op of dims F:
@@ -62,10 +64,13 @@ std::string_view ClusterKindName(ClusterKind kind);
 //     by any other op (dot_general, reduce, shape ops, nested regions) is materialized.
 //  9. Scope: only ops outside opaque regions (RegionsAreOpaque) are clustered, never ops of
 //     reduce bodies, scatter update computations or while cond/body; a cluster stays in one block.
-// 10. Order: roots are tried from the last op of a pre-order walk back to the first; at each
-//     root flash attention (a dot_general root), then a row pipeline, then an elementwise or dot
-//     epilogue cluster (an elementwise root), or a reduction input (a reduce root).
-//     An op joins at most one cluster.
+// 10. Order: roots are tried from the last op of a pre-order walk back to the first. A
+//     dot_general root tries rule 7; an elementwise root tries rule 6 (only when a row
+//     broadcast or rank-0 row value can reach it), then rule 4, then rule 1; a reduce root tries
+//     rule 5. An op joins at most one cluster.
+// 11. Work cap: an op joins at most kMaxMemberships (8) growth attempts besides its own (most
+//     ops join one to three); past that it is left out. This keeps PlanFusion's work
+//     O((n + e) log n) for n ops and e operand uses, as EstimateFusionPlan declares.
 
 // One fusion cluster: its ops in program (topological) order; the last one is the root, the
 // only op whose result is read outside the cluster. Elided broadcasts are not listed in `ops`.

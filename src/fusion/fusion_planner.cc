@@ -23,15 +23,15 @@ constexpr uint64_t kAllocationSlack = 64;
 
 FusionPlanner::FusionPlanner(const Function& function, std::pmr::memory_resource* resource)
     : function_(function),
-      resource_(resource),
       order_(resource),
       by_address_(resource),
       cluster_of_(resource),
       memberships_(resource),
       row_hint_(resource),
+      dot_source_(resource),
       member_stamp_(resource),
       queued_stamp_(resource),
-      mark_stamp_(resource),
+      elided_mark_(resource),
       heap_(resource),
       members_(resource),
       cluster_ops_(resource),
@@ -136,24 +136,22 @@ uint32_t FusionPlanner::PopMax() {
 }
 
 FusionPlanner::Admit FusionPlanner::Classify(uint32_t index, GrowMode mode,
-                                             std::span<const int64_t> dims,
-                                             const Block* block) const {
+                                             std::span<const int64_t> dims, const Block* block,
+                                             uint32_t dot) const {
   if (!Available(index, block)) return Admit::kReject;
   const Operation& op = *order_[index];
-  const bool elementwise = IsFusableElementwiseOp(op);
+  const bool same_space = IsFusableElementwiseOp(op) && HasDims(*op.result(0), dims);
   switch (mode) {
     case GrowMode::kElementwise:
-      if (elementwise && HasDims(*op.result(0), dims)) return Admit::kMember;
-      if (op.kind() == OpKind::kDotGeneral && op.num_results() == 1 &&
-          HasDims(*op.result(0), dims)) {
-        return Admit::kMemberStop;  // rule 4: the dot's operands are the kernel's inputs
-      }
-      return Admit::kReject;
     case GrowMode::kReduction:
-      return elementwise && HasDims(*op.result(0), dims) ? Admit::kMember : Admit::kReject;
+      return same_space ? Admit::kMember : Admit::kReject;
+    case GrowMode::kEpilogue:
+      // Rule 4: only ops computed from `dot`; the dot's operands are the kernel's inputs.
+      if (index == dot) return Admit::kMemberStop;
+      return same_space && dot_source_[index] == dot ? Admit::kMember : Admit::kReject;
     case GrowMode::kRow:
-      if (elementwise && (HasDims(*op.result(0), dims) ||
-                          HasDims(*op.result(0), dims.first(dims.size() - 1)))) {
+      if (same_space || (IsFusableElementwiseOp(op) &&
+                         HasDims(*op.result(0), dims.first(dims.size() - 1)))) {
         return Admit::kMember;
       }
       if (IsRowReduce(op, dims)) return Admit::kMemberFirstOperand;  // not the init value
@@ -163,7 +161,7 @@ FusionPlanner::Admit FusionPlanner::Classify(uint32_t index, GrowMode mode,
   return Admit::kReject;
 }
 
-uint32_t FusionPlanner::Grow(GrowMode mode, std::span<const int64_t> dims) {
+bool FusionPlanner::Grow(GrowMode mode, std::span<const int64_t> dims, uint32_t dot) {
   const uint32_t root = members_.front();
   const Operation& root_op = *order_[root];
   const Block* block = root_op.parent_block();
@@ -171,13 +169,11 @@ uint32_t FusionPlanner::Grow(GrowMode mode, std::span<const int64_t> dims) {
   const int64_t pushed = mode == GrowMode::kReduction ? root_op.num_operands() / 2
                                                       : root_op.num_operands();
   for (int64_t i = 0; i < pushed; ++i) PushProducer(root_op.operand(i));
-  uint32_t dot = kNone;
-  // Once a dot_general joins, every op still to pop comes before it in program order, so none
-  // can depend on it: all would be dropped by KeepDescendantsOf. Growth ends there.
-  while (!heap_.empty() && dot == kNone) {
+  bool dot_joined = false;
+  while (!heap_.empty()) {
     const uint32_t index = PopMax();
     ++visits_;
-    const Admit admit = Classify(index, mode, dims, block);
+    const Admit admit = Classify(index, mode, dims, block, dot);
     // Rule 11 caps the attempts an op may join; with it, use checks are paid for by the
     // members' operand slots (a stamped user is a member) plus one failing check per pop.
     if (admit == Admit::kReject || memberships_[index] >= kMaxMemberships ||
@@ -193,7 +189,7 @@ uint32_t FusionPlanner::Grow(GrowMode mode, std::span<const int64_t> dims) {
         break;
       case Admit::kMemberStop:
         members_.push_back(index);
-        dot = index;
+        dot_joined = true;
         break;
       case Admit::kMemberFirstOperand:
         members_.push_back(index);
@@ -207,30 +203,7 @@ uint32_t FusionPlanner::Grow(GrowMode mode, std::span<const int64_t> dims) {
         break;
     }
   }
-  return dot;
-}
-
-void FusionPlanner::KeepDescendantsOf(uint32_t dot) {
-  // members_ is in decreasing program order: walk it backwards (producers first).
-  mark_stamp_[dot] = attempt_;
-  for (size_t k = members_.size(); k-- > 0;) {
-    const uint32_t index = members_[k];
-    ++visits_;
-    if (index == dot) continue;
-    for (const Value* operand : order_[index]->operands()) {
-      uint32_t producer = ProducerIndex(operand);
-      if (producer != kNone && mark_stamp_[producer] == attempt_) {
-        mark_stamp_[index] = attempt_;
-        break;
-      }
-    }
-  }
-  size_t kept = 0;
-  for (uint32_t index : members_) {
-    ++visits_;
-    if (mark_stamp_[index] == attempt_) members_[kept++] = index;
-  }
-  members_.resize(kept);
+  return dot_joined;
 }
 
 void FusionPlanner::Accept(ClusterKind kind) {
@@ -267,12 +240,16 @@ void FusionPlanner::PlanRoot(uint32_t index) {
         return;
       }
     }
-    BeginAttempt(index);
-    const uint32_t dot = Grow(GrowMode::kElementwise, dims);
-    if (dot != kNone) KeepDescendantsOf(dot);
-    if (members_.size() >= 2) {
-      Accept(dot != kNone ? ClusterKind::kDotEpilogue : ClusterKind::kElementwise);
+    if (dot_source_[index] != kNone) {
+      BeginAttempt(index);
+      if (Grow(GrowMode::kEpilogue, dims, dot_source_[index])) {
+        Accept(ClusterKind::kDotEpilogue);
+        return;
+      }
     }
+    BeginAttempt(index);
+    Grow(GrowMode::kElementwise, dims);
+    if (members_.size() >= 2) Accept(ClusterKind::kElementwise);
     return;
   }
   if (op.kind() == OpKind::kReduce && op.num_operands() >= 2) {
@@ -282,27 +259,35 @@ void FusionPlanner::PlanRoot(uint32_t index) {
   }
 }
 
-void FusionPlanner::ComputeRowHints() {
-  // A row pipeline rooted at r holds a reduce whose row result re-enters r's iteration space F
-  // through a row broadcast (or, when F has rank 1, as a rank-0 operand of select/clamp), then
-  // reaches r through elementwise ops of dims F. Flag exactly the ops with such a path; a row
-  // attempt is made only from flagged roots (it could not succeed elsewhere).
+void FusionPlanner::ComputeHints() {
+  // Program order: every operand's producer is done before its users.
   for (uint32_t i = 0; i < order_.size(); ++i) {
     ++visits_;
     const Operation& op = *order_[i];
-    if (!IsFusableElementwiseOp(op) || op.result(0)->type().rank() == 0) continue;
+    if (op.kind() == OpKind::kDotGeneral && op.num_results() == 1) {
+      dot_source_[i] = i;
+      continue;
+    }
+    if (!IsFusableElementwiseOp(op)) continue;
     std::span<const int64_t> dims = op.result(0)->type().dims();
     for (const Value* operand : op.operands()) {
       const uint32_t producer = ProducerIndex(operand);
       if (producer == kNone) continue;
       const Operation& def = *order_[producer];
-      const bool row_input = IsRowBroadcast(def, dims) ||
-                             (row_hint_[producer] != 0 && HasDims(*operand, dims)) ||
-                             (dims.size() == 1 && operand->type().rank() == 0 &&
-                              (def.kind() == OpKind::kReduce || IsFusableElementwiseOp(def)));
-      if (row_input) {
+      // dot_source_: the latest dot_general this op is computed from through ops of its dims.
+      if (HasDims(*operand, dims) && dot_source_[producer] != kNone &&
+          (dot_source_[i] == kNone || dot_source_[producer] > dot_source_[i])) {
+        dot_source_[i] = dot_source_[producer];
+      }
+      // row_hint_: a row pipeline rooted here holds a reduce whose row result re-enters this
+      // iteration space through a row broadcast (or, for rank 1, as a rank-0 select/clamp
+      // operand) and then reaches here through ops of these dims. A row attempt is made only
+      // from flagged roots; it could not succeed from any other.
+      if (!dims.empty() &&
+          (IsRowBroadcast(def, dims) || (row_hint_[producer] != 0 && HasDims(*operand, dims)) ||
+           (dims.size() == 1 && operand->type().rank() == 0 &&
+            (def.kind() == OpKind::kReduce || IsFusableElementwiseOp(def))))) {
         row_hint_[i] = 1;
-        break;
       }
     }
   }
@@ -346,7 +331,7 @@ void FusionPlanner::BuildPlan(FusionPlan& plan) {
   size_t elided = 0;
   for (uint32_t i = 0; i < order_.size(); ++i) {
     if (IsElidable(i)) {
-      mark_stamp_[i] = attempt_;
+      elided_mark_[i] = 1;
       ++elided;
     }
   }
@@ -354,7 +339,7 @@ void FusionPlanner::BuildPlan(FusionPlan& plan) {
   plan.elided_by_address_.reserve(elided);
   for (uint32_t i = 0; i < order_.size(); ++i) {
     ++visits_;
-    if (mark_stamp_[i] != attempt_) continue;
+    if (elided_mark_[i] == 0) continue;
     plan.elided_.push_back(order_[i]);
     plan.elided_by_address_.push_back(order_[i]);
   }
@@ -381,14 +366,15 @@ Status FusionPlanner::Run(FusionPlan& plan) {
   cluster_of_.assign(n, kNone);
   memberships_.assign(n, 0);
   row_hint_.assign(n, 0);
+  dot_source_.assign(n, kNone);
   member_stamp_.assign(n, 0);
   queued_stamp_.assign(n, 0);
-  mark_stamp_.assign(n, 0);
+  elided_mark_.assign(n, 0);
   heap_.reserve(n);
   members_.reserve(n);
   cluster_ops_.reserve(n);
   records_.reserve(n / 2);
-  ComputeRowHints();
+  ComputeHints();
 
   // Rule 10: roots from the last op back to the first.
   for (uint32_t index = static_cast<uint32_t>(n); index-- > 0;) {
@@ -415,9 +401,10 @@ StatusOr<passes::WorkBounds> FusionPlanner::Estimate(const Function& function) {
       {n, sizeof(uint32_t)},          // cluster_of_
       {n, sizeof(uint8_t)},           // memberships_
       {n, sizeof(uint8_t)},           // row_hint_
+      {n, sizeof(uint32_t)},          // dot_source_
       {n, sizeof(uint32_t)},          // member_stamp_
       {n, sizeof(uint32_t)},          // queued_stamp_
-      {n, sizeof(uint32_t)},          // mark_stamp_
+      {n, sizeof(uint8_t)},           // elided_mark_
       {n, sizeof(uint32_t)},          // heap_
       {n, sizeof(uint32_t)},          // members_
       {n, sizeof(uint32_t)},          // cluster_ops_
@@ -453,15 +440,14 @@ StatusOr<passes::WorkBounds> FusionPlanner::Estimate(const Function& function) {
   // makes at most 5 m log2 m + 27 m comparisons (introsort: 2 log2 m partition levels, heapsort
   // fallback, final insertion sort over runs of 16); 8 m (log + 4) covers it.
   const uint64_t log = static_cast<uint64_t>(std::bit_width(n)) + 1;
-  // Growth (rule 11): an op is a member of at most kMaxCandidacies attempts through candidacy
-  // plus two as a root (row, then elementwise), so memberships <= (K + 2) n and operand pushes
-  // <= (K + 2) e (each push: look-up log + 1, heap 2 log + 1); pops <= pushes (heap 2 log + 1,
-  // plus 1); use checks <= K e (1 + look-up each); the dot-descendant pass looks up each
-  // member's operands (<= (K + 2) e (log + 1)) and walks members twice; the reduce test walks
-  // members once. All of it is <= (K + 2)(n + e)(7 log + 8).
+  // Growth (rule 11): an op joins at most kMaxMemberships attempts as a non-root member and
+  // three as a root (row, dot epilogue, elementwise), so memberships <= (K + 3) n and operand
+  // pushes <= (K + 3) e (each: look-up log + 1, heap 2 log + 1); pops <= pushes (heap
+  // 2 log + 1, plus 1); use checks <= one per member operand slot plus one failing check per
+  // pop (each log + 1); the reduce test walks members once. In all <= (K + 3)(n + e)(7 log + 8).
   const uint64_t k = kMaxMemberships;
   ACCY_ASSIGN_OR_RETURN(uint64_t ops_and_uses, WorkAdd(n, e));
-  ACCY_ASSIGN_OR_RETURN(uint64_t visits, WorkMul(ops_and_uses, k + 2));
+  ACCY_ASSIGN_OR_RETURN(uint64_t visits, WorkMul(ops_and_uses, k + 3));
   ACCY_ASSIGN_OR_RETURN(visits, WorkMul(visits, 7 * log + 8));
   // Flash attention, once per dot_general root: <= 17 producer look-ups, 11 ops of at most
   // kFlashMaxUses use checks, a sort of <= 9 members: <= 64 (log + 3).
@@ -470,7 +456,7 @@ StatusOr<passes::WorkBounds> FusionPlanner::Estimate(const Function& function) {
   // Three sorts of <= n entries (ops by address, cluster members, elided ops).
   ACCY_ASSIGN_OR_RETURN(uint64_t sorts, WorkMul(n, 3 * 8 * (log + 4)));
   ACCY_ASSIGN_OR_RETURN(visits, WorkAdd(visits, sorts));
-  // Row hints (each op's operands looked up once) and elision (each broadcast's uses once).
+  // Hints (each op's operands looked up once) and elision (each broadcast's uses once).
   ACCY_ASSIGN_OR_RETURN(uint64_t lookups, WorkMul(e, 2 * (log + 1)));
   ACCY_ASSIGN_OR_RETURN(visits, WorkAdd(visits, lookups));
   // Linear passes: two numbering walks, row hints, the root loop, acceptance, elision marks, the

@@ -52,7 +52,7 @@ class FusionPlanner {
   static constexpr size_t kFlashMaxUses = 4;
 
  private:
-  enum class GrowMode : uint8_t { kElementwise, kRow, kReduction };
+  enum class GrowMode : uint8_t { kElementwise, kEpilogue, kRow, kReduction };
   enum class Admit : uint8_t { kReject, kMember, kMemberStop, kMemberFirstOperand, kPassThrough };
 
   // A cluster accepted during the root loop; its ops are cluster_ops_[first, first + count).
@@ -87,18 +87,16 @@ class FusionPlanner {
   void PushProducer(const Value* value);
   uint32_t PopMax();
 
-  // Grows the current attempt backwards from its root (see fusion_planner.cc); returns the
-  // dot_general member, or kNone.
-  uint32_t Grow(GrowMode mode, std::span<const int64_t> dims);
+  // Grows the current attempt backwards from its root (see fusion_planner.cc); in kEpilogue
+  // mode only ops computed from `dot` join, and the result says whether `dot` itself joined.
+  bool Grow(GrowMode mode, std::span<const int64_t> dims, uint32_t dot = kNone);
   Admit Classify(uint32_t index, GrowMode mode, std::span<const int64_t> dims,
-                 const Block* block) const;
-  // Drops members that do not depend on member `dot` (dot epilogues).
-  void KeepDescendantsOf(uint32_t dot);
+                 const Block* block, uint32_t dot) const;
   // Records members_ as an accepted cluster of `kind`.
   void Accept(ClusterKind kind);
   void PlanRoot(uint32_t index);
-  // row_hint_: which elementwise roots a row pipeline attempt could succeed from.
-  void ComputeRowHints();
+  // row_hint_ and dot_source_, in one pass over the ops in program order.
+  void ComputeHints();
   // Rule 7; on success members_ holds the cluster (fusion_patterns.cc).
   bool MatchFlashAttention(uint32_t root);
   // Index of the available op of `kind` (in `block`) defining `value`, or kNone.
@@ -112,7 +110,6 @@ class FusionPlanner {
   void CountHeapOp() { visits_ += 2 * log_ + 1; }
 
   const Function& function_;
-  std::pmr::memory_resource* resource_;
   uint64_t visits_ = 0;
   uint64_t log_ = 1;  // bit_width(op count) + 1: binary search probes and heap depth bound
   uint32_t attempt_ = 0;
@@ -122,9 +119,10 @@ class FusionPlanner {
   std::pmr::vector<uint32_t> cluster_of_;     // accepted record, or kNone
   std::pmr::vector<uint8_t> memberships_;     // attempts joined as a non-root member (rule 11)
   std::pmr::vector<uint8_t> row_hint_;        // 1: a row attempt may succeed from this root
+  std::pmr::vector<uint32_t> dot_source_;     // latest dot_general computed into it, or kNone
   std::pmr::vector<uint32_t> member_stamp_;   // == attempt_: in the current attempt
   std::pmr::vector<uint32_t> queued_stamp_;   // == attempt_: pushed in the current attempt
-  std::pmr::vector<uint32_t> mark_stamp_;     // == attempt_: descendant of the dot
+  std::pmr::vector<uint8_t> elided_mark_;     // 1: elided (final pass)
   std::pmr::vector<uint32_t> heap_;           // max-heap of op indices
   std::pmr::vector<uint32_t> members_;        // current attempt's members (pass-throughs not)
   std::pmr::vector<uint32_t> cluster_ops_;    // accepted clusters' members, program order

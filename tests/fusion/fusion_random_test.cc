@@ -24,19 +24,6 @@ using fusion_test::PlanPtr;
 
 enum Shape { kFull, kRow, kColumn, kScalar, kShapes };  // [4,8], [4], [8], []
 
-std::vector<int64_t> DimsOf(int shape) {
-  switch (shape) {
-    case kFull:
-      return {4, 8};
-    case kRow:
-      return {4};
-    case kColumn:
-      return {8};
-    default:
-      return {};
-  }
-}
-
 // A random program over parameters full, full, row, column, scalar and an [8,8] weight.
 std::unique_ptr<Module> RandomProgram(std::mt19937& rng, int ops) {
   Builder builder;

@@ -1,0 +1,132 @@
+// Schedule planning beyond the seed's tests: broadcast materialization, iterate outputs,
+// dependency positions, and the text / Graphviz renderings of a plan.
+#include <memory>
+
+#include "accy/builder.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "src/schedule/schedule_plan.h"
+#include "tests/schedule/schedule_test_util.h"
+#include "tests/test_util.h"
+
+namespace accy {
+namespace {
+
+using testing::HasSubstr;
+using testing_util::PlannedModule;
+
+TensorType T(std::vector<int64_t> dims) {
+  return *TensorType::Create(ElementType::kF32, std::move(dims));
+}
+
+TEST(SchedulePlanTest, ReturnedBroadcastIsMaterializedAsShapeWork) {
+  Builder builder;
+  ASSERT_OK_AND_ASSIGN(FunctionBuilder fb,
+                       builder.BeginFunction("returned_broadcast", {T({4})}, {T({3, 4})}));
+  ASSERT_OK_AND_ASSIGN(Value * b, fb.BroadcastInDim(fb.Parameter(0), T({3, 4}), {1}));
+  ASSERT_OK(fb.Return({b}));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
+  PlannedModule planned(std::move(module), "returned_broadcast");
+  ASSERT_OK_AND_ASSIGN(const SchedulePlan* plan, planned.Plan());
+  planned.CheckStorage(*plan);
+  ASSERT_EQ(plan->work_item_count(), 1);
+  const WorkItem& item = plan->items()[0];
+  EXPECT_EQ(item.kind, WorkKind::kShape);
+  EXPECT_EQ(item.root, b->defining_op());
+  EXPECT_EQ(item.resources.static_read_bytes, 16u);
+  EXPECT_EQ(item.resources.static_write_bytes, 48u);
+}
+
+TEST(SchedulePlanTest, BroadcastFeedingAShapeOpIsMaterializedFirst) {
+  Builder builder;
+  ASSERT_OK_AND_ASSIGN(FunctionBuilder fb,
+                       builder.BeginFunction("broadcast_then_transpose", {T({4})}, {T({4, 3})}));
+  ASSERT_OK_AND_ASSIGN(Value * b, fb.BroadcastInDim(fb.Parameter(0), T({3, 4}), {1}));
+  ASSERT_OK_AND_ASSIGN(Value * t, fb.Transpose(b, {1, 0}));
+  ASSERT_OK(fb.Return({t}));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
+  PlannedModule planned(std::move(module), "broadcast_then_transpose");
+  ASSERT_OK_AND_ASSIGN(const SchedulePlan* plan, planned.Plan());
+  planned.CheckStorage(*plan);
+  ASSERT_EQ(plan->work_item_count(), 2);
+  // Claim order: the transpose (standalone walk) gets id 0, the broadcast (materialized) id 1;
+  // dependency order puts the broadcast first.
+  EXPECT_EQ(plan->items()[0].root, b->defining_op());
+  EXPECT_EQ(plan->items()[0].id, 1);
+  EXPECT_EQ(plan->items()[1].root, t->defining_op());
+  EXPECT_EQ(plan->items()[1].id, 0);
+  EXPECT_EQ(std::vector<int64_t>(plan->items()[1].dependencies.begin(),
+                                 plan->items()[1].dependencies.end()),
+            std::vector<int64_t>{0});
+}
+
+TEST(SchedulePlanTest, WhileLoopIsOneIterateItemOutputtingItsFirstUsedResult) {
+  Builder builder;
+  TensorType scalar = *TensorType::Create(ElementType::kI32, {});
+  ASSERT_OK_AND_ASSIGN(FunctionBuilder fb,
+                       builder.BeginFunction("loop", {scalar, scalar}, {scalar}));
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<Value*> results,
+      fb.While(
+          {fb.Parameter(0), fb.Parameter(1)},
+          [](FunctionBuilder& b, std::span<Value* const> args) -> Status {
+            ACCY_ASSIGN_OR_RETURN(Value * limit, b.ConstantScalar(ElementType::kI32, 10));
+            ACCY_ASSIGN_OR_RETURN(Value * lt, b.Compare(args[0], limit, "LT"));
+            return b.Return({lt});
+          },
+          [](FunctionBuilder& b, std::span<Value* const> args) -> Status {
+            ACCY_ASSIGN_OR_RETURN(Value * one, b.ConstantScalar(ElementType::kI32, 1));
+            ACCY_ASSIGN_OR_RETURN(Value * next, b.Add(args[0], one));
+            ACCY_ASSIGN_OR_RETURN(Value * total, b.Add(args[1], args[0]));
+            return b.Return({next, total});
+          }));
+  ASSERT_OK(fb.Return({results[1]}));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
+  PlannedModule planned(std::move(module), "loop");
+  ASSERT_OK_AND_ASSIGN(const SchedulePlan* plan, planned.Plan());
+  planned.CheckStorage(*plan);
+  // The ops inside cond and body belong to the iterate item (opaque regions).
+  ASSERT_EQ(plan->work_item_count(), 1);
+  EXPECT_EQ(plan->items()[0].kind, WorkKind::kIterate);
+  EXPECT_EQ(plan->items()[0].output_value, results[1]);
+  EXPECT_EQ(plan->single_work_count(), 1);
+}
+
+TEST(SchedulePlanTest, CumsumIsScanWork) {
+  Builder builder;
+  ASSERT_OK_AND_ASSIGN(FunctionBuilder fb, builder.BeginFunction("scan", {T({2, 8})}, {T({2, 8})}));
+  ASSERT_OK_AND_ASSIGN(Value * c, fb.Cumsum(fb.Parameter(0), 1));
+  ASSERT_OK(fb.Return({c}));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
+  PlannedModule planned(std::move(module), "scan");
+  ASSERT_OK_AND_ASSIGN(const SchedulePlan* plan, planned.Plan());
+  ASSERT_EQ(plan->work_item_count(), 1);
+  EXPECT_EQ(plan->items()[0].kind, WorkKind::kScan);
+  EXPECT_EQ(plan->items()[0].resources.estimated_element_ops, 16u);
+}
+
+TEST(SchedulePlanTest, PrintsTextAndGraphvizWithDependencies) {
+  Builder builder;
+  ASSERT_OK_AND_ASSIGN(FunctionBuilder fb, builder.BeginFunction("printed", {T({4, 4}), T({4})},
+                                                                 {T({4, 4})}));
+  ASSERT_OK_AND_ASSIGN(Value * row, fb.Multiply(fb.Parameter(1), fb.Parameter(1)));
+  ASSERT_OK_AND_ASSIGN(Value * rows, fb.BroadcastInDim(row, T({4, 4}), {0}));
+  ASSERT_OK_AND_ASSIGN(Value * sum, fb.Add(fb.Parameter(0), rows));
+  ASSERT_OK_AND_ASSIGN(Value * product, fb.Multiply(sum, fb.Parameter(0)));
+  ASSERT_OK(fb.Return({product}));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
+  PlannedModule planned(std::move(module), "printed");
+  ASSERT_OK_AND_ASSIGN(const SchedulePlan* plan, planned.Plan());
+  EXPECT_EQ(plan->ToText(),
+            "#0 id=1 elementwise_single ops=[multiply] tensor<4xf32> read=32B write=16B "
+            "element_ops=4 deps=[]\n"
+            "#1 id=0 elementwise_fusion ops=[add,multiply] tensor<4x4xf32> read=192B "
+            "write=64B element_ops=32 deps=[0]\n");
+  std::string dot = plan->ToDot();
+  EXPECT_THAT(dot, HasSubstr("digraph schedule {"));
+  EXPECT_THAT(dot, HasSubstr("item1 [label=\"#1 elementwise_fusion\\nadd multiply"));
+  EXPECT_THAT(dot, HasSubstr("item0 -> item1;"));
+}
+
+}  // namespace
+}  // namespace accy
