@@ -49,10 +49,8 @@ SchedulePlan::SchedulePlan(std::pmr::memory_resource* resource)
     : items_(resource), root_index_(resource) {}
 
 const WorkItem* SchedulePlan::GetWorkForRoot(const Operation* root) const {
-  auto it = std::lower_bound(root_index_.begin(), root_index_.end(),
-                             std::pair<const Operation*, int64_t>(root, -1));
-  if (it == root_index_.end() || it->first != root) return nullptr;
-  return &items_[static_cast<size_t>(it->second)];
+  int64_t position = root_index_.Find(root);
+  return position < 0 ? nullptr : &items_[static_cast<size_t>(position)];
 }
 
 namespace {
@@ -77,20 +75,19 @@ StatusOr<passes::WorkBounds> EstimateSchedulePlan(const Function& function) {
   const uint64_t arrays[][2] = {
       {1, sizeof(SchedulePlan)},
       {n, sizeof(WorkItem)},                                // items_
-      {n, sizeof(WorkItem)},                                // ordered copy
-      {n, sizeof(std::pair<const Operation*, int64_t>)},    // op_index_
+      {1, PointerIndex::SlotBytes(n)},                      // op_index_
       {n, 1},                                               // claimed_
       {n, 1},                                               // has_item_
       {p, sizeof(const Value*)},                            // scratch_values_
       {p, sizeof(int64_t)},                                 // scratch_items_
-      {n, sizeof(std::pair<const Value*, int64_t>)},        // output_to_item
+      {1, PointerIndex::SlotBytes(n)},                      // output_to_item
       {n, sizeof(int64_t)},                                 // indegree
       {n + 1, sizeof(int64_t)},                             // out_offsets
       {p, sizeof(int64_t)},                                 // out_edges
       {n, sizeof(int64_t)},                                 // fill
       {n, sizeof(int64_t)},                                 // heap
       {n, sizeof(int64_t)},                                 // position
-      {n, sizeof(std::pair<const Operation*, int64_t>)},    // root_index_
+      {1, PointerIndex::SlotBytes(n)},                      // root_index_
   };
   uint64_t bytes = 0;
   for (const auto& array : arrays) {

@@ -21,6 +21,7 @@
 #include "accy/status.h"
 #include "src/passes/analysis_cache.h"
 #include "src/passes/work_contract.h"
+#include "src/util/pointer_index.h"
 
 namespace accy {
 
@@ -111,8 +112,7 @@ class SchedulePlan {
  private:
   friend class SchedulePlanner;
   std::pmr::vector<WorkItem> items_;
-  // (root, position in items_) sorted by root pointer, for GetWorkForRoot.
-  std::pmr::vector<std::pair<const Operation*, int64_t>> root_index_;
+  PointerIndex root_index_;  // root -> position in items_, for GetWorkForRoot
   int64_t single_work_count_ = 0;
   int64_t fusion_work_count_ = 0;
   int64_t kernel_call_work_count_ = 0;

@@ -10,6 +10,7 @@
 #include "src/fusion/fusion_plan.h"
 #include "src/passes/work_contract.h"
 #include "src/schedule/schedule_plan.h"
+#include "src/util/pointer_index.h"
 #include "src/util/str_cat.h"
 
 namespace accy {
@@ -186,7 +187,7 @@ class SchedulePlanner {
         has_item_(resource),
         scratch_values_(resource),
         scratch_items_(resource) {
-    op_index_.reserve(op_capacity);
+    op_index_.Reserve(op_capacity);
     claimed_.reserve(op_capacity);
     has_item_.reserve(op_capacity);
     scratch_values_.reserve(operand_capacity);
@@ -207,13 +208,12 @@ class SchedulePlanner {
 
  private:
   Status Build(uint64_t op_capacity) {
-    // Dense op numbering: (op, index) sorted by pointer; claimed_ is indexed by that number.
-    WalkOperations(*function_.entry_block(), [&](const Operation* op) {
-      op_index_.emplace_back(op, static_cast<int64_t>(op_index_.size()));
-    });
-    std::sort(op_index_.begin(), op_index_.end());
-    claimed_.assign(op_index_.size(), 0);
-    has_item_.assign(op_index_.size(), 0);
+    // Dense op numbering (pre-order); claimed_ and has_item_ are indexed by it.
+    int64_t count = 0;
+    WalkOperations(*function_.entry_block(),
+                   [&](const Operation* op) { op_index_.Insert(op, count++); });
+    claimed_.assign(static_cast<size_t>(count), 0);
+    has_item_.assign(static_cast<size_t>(count), 0);
 
     ACCY_RETURN_IF_ERROR(AddFusionWorkItems());
     ACCY_RETURN_IF_ERROR(AddStandaloneWorkItems(*function_.entry_block()));
@@ -221,11 +221,10 @@ class SchedulePlanner {
     return OrderWorkItemsByDependencies(op_capacity);
   }
 
-  int64_t OpNumber(const Operation* op) const {
-    auto it = std::lower_bound(op_index_.begin(), op_index_.end(),
-                               std::pair<const Operation*, int64_t>(op, -1));
-    ACCY_CHECK(it != op_index_.end() && it->first == op);
-    return it->second;
+  size_t OpNumber(const Operation* op) const {
+    int64_t number = op_index_.Find(op);
+    ACCY_CHECK(number >= 0);
+    return static_cast<size_t>(number);
   }
   bool IsClaimed(const Operation* op) const { return claimed_[OpNumber(op)] != 0; }
   void Claim(const Operation* op) { claimed_[OpNumber(op)] = 1; }
@@ -432,11 +431,9 @@ class SchedulePlanner {
   Status OrderWorkItemsByDependencies(uint64_t op_capacity) {
     auto& items = plan_->items_;
     const int64_t n = static_cast<int64_t>(items.size());
-    using ValueItem = std::pair<const Value*, int64_t>;
-    std::pmr::vector<ValueItem> output_to_item(resource_);
-    output_to_item.reserve(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) output_to_item.emplace_back(items[i].output_value, i);
-    std::sort(output_to_item.begin(), output_to_item.end());
+    PointerIndex output_to_item(resource_);
+    output_to_item.Reserve(static_cast<uint64_t>(n));
+    for (int64_t i = 0; i < n; ++i) output_to_item.Insert(items[i].output_value, i);
 
     // Edges, deduplicated per consumer (the seed's appendScheduleDependency).
     std::pmr::vector<int64_t> indegree(static_cast<size_t>(n), 0, resource_);
@@ -447,11 +444,9 @@ class SchedulePlanner {
       for (const Operation* op : work.ops) {
         for (const Value* operand : op->operands()) {
           const Value* producer_value = KernelInputValueForOperand(work.kind, operand);
-          auto it = std::lower_bound(output_to_item.begin(), output_to_item.end(),
-                                     ValueItem(producer_value, -1));
-          if (it == output_to_item.end() || it->first != producer_value) continue;
-          if (it->second == consumer) continue;
-          scratch_items_.push_back(it->second);
+          int64_t producer = output_to_item.Find(producer_value);
+          if (producer < 0 || producer == consumer) continue;
+          scratch_items_.push_back(producer);
         }
       }
       std::sort(scratch_items_.begin(), scratch_items_.end());
@@ -480,14 +475,12 @@ class SchedulePlanner {
     }
     std::make_heap(heap.begin(), heap.end(), std::greater<>());
     std::pmr::vector<int64_t> position(static_cast<size_t>(n), -1, resource_);
-    std::pmr::vector<WorkItem> ordered(resource_);
-    ordered.reserve(static_cast<size_t>(n));
+    int64_t emitted = 0;
     while (!heap.empty()) {
       std::pop_heap(heap.begin(), heap.end(), std::greater<>());
       int64_t next = heap.back();
       heap.pop_back();
-      position[static_cast<size_t>(next)] = static_cast<int64_t>(ordered.size());
-      ordered.push_back(std::move(items[next]));
+      position[static_cast<size_t>(next)] = emitted++;
       for (int64_t e = out_offsets[next]; e < out_offsets[next + 1]; ++e) {
         int64_t consumer = out_edges[static_cast<size_t>(e)];
         if (--indegree[static_cast<size_t>(consumer)] == 0) {
@@ -496,19 +489,25 @@ class SchedulePlanner {
         }
       }
     }
-    if (static_cast<int64_t>(ordered.size()) != n) {
+    if (emitted != n) {
       return absl::InvalidArgumentError(StrCat(
-          "CyclicScheduleDependency: ", n - static_cast<int64_t>(ordered.size()),
-          " work items of function '", function_.name(), "' depend on each other in a cycle"));
+          "CyclicScheduleDependency: ", n - emitted, " work items of function '",
+          function_.name(), "' depend on each other in a cycle"));
     }
-    for (WorkItem& item : ordered) {
+    for (WorkItem& item : items) {
       for (int64_t& dep : item.dependencies) dep = position[static_cast<size_t>(dep)];
       std::sort(item.dependencies.begin(), item.dependencies.end());
     }
-    items.swap(ordered);
-    plan_->root_index_.reserve(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) plan_->root_index_.emplace_back(items[i].root, i);
-    std::sort(plan_->root_index_.begin(), plan_->root_index_.end());
+    // Apply the permutation in place (cycle by cycle): no second copy of the items.
+    for (int64_t i = 0; i < n; ++i) {
+      while (position[static_cast<size_t>(i)] != i) {
+        int64_t target = position[static_cast<size_t>(i)];
+        std::swap(items[i], items[target]);
+        std::swap(position[static_cast<size_t>(i)], position[static_cast<size_t>(target)]);
+      }
+    }
+    plan_->root_index_.Reserve(static_cast<uint64_t>(n));
+    for (int64_t i = 0; i < n; ++i) plan_->root_index_.Insert(items[i].root, i);
     (void)op_capacity;
     return absl::OkStatus();
   }
@@ -518,7 +517,7 @@ class SchedulePlanner {
   const FusionPlan& fusion_;
   std::pmr::memory_resource* resource_;
   SchedulePlan* plan_ = nullptr;
-  std::pmr::vector<std::pair<const Operation*, int64_t>> op_index_;
+  PointerIndex op_index_;  // op -> dense pre-order number
   std::pmr::vector<uint8_t> claimed_;
   std::pmr::vector<const Value*> scratch_values_;
   std::pmr::vector<int64_t> scratch_items_;
