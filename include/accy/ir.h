@@ -203,6 +203,11 @@ class Value {
   Block* owner_block() const { return owner_block_; }
   // Result number or argument number.
   int64_t index() const { return index_; }
+  // Dense number of this value within its function, in [0, Function::value_id_bound()), given
+  // when the value joins a function (block arguments of the body at creation; op results and
+  // nested block arguments when their op is appended to a block of the function); -1 while
+  // detached. Analyses index per-value arrays with it.
+  int64_t id() const { return id_; }
   bool is_block_argument() const { return owner_block_ != nullptr; }
   const std::vector<Use>& uses() const { return uses_; }
   bool has_uses() const { return !uses_.empty(); }
@@ -212,6 +217,7 @@ class Value {
  private:
   friend class Operation;
   friend class Block;
+  friend class Function;
   Value(TensorType type, Operation* op, Block* block, int64_t index)
       : type_(std::move(type)), defining_op_(op), owner_block_(block), index_(index) {}
   void AddUse(Operation* user, int64_t operand_index);
@@ -221,6 +227,7 @@ class Value {
   Operation* defining_op_;
   Block* owner_block_;
   int64_t index_;
+  int64_t id_ = -1;
   std::vector<Use> uses_;
 };
 
@@ -270,6 +277,7 @@ class Block {
   void EraseLast();
 
  private:
+  friend class Function;
   Region* parent_;
   std::vector<std::unique_ptr<Value>> arguments_;
   std::vector<std::unique_ptr<Operation>> operations_;
@@ -316,11 +324,15 @@ class Operation {
   Region* AddRegion();
 
   Block* parent_block() const { return parent_block_; }
+  // Dense number of this op within its function, in [0, Function::op_id_bound()), in pre-order
+  // of appending (nested ops numbered after their op); -1 while detached.
+  int64_t id() const { return id_; }
   // The function this op is nested in (through any number of regions), or null when detached.
   Function* parent_function() const;
 
  private:
   friend class Block;
+  friend class Function;
   Operation(OpKind kind) : kind_(kind) {}
 
   OpKind kind_;
@@ -329,6 +341,7 @@ class Operation {
   std::vector<NamedAttribute> attributes_;
   std::vector<std::unique_ptr<Region>> regions_;
   Block* parent_block_ = nullptr;
+  int64_t id_ = -1;
 };
 
 // A function (`func.func`): name, visibility, signature and body.
@@ -348,14 +361,24 @@ class Function {
   Block* entry_block() const { return body_->entry_block(); }
   Value* parameter(int64_t i) const { return entry_block()->argument(i); }
   Module* parent() const { return parent_; }
+  // Upper bounds (exclusive) of the value and op ids handed out so far: per-value and per-op
+  // arrays of this many entries can be indexed by Value::id() and Operation::id().
+  int64_t value_id_bound() const { return next_value_id_; }
+  int64_t op_id_bound() const { return next_op_id_; }
 
  private:
+  friend class Block;
+  // Numbers `op`, its results and everything nested in it that has no id yet.
+  void AssignIds(Operation& op);
+
   std::string name_;
   std::vector<TensorType> parameter_types_;
   std::vector<TensorType> result_types_;
   bool is_public_ = true;
   std::unique_ptr<Region> body_;
   Module* parent_;
+  int64_t next_value_id_ = 0;
+  int64_t next_op_id_ = 0;
 };
 
 // A module: a named list of functions. Function names are unique.

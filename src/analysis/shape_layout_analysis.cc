@@ -3,7 +3,7 @@
 // Storage (everything from the context's resource, each reserved once, never grown):
 //   the analysis object                     sizeof(ShapeLayoutAnalysis)
 //   infos_   one TensorInfo per value       values * sizeof(TensorInfo)
-//   index_   one IndexEntry per value       values * sizeof(IndexEntry)
+//   by_id_   one position per value id      value_ids * sizeof(int64_t)
 //   extents_ dims and strides per value     2 * census.dims * sizeof(int64_t)
 // plus (alignment - 1) bytes per allocation for the padding a bump allocator may insert. The
 // declared workspace, allocation capacity and retained storage are all this sum: nothing is
@@ -32,7 +32,6 @@ StatusOr<uint64_t> ArrayBytes(uint64_t count) {
 }
 
 // Smallest k with 2^k >= n (0 for n <= 1).
-uint64_t CeilLog2(uint64_t n) { return n <= 1 ? 0 : std::bit_width(n - 1); }
 
 // Values and the sum of their ranks under `region`, counted the way Build walks.
 void CountRegion(const Region& region, uint64_t* values, uint64_t* dims) {
@@ -49,7 +48,6 @@ void CountRegion(const Region& region, uint64_t* values, uint64_t* dims) {
   }
 }
 
-bool AddressLess(const void* a, const void* b) { return std::less<const void*>()(a, b); }
 
 }  // namespace
 
@@ -84,7 +82,7 @@ StatusOr<WorkBounds> ShapeLayoutAnalysis::EstimateFromCensus(const Census& censu
 
   uint64_t storage = sizeof(ShapeLayoutAnalysis) + alignof(ShapeLayoutAnalysis) - 1;
   ACCY_ASSIGN_OR_RETURN(uint64_t info_bytes, ArrayBytes<TensorInfo>(values));
-  ACCY_ASSIGN_OR_RETURN(uint64_t index_bytes, ArrayBytes<IndexEntry>(values));
+  ACCY_ASSIGN_OR_RETURN(uint64_t index_bytes, ArrayBytes<int64_t>(census.value_ids));
   ACCY_ASSIGN_OR_RETURN(uint64_t extent_count, WorkMul(2, census.dims));
   ACCY_ASSIGN_OR_RETURN(uint64_t extent_bytes, ArrayBytes<int64_t>(extent_count));
   ACCY_ASSIGN_OR_RETURN(storage, WorkAdd(storage, info_bytes));
@@ -92,20 +90,16 @@ StatusOr<WorkBounds> ShapeLayoutAnalysis::EstimateFromCensus(const Census& censu
   ACCY_ASSIGN_OR_RETURN(storage, WorkAdd(storage, extent_bytes));
 
   // Visits: two walks (sizing, then filling) over regions, blocks, ops and values; per dim a
-  // copy, a count multiply and a stride; per value one index entry; the index sort:
-  // std::make_heap (at most 3n comparisons) and std::sort_heap (at most 2n log2 n comparisons),
-  // both guaranteed by the standard; plus 1 for the analysis itself.
+  // copy, a count multiply and a stride; filling the id index (one store per value id, one per
+  // value); plus 1 for the analysis itself.
   ACCY_ASSIGN_OR_RETURN(uint64_t walk, WorkAdd(census.regions, census.blocks));
   ACCY_ASSIGN_OR_RETURN(walk, WorkAdd(walk, census.operations));
   ACCY_ASSIGN_OR_RETURN(walk, WorkAdd(walk, values));
   ACCY_ASSIGN_OR_RETURN(uint64_t visits, WorkMul(2, walk));
   ACCY_ASSIGN_OR_RETURN(uint64_t per_dim, WorkMul(3, census.dims));
   ACCY_ASSIGN_OR_RETURN(visits, WorkAdd(visits, per_dim));
-  ACCY_ASSIGN_OR_RETURN(uint64_t heap, WorkMul(4, values));  // n index entries + 3n make_heap
-  ACCY_ASSIGN_OR_RETURN(uint64_t sort, WorkMul(2, values));
-  ACCY_ASSIGN_OR_RETURN(sort, WorkMul(sort, CeilLog2(values)));
-  ACCY_ASSIGN_OR_RETURN(visits, WorkAdd(visits, heap));
-  ACCY_ASSIGN_OR_RETURN(visits, WorkAdd(visits, sort));
+  ACCY_ASSIGN_OR_RETURN(uint64_t index, WorkAdd(census.value_ids, values));
+  ACCY_ASSIGN_OR_RETURN(visits, WorkAdd(visits, index));
   ACCY_ASSIGN_OR_RETURN(visits, WorkAdd(visits, 1));
 
   WorkBounds bounds;
@@ -119,7 +113,7 @@ StatusOr<WorkBounds> ShapeLayoutAnalysis::EstimateFromCensus(const Census& censu
 }
 
 ShapeLayoutAnalysis::ShapeLayoutAnalysis(std::pmr::memory_resource* resource)
-    : extents_(resource), infos_(resource), index_(resource) {}
+    : extents_(resource), infos_(resource), by_id_(resource) {}
 
 StatusOr<ShapeLayoutAnalysis*> ShapeLayoutAnalysis::Compute(passes::AnalysisContext& ctx,
                                                             const Function& function) {
@@ -131,28 +125,28 @@ StatusOr<ShapeLayoutAnalysis*> ShapeLayoutAnalysis::Compute(passes::AnalysisCont
   auto destroy = [allocator](ShapeLayoutAnalysis* p) mutable { allocator.delete_object(p); };
   std::unique_ptr<ShapeLayoutAnalysis, decltype(destroy)> analysis(
       allocator.new_object<ShapeLayoutAnalysis>(ctx.resource()), destroy);
-  analysis->Build(function, values, dims);
+  analysis->Build(function, values, dims, static_cast<uint64_t>(function.value_id_bound()));
   return analysis.release();
 }
 
-void ShapeLayoutAnalysis::Build(const Function& function, uint64_t values, uint64_t dims) {
+void ShapeLayoutAnalysis::Build(const Function& function, uint64_t values, uint64_t dims,
+                                uint64_t value_ids) {
   infos_.reserve(values);
-  index_.reserve(values);
+  by_id_.assign(value_ids, -1);
   extents_.reserve(2 * dims);
   // The estimate counts exactly one allocation of each size: a library that over-reserves would
   // break the declared bounds, so insist on exact capacities.
-  ACCY_CHECK(infos_.capacity() == values && index_.capacity() == values &&
+  ACCY_CHECK(infos_.capacity() == values && by_id_.capacity() == value_ids &&
              extents_.capacity() == 2 * dims);
 
   AddRegion(*function.body());
   ACCY_CHECK(infos_.size() == values && extents_.size() == 2 * dims);
 
-  for (uint64_t i = 0; i < infos_.size(); ++i) index_.push_back({infos_[i].value, i});
-  auto by_address = [](const IndexEntry& a, const IndexEntry& b) {
-    return AddressLess(a.value, b.value);
-  };
-  std::make_heap(index_.begin(), index_.end(), by_address);
-  std::sort_heap(index_.begin(), index_.end(), by_address);
+  for (uint64_t i = 0; i < infos_.size(); ++i) {
+    int64_t id = infos_[i].value->id();
+    ACCY_CHECK(id >= 0 && static_cast<uint64_t>(id) < value_ids);
+    by_id_[static_cast<size_t>(id)] = static_cast<int64_t>(i);
+  }
 }
 
 void ShapeLayoutAnalysis::AddRegion(const Region& region) {
@@ -218,11 +212,13 @@ void ShapeLayoutAnalysis::AddValue(const Value& value) {
 }
 
 const TensorInfo* ShapeLayoutAnalysis::Get(const Value* value) const {
-  auto it = std::lower_bound(
-      index_.begin(), index_.end(), value,
-      [](const IndexEntry& entry, const Value* key) { return AddressLess(entry.value, key); });
-  if (it == index_.end() || it->value != value) return nullptr;
-  return &infos_[it->number];
+  if (value == nullptr) return nullptr;
+  int64_t id = value->id();
+  if (id < 0 || static_cast<uint64_t>(id) >= by_id_.size()) return nullptr;
+  int64_t position = by_id_[static_cast<size_t>(id)];
+  // A value of another function may share the id: check it is this function's value.
+  if (position < 0 || infos_[static_cast<size_t>(position)].value != value) return nullptr;
+  return &infos_[static_cast<size_t>(position)];
 }
 
 }  // namespace accy

@@ -65,7 +65,7 @@ class ShapeLayoutAnalysis {
                                                 const Function& function);
 
   // The info of `value` (a value of the analysed function, nested regions included), or null
-  // for a value of another function. O(log values).
+  // for a value of another function. O(1): indexed by Value::id().
   const TensorInfo* Get(const Value* value) const;
   // Every value in the function's value numbering: per block (function body first), block
   // arguments, then per op its results, then its nested regions' values.
@@ -78,19 +78,15 @@ class ShapeLayoutAnalysis {
   ShapeLayoutAnalysis& operator=(const ShapeLayoutAnalysis&) = delete;
 
  private:
-  struct IndexEntry {
-    const Value* value;
-    uint64_t number;  // position in infos_
-  };
-  // Reserves exactly `values` infos and `dims` dims (plus as many strides), then fills them by
-  // one walk of `function` and sorts the index.
-  void Build(const Function& function, uint64_t values, uint64_t dims);
+  // Reserves exactly `values` infos and `dims` dims (plus as many strides), fills them by one
+  // walk of `function`, then the id index of `value_ids` entries.
+  void Build(const Function& function, uint64_t values, uint64_t dims, uint64_t value_ids);
   void AddValue(const Value& value);
   void AddRegion(const Region& region);
 
   std::pmr::vector<int64_t> extents_;     // per value: dims, then strides; reserved exactly
   std::pmr::vector<TensorInfo> infos_;    // value numbering order; reserved exactly
-  std::pmr::vector<IndexEntry> index_;    // sorted by value address, for Get
+  std::pmr::vector<int64_t> by_id_;       // Value::id() -> position in infos_ (-1: none)
 };
 
 }  // namespace accy

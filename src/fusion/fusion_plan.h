@@ -125,7 +125,7 @@ class FusionPlan {
 // scratch come from `resource`; the FusionPlan object itself is constructed there too, and the
 // caller destroys it with std::pmr::polymorphic_allocator<>(resource).delete_object(plan).
 // Errors: kResourceExhausted when `resource` refuses an allocation (nothing leaks: everything
-// allocated so far is given back), kOutOfRange when the function has 2^32 ops or more.
+// allocated so far is given back), kOutOfRange when the function has 2^30 ops or more.
 StatusOr<FusionPlan*> PlanFusion(const Function& function, std::pmr::memory_resource* resource);
 
 // The bounds PlanFusion declares for `function`, from its Census only: structural visits, input

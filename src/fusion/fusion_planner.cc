@@ -327,7 +327,6 @@ void FusionPlanner::BuildPlan(FusionPlan& plan) {
             });
 
   // Elision (rule 8): mark once, then copy the marked ops in pre-order.
-  ++attempt_;
   size_t elided = 0;
   for (uint32_t i = 0; i < order_.size(); ++i) {
     if (IsElidable(i)) {

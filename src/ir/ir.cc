@@ -184,7 +184,10 @@ Operation* Block::Append(std::unique_ptr<Operation> op) {
   ACCY_CHECK(op != nullptr && op->parent_block_ == nullptr);
   op->parent_block_ = this;
   operations_.push_back(std::move(op));
-  return operations_.back().get();
+  Operation* appended = operations_.back().get();
+  // Ops built inside a detached op's regions get their ids when that op joins a function.
+  if (Function* function = appended->parent_function()) function->AssignIds(*appended);
+  return appended;
 }
 
 void Block::EraseLast() {
@@ -313,7 +316,23 @@ Function::Function(std::string name, std::vector<TensorType> parameter_types,
       result_types_(std::move(result_types)),
       body_(std::make_unique<Region>(nullptr, this)),
       parent_(parent) {
-  body_->AddBlock(parameter_types_);
+  Block* entry = body_->AddBlock(parameter_types_);
+  for (auto& argument : entry->arguments_) argument->id_ = next_value_id_++;
+}
+
+void Function::AssignIds(Operation& op) {
+  if (op.id_ < 0) op.id_ = next_op_id_++;
+  for (auto& result : op.results_) {
+    if (result->id_ < 0) result->id_ = next_value_id_++;
+  }
+  for (auto& region : op.regions_) {
+    for (const auto& block : region->blocks()) {
+      for (auto& argument : block->arguments_) {
+        if (argument->id_ < 0) argument->id_ = next_value_id_++;
+      }
+      for (const auto& nested : block->operations()) AssignIds(*nested);
+    }
+  }
 }
 
 StatusOr<Function*> Module::AddFunction(std::string name, std::vector<TensorType> parameter_types,

@@ -99,6 +99,8 @@ Status InspectRegion(Census& census, const Region& region) {
 StatusOr<Census> Census::Inspect(const Function& function) {
   Census census;
   ACCY_RETURN_IF_ERROR(InspectRegion(census, *function.body()));
+  census.value_ids = static_cast<uint64_t>(function.value_id_bound());
+  census.op_ids = static_cast<uint64_t>(function.op_id_bound());
   return census;
 }
 

@@ -59,6 +59,10 @@ struct Census {
   uint64_t regions = 0;
   uint64_t blocks = 0;
   uint64_t dims = 0;
+  // Function::value_id_bound() and op_id_bound(): sizes of arrays indexed by Value::id() and
+  // Operation::id() (at least `values` and `operations`).
+  uint64_t value_ids = 0;
+  uint64_t op_ids = 0;
 
   // Visits `function` once. kOutOfRange ("WorkOverflow: ...") if a count overflows.
   static StatusOr<Census> Inspect(const Function& function);

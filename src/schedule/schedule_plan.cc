@@ -49,8 +49,12 @@ SchedulePlan::SchedulePlan(std::pmr::memory_resource* resource)
     : items_(resource), root_index_(resource) {}
 
 const WorkItem* SchedulePlan::GetWorkForRoot(const Operation* root) const {
-  int64_t position = root_index_.Find(root);
-  return position < 0 ? nullptr : &items_[static_cast<size_t>(position)];
+  if (root == nullptr || root->id() < 0 || static_cast<size_t>(root->id()) >= root_index_.size()) {
+    return nullptr;
+  }
+  int64_t position = root_index_[static_cast<size_t>(root->id())];
+  if (position < 0 || items_[static_cast<size_t>(position)].root != root) return nullptr;
+  return &items_[static_cast<size_t>(position)];
 }
 
 namespace {
@@ -75,19 +79,18 @@ StatusOr<passes::WorkBounds> EstimateSchedulePlan(const Function& function) {
   const uint64_t arrays[][2] = {
       {1, sizeof(SchedulePlan)},
       {n, sizeof(WorkItem)},                                // items_
-      {1, PointerIndex::SlotBytes(n)},                      // op_index_
-      {n, 1},                                               // claimed_
-      {n, 1},                                               // has_item_
+      {census.op_ids, 1},                                   // claimed_
+      {census.op_ids, 1},                                   // has_item_
       {p, sizeof(const Value*)},                            // scratch_values_
       {p, sizeof(int64_t)},                                 // scratch_items_
-      {1, PointerIndex::SlotBytes(n)},                      // output_to_item
+      {census.value_ids, sizeof(int64_t)},                  // output_to_item
       {n, sizeof(int64_t)},                                 // indegree
       {n + 1, sizeof(int64_t)},                             // out_offsets
       {p, sizeof(int64_t)},                                 // out_edges
       {n, sizeof(int64_t)},                                 // fill
       {n, sizeof(int64_t)},                                 // heap
       {n, sizeof(int64_t)},                                 // position
-      {1, PointerIndex::SlotBytes(n)},                      // root_index_
+      {census.op_ids, sizeof(int64_t)},                     // root_index_
   };
   uint64_t bytes = 0;
   for (const auto& array : arrays) {

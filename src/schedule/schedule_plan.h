@@ -21,7 +21,6 @@
 #include "accy/status.h"
 #include "src/passes/analysis_cache.h"
 #include "src/passes/work_contract.h"
-#include "src/util/pointer_index.h"
 
 namespace accy {
 
@@ -112,7 +111,7 @@ class SchedulePlan {
  private:
   friend class SchedulePlanner;
   std::pmr::vector<WorkItem> items_;
-  PointerIndex root_index_;  // root -> position in items_, for GetWorkForRoot
+  std::pmr::vector<int64_t> root_index_;  // Operation::id() -> position in items_ (-1: none)
   int64_t single_work_count_ = 0;
   int64_t fusion_work_count_ = 0;
   int64_t kernel_call_work_count_ = 0;

@@ -10,7 +10,6 @@
 #include "src/fusion/fusion_plan.h"
 #include "src/passes/work_contract.h"
 #include "src/schedule/schedule_plan.h"
-#include "src/util/pointer_index.h"
 #include "src/util/str_cat.h"
 
 namespace accy {
@@ -177,19 +176,20 @@ class SchedulePlanner {
  public:
   SchedulePlanner(const Function& function, const ShapeLayoutAnalysis& shapes,
                   const FusionPlan& fusion, std::pmr::memory_resource* resource,
-                  uint64_t op_capacity, uint64_t operand_capacity)
+                  uint64_t op_capacity, uint64_t operand_capacity, uint64_t op_ids,
+                  uint64_t value_ids)
       : function_(function),
         shapes_(shapes),
         fusion_(fusion),
         resource_(resource),
-        op_index_(resource),
         claimed_(resource),
         has_item_(resource),
         scratch_values_(resource),
         scratch_items_(resource) {
-    op_index_.Reserve(op_capacity);
-    claimed_.reserve(op_capacity);
-    has_item_.reserve(op_capacity);
+    claimed_.assign(op_ids, 0);
+    has_item_.assign(op_ids, 0);
+    value_ids_ = value_ids;
+    op_ids_ = op_ids;
     scratch_values_.reserve(operand_capacity);
     scratch_items_.reserve(operand_capacity);
   }
@@ -208,12 +208,6 @@ class SchedulePlanner {
 
  private:
   Status Build(uint64_t op_capacity) {
-    // Dense op numbering (pre-order); claimed_ and has_item_ are indexed by it.
-    int64_t count = 0;
-    WalkOperations(*function_.entry_block(),
-                   [&](const Operation* op) { op_index_.Insert(op, count++); });
-    claimed_.assign(static_cast<size_t>(count), 0);
-    has_item_.assign(static_cast<size_t>(count), 0);
 
     ACCY_RETURN_IF_ERROR(AddFusionWorkItems());
     ACCY_RETURN_IF_ERROR(AddStandaloneWorkItems(*function_.entry_block()));
@@ -221,10 +215,10 @@ class SchedulePlanner {
     return OrderWorkItemsByDependencies(op_capacity);
   }
 
+  // claimed_ and has_item_ are indexed by Operation::id().
   size_t OpNumber(const Operation* op) const {
-    int64_t number = op_index_.Find(op);
-    ACCY_CHECK(number >= 0);
-    return static_cast<size_t>(number);
+    ACCY_CHECK(op->id() >= 0 && static_cast<uint64_t>(op->id()) < op_ids_);
+    return static_cast<size_t>(op->id());
   }
   bool IsClaimed(const Operation* op) const { return claimed_[OpNumber(op)] != 0; }
   void Claim(const Operation* op) { claimed_[OpNumber(op)] = 1; }
@@ -431,9 +425,11 @@ class SchedulePlanner {
   Status OrderWorkItemsByDependencies(uint64_t op_capacity) {
     auto& items = plan_->items_;
     const int64_t n = static_cast<int64_t>(items.size());
-    PointerIndex output_to_item(resource_);
-    output_to_item.Reserve(static_cast<uint64_t>(n));
-    for (int64_t i = 0; i < n; ++i) output_to_item.Insert(items[i].output_value, i);
+    // Value::id() of each item's output -> the item.
+    std::pmr::vector<int64_t> output_to_item(value_ids_, -1, resource_);
+    for (int64_t i = 0; i < n; ++i) {
+      output_to_item[static_cast<size_t>(items[i].output_value->id())] = i;
+    }
 
     // Edges, deduplicated per consumer (the seed's appendScheduleDependency).
     std::pmr::vector<int64_t> indegree(static_cast<size_t>(n), 0, resource_);
@@ -444,7 +440,7 @@ class SchedulePlanner {
       for (const Operation* op : work.ops) {
         for (const Value* operand : op->operands()) {
           const Value* producer_value = KernelInputValueForOperand(work.kind, operand);
-          int64_t producer = output_to_item.Find(producer_value);
+          int64_t producer = output_to_item[static_cast<size_t>(producer_value->id())];
           if (producer < 0 || producer == consumer) continue;
           scratch_items_.push_back(producer);
         }
@@ -506,8 +502,8 @@ class SchedulePlanner {
         std::swap(position[static_cast<size_t>(i)], position[static_cast<size_t>(target)]);
       }
     }
-    plan_->root_index_.Reserve(static_cast<uint64_t>(n));
-    for (int64_t i = 0; i < n; ++i) plan_->root_index_.Insert(items[i].root, i);
+    plan_->root_index_.assign(op_ids_, -1);
+    for (int64_t i = 0; i < n; ++i) plan_->root_index_[static_cast<size_t>(items[i].root->id())] = i;
     (void)op_capacity;
     return absl::OkStatus();
   }
@@ -517,7 +513,8 @@ class SchedulePlanner {
   const FusionPlan& fusion_;
   std::pmr::memory_resource* resource_;
   SchedulePlan* plan_ = nullptr;
-  PointerIndex op_index_;  // op -> dense pre-order number
+  uint64_t op_ids_ = 0;
+  uint64_t value_ids_ = 0;
   std::pmr::vector<uint8_t> claimed_;
   std::pmr::vector<const Value*> scratch_values_;
   std::pmr::vector<int64_t> scratch_items_;
@@ -533,7 +530,7 @@ StatusOr<SchedulePlan*> PlanSchedule(const Function& function, const ShapeLayout
   ACCY_ASSIGN_OR_RETURN(passes::Census census, passes::Census::Inspect(function));
   try {
     SchedulePlanner planner(function, shapes, fusion, resource, census.operations,
-                            census.operands);
+                            census.operands, census.op_ids, census.value_ids);
     return planner.Run(census.operations);
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError(StrCat(
