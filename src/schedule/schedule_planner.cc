@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <memory>
 
 #include "kernels/kernel_catalog.h"
 #include "src/analysis/shape_layout_analysis.h"
@@ -194,16 +195,17 @@ class SchedulePlanner {
     scratch_items_.reserve(operand_capacity);
   }
 
+  // The plan, or an error; on any error (std::bad_alloc included) the partial plan is destroyed
+  // so every byte goes back to `resource_`.
   StatusOr<SchedulePlan*> Run(uint64_t op_capacity) {
     std::pmr::polymorphic_allocator<SchedulePlan> alloc(resource_);
-    plan_ = alloc.new_object<SchedulePlan>(resource_);
+    auto destroy = [alloc](SchedulePlan* plan) mutable { alloc.delete_object(plan); };
+    std::unique_ptr<SchedulePlan, decltype(destroy)> plan(alloc.new_object<SchedulePlan>(resource_),
+                                                          destroy);
+    plan_ = plan.get();
     plan_->items_.reserve(op_capacity);
-    Status status = Build(op_capacity);
-    if (!status.ok()) {
-      alloc.delete_object(plan_);
-      return status;
-    }
-    return plan_;
+    ACCY_RETURN_IF_ERROR(Build(op_capacity));
+    return plan.release();
   }
 
  private:

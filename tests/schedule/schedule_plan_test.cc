@@ -128,5 +128,54 @@ TEST(SchedulePlanTest, PrintsTextAndGraphvizWithDependencies) {
   EXPECT_THAT(dot, HasSubstr("item0 -> item1;"));
 }
 
+// A resource that counts live bytes and refuses allocations past a limit.
+class LimitedResource : public std::pmr::memory_resource {
+ public:
+  explicit LimitedResource(size_t limit) : limit_(limit) {}
+  size_t live() const { return live_; }
+
+ private:
+  void* do_allocate(size_t bytes, size_t alignment) override {
+    if (live_ + bytes > limit_) throw std::bad_alloc();
+    live_ += bytes;
+    return std::pmr::new_delete_resource()->allocate(bytes, alignment);
+  }
+  void do_deallocate(void* p, size_t bytes, size_t alignment) override {
+    live_ -= bytes;
+    std::pmr::new_delete_resource()->deallocate(p, bytes, alignment);
+  }
+  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
+    return this == &other;
+  }
+  size_t limit_;
+  size_t live_ = 0;
+};
+
+TEST(SchedulePlanTest, AllocationFailureIsResourceExhaustedAndReturnsEveryByte) {
+  Builder builder;
+  ASSERT_OK_AND_ASSIGN(FunctionBuilder fb, builder.BeginFunction("chain", {T({4})}, {T({4})}));
+  Value* v = fb.Parameter(0);
+  for (int i = 0; i < 32; ++i) {
+    ASSERT_OK_AND_ASSIGN(v, fb.Negate(v));
+    ASSERT_OK_AND_ASSIGN(v, fb.Reshape(v, T({4})));
+  }
+  ASSERT_OK(fb.Return({v}));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
+  PlannedModule planned(std::move(module), "chain");
+  ASSERT_OK_AND_ASSIGN(const SchedulePlan* plan, planned.Plan());
+  ASSERT_EQ(plan->work_item_count(), 64);
+  auto shapes = planned.cache().Get<ShapeLayoutAnalysis>(planned.function());
+  auto fusion = planned.cache().Get<FusionPlanAnalysis>(planned.function());
+  ASSERT_TRUE(shapes.ok() && fusion.ok());
+  for (size_t limit : {size_t{0}, size_t{512}, size_t{4096}}) {
+    LimitedResource resource(limit);
+    StatusOr<SchedulePlan*> failed =
+        PlanSchedule(planned.function(), **shapes, (*fusion)->plan(), &resource);
+    ASSERT_FALSE(failed.ok());
+    EXPECT_EQ(failed.status().code(), absl::StatusCode::kResourceExhausted);
+    EXPECT_EQ(resource.live(), 0u);
+  }
+}
+
 }  // namespace
 }  // namespace accy
