@@ -1,0 +1,104 @@
+// CompiledProgram (compiled_program.h): the compile pipeline of one function, as a flat list of
+// stages: emit every item into one module -> JitCompiler::AddModule (O3 or cache) -> Lookup.
+#include "jit/compiled_program.h"
+
+#include <chrono>
+#include <utility>
+
+#include "jit/elementwise_emitter.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "src/fusion/fusion_plan.h"
+#include "src/util/str_cat.h"
+
+namespace accy::jit {
+namespace {
+
+Status UnsupportedKind(size_t index, const WorkItem& item) {
+  return absl::UnimplementedError(
+      StrCat("jit: work item ", index, " (root ", item.root != nullptr ? item.root->name() : "?",
+             ") has kind ", WorkKindName(item.kind), ", which has no JIT emitter yet"));
+}
+
+StatusOr<int64_t> BufferBytes(const Value& value) {
+  auto bytes = value.type().ByteSize();
+  if (!bytes.ok()) return bytes.status();
+  return static_cast<int64_t>(*bytes);
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(
+    const Function& function, const SchedulePlan& plan, const FusionPlan& fusion,
+    const JitCompilerOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  std::unique_ptr<CompiledProgram> program(new CompiledProgram());
+  ACCY_ASSIGN_OR_RETURN(program->compiler_, JitCompiler::Create(options));
+
+  auto context = std::make_unique<llvm::LLVMContext>();
+  auto module = std::make_unique<llvm::Module>(StrCat("accy_", function.name()), *context);
+  for (size_t i = 0; i < plan.items().size(); ++i) {
+    const WorkItem& item = plan.items()[i];
+    CompiledItem compiled;
+    compiled.item_index = static_cast<int64_t>(i);
+    compiled.kind = item.kind;
+    compiled.symbol = StrCat("accy_", function.name(), "_item", i);
+    KernelSignature signature;
+    switch (item.kind) {
+      case WorkKind::kElementwiseSingle:
+      case WorkKind::kElementwiseFusion: {
+        ACCY_ASSIGN_OR_RETURN(signature,
+                              EmitElementwiseKernel(item, fusion, *module, compiled.symbol));
+        break;
+      }
+      default:
+        return UnsupportedKind(i, item);
+    }
+    compiled.inputs = std::move(signature.inputs);
+    compiled.outputs = std::move(signature.outputs);
+    compiled.launch.block_count = signature.block_count;
+    compiled.block_size = signature.block_size;
+    for (const auto* list : {&compiled.inputs, &compiled.outputs}) {
+      for (const Value* value : *list) {
+        ACCY_ASSIGN_OR_RETURN(int64_t bytes, BufferBytes(*value));
+        compiled.buffer_bytes.push_back(bytes);
+      }
+    }
+    program->items_.push_back(std::move(compiled));
+  }
+  if (!program->items_.empty()) {
+    ACCY_RETURN_IF_ERROR(program->compiler_->AddModule(std::move(context), std::move(module)));
+  }
+  for (CompiledItem& item : program->items_) {
+    ACCY_ASSIGN_OR_RETURN(void* address, program->compiler_->Lookup(item.symbol));
+    item.launch.function = reinterpret_cast<KernelFunction>(address);
+  }
+  program->compile_milliseconds_ =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return program;
+}
+
+Status CompiledProgram::RunItem(size_t i, void* const* buffers, const int64_t* buffer_bytes,
+                                size_t buffer_count, const RunOptions& options) const {
+  if (i >= items_.size()) {
+    return absl::InvalidArgumentError(StrCat("jit: item ", i, " out of range (", items_.size(),
+                                             " items)"));
+  }
+  const CompiledItem& item = items_[i];
+  if (buffer_count != item.buffer_bytes.size()) {
+    return absl::InvalidArgumentError(StrCat("jit: item ", i, " (", item.symbol, ") takes ",
+                                             item.buffer_bytes.size(), " buffers, got ",
+                                             buffer_count));
+  }
+  for (size_t k = 0; k < buffer_count; ++k) {
+    if (buffer_bytes[k] < item.buffer_bytes[k] || (buffers[k] == nullptr && item.buffer_bytes[k] > 0)) {
+      return absl::InvalidArgumentError(StrCat("jit: item ", i, " (", item.symbol, ") buffer ", k,
+                                               " has ", buffer_bytes[k], " bytes, needs ",
+                                               item.buffer_bytes[k]));
+    }
+  }
+  RunKernel(item.launch, buffers, buffer_bytes, options);
+  return absl::OkStatus();
+}
+
+}  // namespace accy::jit

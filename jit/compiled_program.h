@@ -1,0 +1,71 @@
+// CompiledProgram: the JIT-compiled work items of one function -- the compile entry the tests,
+// the benchmarks and (later) the executor use. It owns the JitCompiler (and so the code); the
+// Function, SchedulePlan and FusionPlan it was compiled from must outlive it (items point at
+// their Values). Immutable after Compile: items may be run from many threads at once.
+#ifndef ACCY_JIT_COMPILED_PROGRAM_H_
+#define ACCY_JIT_COMPILED_PROGRAM_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "accy/ir.h"
+#include "accy/status.h"
+#include "jit/jit_compiler.h"
+#include "jit/kernel_runner.h"
+#include "src/schedule/schedule_plan.h"
+
+namespace accy {
+class FusionPlan;
+}  // namespace accy
+
+namespace accy::jit {
+
+// One compiled work item.
+struct CompiledItem {
+  int64_t item_index = 0;  // position in SchedulePlan::items (dependency order)
+  WorkKind kind = WorkKind::kElementwiseSingle;
+  std::string symbol;      // the kernel's name in the JIT dylib
+  KernelLaunch launch;     // the function and its block count (kernel_abi.h)
+  int64_t block_size = 0;  // iterations per block
+  // Buffers in ABI order: inputs, then outputs, with their byte sizes (same order).
+  std::vector<const Value*> inputs;
+  std::vector<const Value*> outputs;
+  std::vector<int64_t> buffer_bytes;
+};
+
+class CompiledProgram {
+ public:
+  // Emits every item of `plan` (a plan of `function`, with `fusion` its fusion plan) as one LLVM
+  // function "accy_<function>_item<i>" of a single module, compiles the module once at O3 (or
+  // loads it from options.cache_dir) and looks every kernel up. Kinds with an emitter today:
+  // elementwise_single, elementwise_fusion. Errors: kUnimplemented naming the item, its kind and
+  // root op for any other kind, or naming the op an emitter cannot lower (no fallback to the
+  // reference evaluator); kInternal from LLVM (JitCompiler::AddModule).
+  static StatusOr<std::unique_ptr<CompiledProgram>> Compile(const Function& function,
+                                                            const SchedulePlan& plan,
+                                                            const FusionPlan& fusion,
+                                                            const JitCompilerOptions& options = {});
+
+  const std::vector<CompiledItem>& items() const { return items_; }
+  const JitCompiler& compiler() const { return *compiler_; }
+  // Wall time of Compile, in milliseconds (emission + LLVM or cache load + lookups).
+  double compile_milliseconds() const { return compile_milliseconds_; }
+
+  // Runs item `i` over all its blocks (RunKernel). `buffers` follow item.inputs then
+  // item.outputs; each must hold at least buffer_bytes[k] bytes. kInvalidArgument naming the
+  // buffer when a count or size is wrong; nothing runs then.
+  Status RunItem(size_t i, void* const* buffers, const int64_t* buffer_bytes, size_t buffer_count,
+                 const RunOptions& options = {}) const;
+
+ private:
+  CompiledProgram() = default;
+  std::unique_ptr<JitCompiler> compiler_;
+  std::vector<CompiledItem> items_;
+  double compile_milliseconds_ = 0;
+};
+
+}  // namespace accy::jit
+
+#endif  // ACCY_JIT_COMPILED_PROGRAM_H_

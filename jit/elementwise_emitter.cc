@@ -1,0 +1,314 @@
+// The elementwise kernel emitter (elementwise_emitter.h).
+//
+// Index arithmetic: every operand read is an affine map of the output coordinates, given by one
+// stride per output dim (0 for a broadcast dim or a scalar). Output dims of size 1 are dropped
+// and adjacent dims merged when every access (and the row-major output) is contiguous across
+// them, so same-shape operands and scalars give one flat loop; otherwise the kernel walks row
+// segments of the last merged dim, decomposing each row index once. The innermost loop is a
+// plain counted loop with noalias scopes between the output and the inputs, which the O3 loop
+// vectorizer widens (with its own remainder loop: no hand-written tail).
+#include "jit/elementwise_emitter.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "jit/elementwise_lowering.h"
+#include "jit/kernel_abi.h"
+#include "llvm/IR/MDBuilder.h"
+#include "src/fusion/fusion_plan.h"
+#include "src/schedule/schedule_plan.h"
+#include "src/util/str_cat.h"
+
+namespace accy::jit {
+namespace {
+
+// How the loop reads one external operand: a buffer through strides, or a folded constant.
+struct Access {
+  int buffer = -1;                  // index into KernelSignature::inputs; -1 for a constant
+  const uint8_t* constant = nullptr;  // the element's bytes when buffer == -1
+  ElementType type = ElementType::kF32;
+  std::vector<int64_t> strides;     // per iteration dim, in elements
+};
+
+std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
+  return strides;
+}
+
+std::string ShapeText(const std::vector<int64_t>& dims) {
+  std::string text = "[";
+  for (size_t i = 0; i < dims.size(); ++i) text += StrCat(i ? "," : "", dims[i]);
+  return text + "]";
+}
+
+// Strides (per output dim) of `use`, an operand of an op of the item whose output dims are
+// `out_dims`; `broadcast` is the elided broadcast_in_dim producing it, or null.
+StatusOr<std::vector<int64_t>> OperandStrides(const Operation& user, const Value& source,
+                                              const Operation* broadcast,
+                                              const std::vector<int64_t>& out_dims) {
+  const std::vector<int64_t>& dims = source.type().dims();
+  std::vector<int64_t> strides(out_dims.size(), 0);
+  if (broadcast != nullptr) {
+    const std::vector<int64_t> map = broadcast->GetInts("broadcast_dimensions");
+    const std::vector<int64_t> source_strides = RowMajorStrides(dims);
+    if (map.size() != dims.size() || broadcast->result(0)->type().dims() != out_dims) {
+      return absl::UnimplementedError(StrCat(
+          "jit: elementwise emitter: ", user.name(), " reads an elided broadcast_in_dim of shape ",
+          ShapeText(broadcast->result(0)->type().dims()), " in an item of shape ",
+          ShapeText(out_dims)));
+    }
+    for (size_t k = 0; k < map.size(); ++k) {
+      if (dims[k] != 1) strides[static_cast<size_t>(map[k])] = source_strides[k];
+    }
+    return strides;
+  }
+  if (dims.empty()) return strides;  // a scalar (select's pred, clamp's bounds)
+  if (dims != out_dims) {
+    return absl::UnimplementedError(StrCat("jit: elementwise emitter: ", user.name(),
+                                           " reads an operand of shape ", ShapeText(dims),
+                                           " in an item of shape ", ShapeText(out_dims)));
+  }
+  return RowMajorStrides(out_dims);
+}
+
+}  // namespace
+
+StatusOr<KernelSignature> EmitElementwiseKernel(const WorkItem& item, const FusionPlan& fusion,
+                                                llvm::Module& module, std::string_view symbol) {
+  if (item.kind != WorkKind::kElementwiseSingle && item.kind != WorkKind::kElementwiseFusion) {
+    return absl::UnimplementedError(StrCat("jit: elementwise emitter: work item ", item.id,
+                                           " has kind ", WorkKindName(item.kind)));
+  }
+  ACCY_CHECK(item.output_value != nullptr && !item.ops.empty());
+  const std::vector<int64_t>& out_dims = item.output_value->type().dims();
+  const ElementType out_type = item.output_value->type().element_type();
+  const int64_t count = item.output_value->type().element_count();
+  const std::set<const Operation*> members(item.ops.begin(), item.ops.end());
+
+  // 1. Signature and accesses, walking the ops in order.
+  KernelSignature signature;
+  std::vector<Access> accesses;
+  std::map<std::pair<const Operation*, int64_t>, int> access_of_use;
+  for (const Operation* op : item.ops) {
+    if (!IsFusableElementwiseOp(*op)) {
+      return absl::UnimplementedError(StrCat("jit: elementwise emitter: op ", op->name(),
+                                             " is not an elementwise op"));
+    }
+    if (op->result(0)->type().dims() != out_dims) {
+      return absl::UnimplementedError(StrCat(
+          "jit: elementwise emitter: ", op->name(), " has shape ",
+          ShapeText(op->result(0)->type().dims()), " in an item of shape ", ShapeText(out_dims)));
+    }
+    for (int64_t i = 0; i < op->num_operands(); ++i) {
+      const Value* operand = op->operand(i);
+      const Operation* def = operand->defining_op();
+      if (def != nullptr && members.count(def) != 0) continue;  // computed in registers
+      const Operation* broadcast = nullptr;
+      const Value* source = operand;
+      if (def != nullptr && def->kind() == OpKind::kBroadcastInDim && fusion.IsElided(def)) {
+        broadcast = def;
+        source = def->operand(0);
+      }
+      Access access;
+      access.type = source->type().element_type();
+      ACCY_ASSIGN_OR_RETURN(access.strides, OperandStrides(*op, *source, broadcast, out_dims));
+      const Operation* source_def = source->defining_op();
+      const DenseElements* dense =
+          source_def != nullptr && source_def->kind() == OpKind::kConstant
+              ? source_def->GetDense("value")
+              : nullptr;
+      if (dense != nullptr && source->type().element_count() == 1 &&
+          static_cast<int64_t>(dense->bytes.size()) == ElementByteWidth(access.type)) {
+        access.constant = dense->bytes.data();
+      } else {
+        auto it = std::find(signature.inputs.begin(), signature.inputs.end(), source);
+        access.buffer = static_cast<int>(it - signature.inputs.begin());
+        if (it == signature.inputs.end()) signature.inputs.push_back(source);
+      }
+      access_of_use[{op, i}] = static_cast<int>(accesses.size());
+      accesses.push_back(std::move(access));
+    }
+  }
+  signature.outputs.push_back(item.output_value);
+  signature.block_size = kElementwiseBlockElements;
+  signature.block_count = BlockCount(count, kElementwiseBlockElements);
+
+  // 2. Iteration space: drop size-1 dims, merge dims contiguous for every access.
+  std::vector<int64_t> extents;
+  std::vector<std::vector<int64_t>> strides(accesses.size());
+  for (size_t d = 0; d < out_dims.size(); ++d) {
+    if (out_dims[d] == 1) continue;
+    bool merge = !extents.empty();
+    for (size_t a = 0; merge && a < accesses.size(); ++a) {
+      merge = strides[a].back() == accesses[a].strides[d] * out_dims[d];
+    }
+    if (merge) {
+      extents.back() *= out_dims[d];
+      for (size_t a = 0; a < accesses.size(); ++a) strides[a].back() = accesses[a].strides[d];
+    } else {
+      extents.push_back(out_dims[d]);
+      for (size_t a = 0; a < accesses.size(); ++a) strides[a].push_back(accesses[a].strides[d]);
+    }
+  }
+  if (extents.empty()) {  // zero or one element
+    extents.push_back(count);
+    for (auto& s : strides) s.push_back(0);
+  }
+  const size_t rank = extents.size();
+  const int64_t row_length = extents.back();
+
+  // 3. The function.
+  llvm::LLVMContext& context = module.getContext();
+  llvm::IRBuilder<> builder(context);
+  ElementwiseLowering lowering(module, builder);
+  llvm::Type* i64 = builder.getInt64Ty();
+  llvm::Type* ptr = builder.getPtrTy();
+  auto* function_type = llvm::FunctionType::get(builder.getVoidTy(), {ptr, ptr, i64, i64}, false);
+  auto* function = llvm::Function::Create(function_type, llvm::Function::ExternalLinkage,
+                                          llvm::StringRef(symbol.data(), symbol.size()), module);
+  function->setDoesNotThrow();
+  llvm::Argument* buffers = function->getArg(0);
+  llvm::Value* block_begin = function->getArg(2);
+  llvm::Value* block_end = function->getArg(3);
+  auto* entry = llvm::BasicBlock::Create(context, "entry", function);
+  auto* exit = llvm::BasicBlock::Create(context, "exit", function);
+  builder.SetInsertPoint(entry);
+
+  // Alias scopes: the output never aliases an input (kernel ABI), which spares the vectorizer
+  // its runtime overlap checks.
+  llvm::MDBuilder md(context);
+  llvm::MDNode* domain = md.createAnonymousAliasScopeDomain("accy.kernel");
+  llvm::MDNode* input_scope = md.createAnonymousAliasScope(domain, "inputs");
+  llvm::MDNode* output_scope = md.createAnonymousAliasScope(domain, "output");
+  llvm::MDNode* input_list = llvm::MDNode::get(context, {input_scope});
+  llvm::MDNode* output_list = llvm::MDNode::get(context, {output_scope});
+
+  std::vector<llvm::Value*> bases;
+  const size_t buffer_count = signature.inputs.size() + 1;
+  for (size_t b = 0; b < buffer_count; ++b) {
+    llvm::Value* slot = builder.CreateConstInBoundsGEP1_64(ptr, buffers, b);
+    bases.push_back(builder.CreateLoad(ptr, slot, StrCat("buffer", b)));
+  }
+  llvm::Value* out_base = bases.back();
+  llvm::Type* out_memory = MemoryType(context, out_type);
+
+  auto load = [&](size_t a, llvm::Value* index) -> llvm::Value* {
+    const Access& access = accesses[a];
+    llvm::Type* memory = MemoryType(context, access.type);
+    llvm::Value* address = builder.CreateInBoundsGEP(memory, bases[static_cast<size_t>(access.buffer)], index);
+    llvm::LoadInst* value = builder.CreateAlignedLoad(memory, address, llvm::Align(1));
+    value->setMetadata(llvm::LLVMContext::MD_alias_scope, input_list);
+    value->setMetadata(llvm::LLVMContext::MD_noalias, output_list);
+    return lowering.FromMemory(value, access.type);
+  };
+
+  // Constants and scalars are read once, before any loop.
+  std::vector<llvm::Value*> invariant(accesses.size(), nullptr);
+  for (size_t a = 0; a < accesses.size(); ++a) {
+    if (accesses[a].buffer < 0) {
+      invariant[a] = lowering.ConstantElement(accesses[a].type, accesses[a].constant);
+    }
+  }
+  llvm::Value* lo = builder.CreateMul(block_begin, builder.getInt64(kElementwiseBlockElements));
+  llvm::Value* hi = builder.CreateBinaryIntrinsic(
+      llvm::Intrinsic::smin, builder.CreateMul(block_end, builder.getInt64(kElementwiseBlockElements)),
+      builder.getInt64(count));
+  auto* body_start = llvm::BasicBlock::Create(context, "start", function, exit);
+  builder.CreateCondBr(builder.CreateICmpSLT(lo, hi), body_start, exit);
+  builder.SetInsertPoint(body_start);
+  for (size_t a = 0; a < accesses.size(); ++a) {
+    const bool all_zero = std::all_of(strides[a].begin(), strides[a].end(),
+                                      [](int64_t s) { return s == 0; });
+    if (accesses[a].buffer >= 0 && all_zero) invariant[a] = load(a, builder.getInt64(0));
+  }
+
+  // Emits the innermost loop over columns [col_begin, col_end) of one row: access a reads
+  // offsets[a] + col * stride; the output index is out_offset + col.
+  auto emit_row = [&](llvm::Value* col_begin, llvm::Value* col_end,
+                      const std::vector<llvm::Value*>& offsets,
+                      llvm::Value* out_offset) -> Status {
+    llvm::BasicBlock* before = builder.GetInsertBlock();
+    auto* body = llvm::BasicBlock::Create(context, "body", function, exit);
+    auto* done = llvm::BasicBlock::Create(context, "row_done", function, exit);
+    builder.CreateCondBr(builder.CreateICmpSLT(col_begin, col_end), body, done);
+    builder.SetInsertPoint(body);
+    llvm::PHINode* col = builder.CreatePHI(i64, 2, "col");
+    col->addIncoming(col_begin, before);
+    std::map<const Value*, llvm::Value*> values;
+    std::vector<llvm::Value*> loaded(accesses.size(), nullptr);
+    for (const Operation* op : item.ops) {
+      std::vector<llvm::Value*> operands;
+      for (int64_t i = 0; i < op->num_operands(); ++i) {
+        auto use = access_of_use.find({op, i});
+        if (use == access_of_use.end()) {
+          operands.push_back(values.at(op->operand(i)));
+          continue;
+        }
+        const size_t a = static_cast<size_t>(use->second);
+        if (invariant[a] == nullptr && loaded[a] == nullptr) {
+          llvm::Value* index = builder.CreateAdd(
+              offsets[a], builder.CreateMul(col, builder.getInt64(strides[a].back())));
+          loaded[a] = load(a, index);
+        }
+        operands.push_back(invariant[a] != nullptr ? invariant[a] : loaded[a]);
+      }
+      ACCY_ASSIGN_OR_RETURN(llvm::Value * result, lowering.Emit(*op, operands));
+      values[op->result(0)] = result;
+    }
+    llvm::Value* address =
+        builder.CreateInBoundsGEP(out_memory, out_base, builder.CreateAdd(out_offset, col));
+    llvm::StoreInst* store = builder.CreateAlignedStore(
+        lowering.ToMemory(values.at(item.output_value), out_type), address, llvm::Align(1));
+    store->setMetadata(llvm::LLVMContext::MD_alias_scope, output_list);
+    store->setMetadata(llvm::LLVMContext::MD_noalias, input_list);
+    llvm::Value* next = builder.CreateAdd(col, builder.getInt64(1), "col.next", true, true);
+    col->addIncoming(next, builder.GetInsertBlock());
+    builder.CreateCondBr(builder.CreateICmpSLT(next, col_end), body, done);
+    builder.SetInsertPoint(done);
+    return absl::OkStatus();
+  };
+
+  std::vector<llvm::Value*> zero_offsets(accesses.size(), builder.getInt64(0));
+  if (rank == 1) {
+    ACCY_RETURN_IF_ERROR(emit_row(lo, hi, zero_offsets, builder.getInt64(0)));
+    builder.CreateBr(exit);
+  } else {
+    // Row segments: pos runs over [lo, hi) one (partial) row of the last merged dim at a time.
+    llvm::BasicBlock* before = builder.GetInsertBlock();
+    auto* segment = llvm::BasicBlock::Create(context, "segment", function, exit);
+    builder.CreateBr(segment);
+    builder.SetInsertPoint(segment);
+    llvm::PHINode* pos = builder.CreatePHI(i64, 2, "pos");
+    pos->addIncoming(lo, before);
+    llvm::Value* length = builder.getInt64(row_length);
+    llvm::Value* row = builder.CreateUDiv(pos, length, "row");
+    llvm::Value* row_start = builder.CreateMul(row, length);
+    llvm::Value* col_begin = builder.CreateSub(pos, row_start);
+    llvm::Value* segment_end =
+        builder.CreateBinaryIntrinsic(llvm::Intrinsic::smin, builder.CreateAdd(row_start, length), hi);
+    llvm::Value* col_end = builder.CreateSub(segment_end, row_start);
+    std::vector<llvm::Value*> offsets(accesses.size(), builder.getInt64(0));
+    llvm::Value* rest = row;
+    for (size_t d = rank - 1; d-- > 0;) {  // coordinates of the outer dims, innermost first
+      llvm::Value* extent = builder.getInt64(extents[d]);
+      llvm::Value* coord = d == 0 ? rest : builder.CreateURem(rest, extent);
+      if (d > 0) rest = builder.CreateUDiv(rest, extent);
+      for (size_t a = 0; a < accesses.size(); ++a) {
+        if (strides[a][d] == 0) continue;
+        offsets[a] = builder.CreateAdd(offsets[a], builder.CreateMul(coord, builder.getInt64(strides[a][d])));
+      }
+    }
+    ACCY_RETURN_IF_ERROR(emit_row(col_begin, col_end, offsets, row_start));
+    pos->addIncoming(segment_end, builder.GetInsertBlock());
+    builder.CreateCondBr(builder.CreateICmpSLT(segment_end, hi), segment, exit);
+  }
+  builder.SetInsertPoint(exit);
+  builder.CreateRetVoid();
+  return signature;
+}
+
+}  // namespace accy::jit

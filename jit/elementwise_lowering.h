@@ -1,0 +1,73 @@
+// Internal to jit/: per-element LLVM IR for every elementwise op of accy's IR (the scalar body
+// the elementwise emitter places inside its loop; the loop vectorizer widens it).
+//
+// Register representation of one element ("storage form"): f16 as `half`, bf16 as its i16 bits,
+// f32/f64 as float/double, i1 as `i1`, integers as iN (signed and unsigned alike). Every op
+// computes f16/bf16 in f32 and rounds once to the storage form (DESIGN.md "Numerics"), so a
+// fused chain matches the op-by-op reference bit for bit. Includes LLVM headers: include it only
+// from jit/*.cc. Not thread-safe (an IRBuilder is single-threaded).
+#ifndef ACCY_JIT_ELEMENTWISE_LOWERING_H_
+#define ACCY_JIT_ELEMENTWISE_LOWERING_H_
+
+#include <span>
+
+#include "accy/ir.h"
+#include "accy/status.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+
+namespace accy::jit {
+
+// The LLVM type of one element of `type` in memory: as the storage form, except i1 is i8.
+llvm::Type* MemoryType(llvm::LLVMContext& context, ElementType type);
+// The storage form of `type` (see the file comment).
+llvm::Type* StorageType(llvm::LLVMContext& context, ElementType type);
+
+// Emits per-element arithmetic into a builder positioned inside a loop body.
+class ElementwiseLowering {
+ public:
+  ElementwiseLowering(llvm::Module& module, llvm::IRBuilder<>& builder)
+      : module_(module), builder_(builder) {}
+
+  // The result of `op` (an elementwise op: IsFusableElementwiseOp) for one element, from its
+  // operands' storage-form values (same order as op.operands()). Semantics: the StableHLO spec
+  // section of the op with DESIGN.md's conventions (IEEE maximum/minimum, guarded integer
+  // division, out-of-range shifts, saturating float->int convert). Errors: kUnimplemented naming
+  // the op and element type for a combination the JIT does not support (e.g. bitcast_convert
+  // of i1), kInvalidArgument for a malformed compare attribute.
+  StatusOr<llvm::Value*> Emit(const Operation& op, std::span<llvm::Value* const> operands);
+
+  // Storage-form element from memory form (i8 -> i1 is `!= 0`), and back (i1 -> zext i8).
+  llvm::Value* FromMemory(llvm::Value* loaded, ElementType type);
+  llvm::Value* ToMemory(llvm::Value* value, ElementType type);
+  // A constant element from its little-endian bytes (DenseElements layout), in storage form.
+  llvm::Value* ConstantElement(ElementType type, const uint8_t* bytes);
+
+ private:
+  // f16/bf16 -> float; other types unchanged.
+  llvm::Value* ToCompute(llvm::Value* value, ElementType type);
+  // float -> f16/bf16 (one rounding, nearest even); other types unchanged.
+  llvm::Value* FromCompute(llvm::Value* value, ElementType type);
+  llvm::Value* FloatToBf16Bits(llvm::Value* value);
+  llvm::Value* RoundToOddF32(llvm::Value* value);
+  llvm::Value* Convert(llvm::Value* value, ElementType from, ElementType to);
+  llvm::Value* IntToFloat(llvm::Value* value, ElementType from, ElementType to);
+  llvm::Value* CallLibm(const char* name, ElementType type, std::span<llvm::Value* const> args);
+  StatusOr<llvm::Value*> Unary(OpKind kind, ElementType type, llvm::Value* x);
+  StatusOr<llvm::Value*> Binary(OpKind kind, ElementType type, llvm::Value* a, llvm::Value* b);
+  StatusOr<llvm::Value*> FloatUnary(OpKind kind, ElementType type, llvm::Value* x);
+  StatusOr<llvm::Value*> FloatBinary(OpKind kind, ElementType type, llvm::Value* a,
+                                     llvm::Value* b);
+  StatusOr<llvm::Value*> IntBinary(OpKind kind, ElementType type, llvm::Value* a, llvm::Value* b);
+  llvm::Value* IeeeMaxMin(bool maximum, llvm::Value* a, llvm::Value* b);
+  llvm::Value* IntPower(llvm::Value* base, llvm::Value* exponent, ElementType type);
+  StatusOr<llvm::Value*> Compare(const Operation& op, ElementType type, llvm::Value* a,
+                                 llvm::Value* b);
+
+  llvm::Module& module_;
+  llvm::IRBuilder<>& builder_;
+};
+
+}  // namespace accy::jit
+
+#endif  // ACCY_JIT_ELEMENTWISE_LOWERING_H_

@@ -1,0 +1,370 @@
+// JitCompiler (jit_compiler.h): LLJIT session, host target machine, O3 pipeline with libmvec
+// mappings, object cache and dumps. The only file that includes the ORC and PassBuilder headers.
+#include "jit/jit_compiler.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <system_error>
+#include <unistd.h>
+#include <utility>
+#include <vector>
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/BLAKE3.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "src/util/str_cat.h"
+
+namespace accy::jit {
+namespace {
+
+// Bumped whenever emitted code changes meaning for the same IR text (ABI, runtime helpers), so
+// stale cache entries are never loaded.
+constexpr std::string_view kCacheFormatVersion = "accy-jit-cache-1";
+
+Status LlvmError(std::string_view what, llvm::Error error) {
+  return absl::InternalError(StrCat("jit: ", what, ": ", llvm::toString(std::move(error))));
+}
+
+// glibc's libmvec (x86-64): the vector variants of the libm functions the emitters call.
+// LLVM 19's built-in LIBMVEC_X86 table has only sin/cos/tan/pow/exp/log and no AVX-512
+// variants; this one adds tanh, expm1, log1p, cbrt, atan2 and the 512-bit `e` ISA.
+struct MathFunction {
+  const char* name;  // the double version; the float one appends "f"
+  int arity;
+};
+constexpr MathFunction kVectorMath[] = {
+    {"exp", 1},  {"expm1", 1}, {"log", 1}, {"log1p", 1}, {"tanh", 1},
+    {"sin", 1},  {"cos", 1},   {"cbrt", 1}, {"pow", 2},   {"atan2", 2},
+};
+
+void InitializeLlvmOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
+std::string HexDigest(const llvm::BLAKE3Result<16>& digest) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (uint8_t byte : digest) {
+    out.push_back(kHex[byte >> 4]);
+    out.push_back(kHex[byte & 15]);
+  }
+  return out;
+}
+
+Status WriteFileAtomically(const std::filesystem::path& path, std::string_view bytes) {
+  const std::filesystem::path temp = path.string() + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out) return absl::InternalError(StrCat("jit: cannot write ", temp.string()));
+  }
+  std::error_code error;
+  std::filesystem::rename(temp, path, error);
+  if (error) {
+    return absl::InternalError(StrCat("jit: cannot rename ", temp.string(), ": ", error.message()));
+  }
+  return absl::OkStatus();
+}
+
+Status EnsureDirectory(const std::string& dir, std::string_view role) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error || !std::filesystem::is_directory(dir)) {
+    return absl::InvalidArgumentError(
+        StrCat("jit: ", role, " '", dir, "' cannot be created: ", error.message()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+struct JitCompiler::Impl {
+  JitCompilerOptions options;
+  std::string cpu;
+  std::string features;
+  bool avx512 = false;
+  bool intel_avx512 = false;
+  std::unique_ptr<llvm::TargetMachine> target_machine;
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  // VecDesc holds StringRefs: the names live here, as long as the compiler.
+  std::vector<std::string> vector_names;
+  std::vector<llvm::VecDesc> vector_descs;
+  JitCompileStats stats;
+
+  void BuildVectorMathTable();
+  void PrepareModule(llvm::Module& module) const;
+  Status Optimize(llvm::Module& module);
+  StatusOr<std::string> EmitFile(llvm::Module& module, llvm::CodeGenFileType type);
+  Status Dump(std::string_view stem, std::string_view suffix, std::string_view text) const;
+};
+
+void JitCompiler::Impl::BuildVectorMathTable() {
+  struct Isa {
+    char letter;
+    int bits;
+  };
+  std::vector<Isa> isas = {{'b', 128}};
+  if (features.find("+avx2") != std::string::npos) isas.push_back({'d', 256});
+  if (avx512) isas.push_back({'e', 512});
+  // Names first (stable storage), then descriptors pointing at them.
+  struct Pending {
+    size_t scalar, vector, prefix;
+    unsigned lanes;
+  };
+  std::vector<Pending> pending;
+  vector_names.reserve(std::size(kVectorMath) * isas.size() * 2 * 3 + 64);
+  for (const MathFunction& fn : kVectorMath) {
+    for (int is_float = 0; is_float < 2; ++is_float) {
+      const std::string scalar = std::string(fn.name) + (is_float ? "f" : "");
+      for (const Isa& isa : isas) {
+        const unsigned lanes = static_cast<unsigned>(isa.bits / (is_float ? 32 : 64));
+        const std::string params(static_cast<size_t>(fn.arity), 'v');
+        vector_names.push_back(scalar);
+        const size_t s = vector_names.size() - 1;
+        vector_names.push_back(StrCat("_ZGV", std::string(1, isa.letter), "N", lanes, params, "_",
+                                      scalar));
+        const size_t v = vector_names.size() - 1;
+        vector_names.push_back(StrCat("_ZGV_LLVM_N", lanes, params));
+        pending.push_back({s, v, vector_names.size() - 1, lanes});
+      }
+    }
+  }
+  for (const Pending& p : pending) {
+    vector_descs.emplace_back(vector_names[p.scalar], vector_names[p.vector],
+                              llvm::ElementCount::getFixed(p.lanes), /*Masked=*/false,
+                              vector_names[p.prefix]);
+  }
+}
+
+void JitCompiler::Impl::PrepareModule(llvm::Module& module) const {
+  module.setTargetTriple(target_machine->getTargetTriple().str());
+  module.setDataLayout(target_machine->createDataLayout());
+  for (llvm::Function& function : module) {
+    if (function.isDeclaration()) continue;
+    function.addFnAttr("target-cpu", cpu);
+    function.addFnAttr("target-features", features);
+    if (intel_avx512) function.addFnAttr("prefer-vector-width", "512");
+  }
+}
+
+Status JitCompiler::Impl::Optimize(llvm::Module& module) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  tuning.LoopUnrolling = true;
+  llvm::PassBuilder builder(target_machine.get(), tuning);
+  llvm::TargetLibraryInfoImpl library_info(target_machine->getTargetTriple());
+  library_info.addVectorizableFunctions(vector_descs);
+  // Registered before the defaults so the vectorizer sees the libmvec mappings.
+  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(library_info); });
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager passes =
+      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  passes.run(module, mam);
+  return absl::OkStatus();
+}
+
+StatusOr<std::string> JitCompiler::Impl::EmitFile(llvm::Module& module,
+                                                  llvm::CodeGenFileType type) {
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream stream(buffer);
+  llvm::legacy::PassManager passes;
+  if (target_machine->addPassesToEmitFile(passes, stream, nullptr, type)) {
+    return absl::InternalError("jit: the host target machine cannot emit this file type");
+  }
+  passes.run(module);
+  return std::string(buffer.data(), buffer.size());
+}
+
+Status JitCompiler::Impl::Dump(std::string_view stem, std::string_view suffix,
+                               std::string_view text) const {
+  const std::filesystem::path path =
+      std::filesystem::path(options.dump_dir) / StrCat(stem, suffix);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  if (!out) return absl::InternalError(StrCat("jit: cannot write dump ", path.string()));
+  return absl::OkStatus();
+}
+
+JitCompiler::JitCompiler(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+// Destroying the LLJIT ends its execution session (LLJIT::~LLJIT calls endSession).
+JitCompiler::~JitCompiler() = default;
+
+StatusOr<std::unique_ptr<JitCompiler>> JitCompiler::Create(const JitCompilerOptions& options) {
+  InitializeLlvmOnce();
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  if (impl->options.dump_dir.empty()) {
+    if (const char* env = std::getenv("ACCY_DUMP_DIR"); env != nullptr) impl->options.dump_dir = env;
+  }
+  if (!impl->options.cache_dir.empty()) {
+    ACCY_RETURN_IF_ERROR(EnsureDirectory(impl->options.cache_dir, "cache_dir"));
+  }
+  if (!impl->options.dump_dir.empty()) {
+    ACCY_RETURN_IF_ERROR(EnsureDirectory(impl->options.dump_dir, "dump_dir"));
+  }
+
+  impl->cpu = llvm::sys::getHostCPUName().str();
+  std::vector<std::string> feature_list;
+  for (const auto& entry : llvm::sys::getHostCPUFeatures()) {
+    feature_list.push_back(StrCat(entry.getValue() ? "+" : "-", std::string(entry.getKey())));
+  }
+  std::sort(feature_list.begin(), feature_list.end());
+  llvm::SubtargetFeatures subtarget_features;
+  for (const std::string& feature : feature_list) subtarget_features.AddFeature(feature);
+  impl->features = subtarget_features.getString();
+  impl->avx512 = std::find(feature_list.begin(), feature_list.end(), "+avx512f") !=
+                 feature_list.end();
+  // AMD parts (znver4/5) already choose their vector width; Intel AVX-512 parts default to
+  // 256 bits unless asked (DESIGN.md).
+  impl->intel_avx512 = impl->avx512 && impl->cpu.rfind("znver", 0) != 0;
+
+  auto detected = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!detected) return LlvmError("detecting the host target", detected.takeError());
+  llvm::orc::JITTargetMachineBuilder machine_builder = std::move(*detected);
+  machine_builder.setCPU(impl->cpu);
+  machine_builder.getFeatures() = subtarget_features;
+  machine_builder.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  machine_builder.setRelocationModel(llvm::Reloc::PIC_);
+  machine_builder.setCodeModel(llvm::CodeModel::Small);
+  auto target_machine = machine_builder.createTargetMachine();
+  if (!target_machine) return LlvmError("creating the target machine", target_machine.takeError());
+  impl->target_machine = std::move(*target_machine);
+
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(machine_builder).create();
+  if (!jit) return LlvmError("creating the LLJIT session", jit.takeError());
+  impl->jit = std::move(*jit);
+  const char prefix = impl->jit->getDataLayout().getGlobalPrefix();
+  auto libmvec = llvm::orc::DynamicLibrarySearchGenerator::Load("libmvec.so.1", prefix);
+  if (!libmvec) return LlvmError("loading glibc's libmvec.so.1", libmvec.takeError());
+  impl->jit->getMainJITDylib().addGenerator(std::move(*libmvec));
+  impl->BuildVectorMathTable();
+  return std::unique_ptr<JitCompiler>(new JitCompiler(std::move(impl)));
+}
+
+Status JitCompiler::AddModule(std::unique_ptr<llvm::LLVMContext> context,
+                              std::unique_ptr<llvm::Module> module) {
+  const auto start = std::chrono::steady_clock::now();
+  Impl& impl = *impl_;
+  const std::string name = module->getName().str();
+  impl.PrepareModule(*module);
+  {
+    std::string problems;
+    llvm::raw_string_ostream stream(problems);
+    if (llvm::verifyModule(*module, &stream)) {
+      return absl::InternalError(StrCat("jit: module '", name, "' is invalid: ", problems));
+    }
+  }
+  std::string text;
+  {
+    llvm::raw_string_ostream stream(text);
+    module->print(stream, nullptr);
+  }
+
+  std::filesystem::path cache_path;
+  std::string object;
+  bool from_cache = false;
+  if (!impl.options.cache_dir.empty()) {
+    const std::string key_material = StrCat(text, std::string(1, '\0'), impl.cpu,
+                                            std::string(1, '\0'), impl.features,
+                                            std::string(1, '\0'), LLVM_VERSION_STRING,
+                                            std::string(1, '\0'), kCacheFormatVersion);
+    const auto digest = llvm::BLAKE3::hash<16>(llvm::ArrayRef<uint8_t>(
+        reinterpret_cast<const uint8_t*>(key_material.data()), key_material.size()));
+    cache_path = std::filesystem::path(impl.options.cache_dir) / StrCat("accy-", HexDigest(digest), ".o");
+    auto cached = llvm::MemoryBuffer::getFile(cache_path.string());
+    if (cached) {
+      object = (*cached)->getBuffer().str();
+      from_cache = true;
+    }
+  }
+
+  if (!from_cache) {
+    const bool dump = !impl.options.dump_dir.empty();
+    // Process-wide numbering: several compilers may dump into one folder.
+    static std::atomic<int64_t> dump_counter{0};
+    const std::string stem = StrCat(dump_counter++, "-", name);
+    if (dump) ACCY_RETURN_IF_ERROR(impl.Dump(stem, ".before.ll", text));
+    ACCY_RETURN_IF_ERROR(impl.Optimize(*module));
+    if (dump) {
+      std::string optimized;
+      llvm::raw_string_ostream stream(optimized);
+      module->print(stream, nullptr);
+      ACCY_RETURN_IF_ERROR(impl.Dump(stem, ".after.ll", optimized));
+      // Code generation rewrites IR (CodeGenPrepare): the assembly comes from a copy.
+      std::unique_ptr<llvm::Module> copy = llvm::CloneModule(*module);
+      ACCY_ASSIGN_OR_RETURN(std::string assembly,
+                            impl.EmitFile(*copy, llvm::CodeGenFileType::AssemblyFile));
+      ACCY_RETURN_IF_ERROR(impl.Dump(stem, ".s", assembly));
+    }
+    ACCY_ASSIGN_OR_RETURN(object, impl.EmitFile(*module, llvm::CodeGenFileType::ObjectFile));
+    if (!cache_path.empty()) ACCY_RETURN_IF_ERROR(WriteFileAtomically(cache_path, object));
+  }
+  module.reset();
+  context.reset();
+
+  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(object, name);
+  if (llvm::Error error = impl.jit->addObjectFile(std::move(buffer))) {
+    return LlvmError(StrCat("adding the object of module '", name, "'"), std::move(error));
+  }
+  if (from_cache) {
+    ++impl.stats.modules_from_cache;
+  } else {
+    ++impl.stats.modules_compiled;
+  }
+  impl.stats.total_milliseconds +=
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return absl::OkStatus();
+}
+
+StatusOr<void*> JitCompiler::Lookup(std::string_view name) {
+  auto address = impl_->jit->lookup(llvm::StringRef(name.data(), name.size()));
+  if (!address) {
+    return absl::NotFoundError(StrCat("jit: symbol '", name, "' not found: ",
+                                      llvm::toString(address.takeError())));
+  }
+  return address->toPtr<void*>();
+}
+
+const std::string& JitCompiler::cpu_name() const { return impl_->cpu; }
+const std::string& JitCompiler::cpu_features() const { return impl_->features; }
+bool JitCompiler::has_avx512() const { return impl_->avx512; }
+const JitCompileStats& JitCompiler::stats() const { return impl_->stats; }
+
+}  // namespace accy::jit

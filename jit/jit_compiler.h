@@ -1,0 +1,82 @@
+// JitCompiler: the one wrapper around LLVM ORC (LLJIT) in accy. It owns the execution session,
+// the host target machine and the main dylib; modules are optimized at O3 for the host CPU,
+// compiled to objects (or loaded from the on-disk object cache) and linked into the dylib.
+// LLVM types appear only as forward declarations here; llvm::Error becomes accy::Status at this
+// edge. Not thread-safe: one thread adds modules and looks symbols up; the compiled code may then
+// run on any number of threads while the JitCompiler is alive.
+#ifndef ACCY_JIT_JIT_COMPILER_H_
+#define ACCY_JIT_JIT_COMPILER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "accy/status.h"
+
+namespace llvm {
+class LLVMContext;
+class Module;
+}  // namespace llvm
+
+namespace accy::jit {
+
+struct JitCompilerOptions {
+  // Directory of the object cache; empty (the default) disables it, so a library user never gets
+  // files written behind their back (the CLI passes ~/.cache/accy). Objects are keyed by a
+  // BLAKE3 hash of the unoptimized module text, the host CPU name and features, the LLVM version
+  // and the accy emitter version; a hit skips optimization and code generation.
+  std::string cache_dir;
+  // Directory for dumps; empty means the environment variable ACCY_DUMP_DIR if set, else none.
+  // Each freshly compiled module writes <n>-<module>.before.ll, .after.ll (after O3) and .s.
+  std::string dump_dir;
+};
+
+// Counters of what AddModule did, for tests and compile-time reports.
+struct JitCompileStats {
+  int64_t modules_compiled = 0;    // optimized and compiled by LLVM
+  int64_t modules_from_cache = 0;  // loaded from cache_dir
+  double total_milliseconds = 0;   // wall time spent in AddModule
+};
+
+class JitCompiler {
+ public:
+  // Initializes the native target (once per process), builds the host target machine (CPU name
+  // and features from llvm::sys::getHostCPUName/getHostCPUFeatures, O3 code generation) and the
+  // LLJIT session with the process's symbols and glibc's libmvec (vector math) visible.
+  // Errors: kInternal with LLVM's message when the host target or libmvec.so.1 is unavailable;
+  // kInvalidArgument when a cache or dump directory cannot be created.
+  static StatusOr<std::unique_ptr<JitCompiler>> Create(const JitCompilerOptions& options = {});
+  // Ends the execution session (LLJIT's destructor); the compiled code becomes invalid.
+  ~JitCompiler();
+  JitCompiler(const JitCompiler&) = delete;
+  JitCompiler& operator=(const JitCompiler&) = delete;
+
+  // Sets `module`'s triple, data layout and per-function target attributes ("target-cpu",
+  // "target-features", and "prefer-vector-width"="512" on Intel AVX-512 hosts, where LLVM
+  // otherwise stays at 256 bits), verifies it, then loads its object from the cache or runs the
+  // O3 pipeline (loop and SLP vectorizers, libmvec mappings for libm calls) and code generation,
+  // and adds the object to the main dylib. Takes ownership of both. Errors: kInternal naming the
+  // module with LLVM's message (verifier failure, code generation, duplicate definition).
+  Status AddModule(std::unique_ptr<llvm::LLVMContext> context,
+                   std::unique_ptr<llvm::Module> module);
+
+  // The address of symbol `name` of an added module. kNotFound when it is not defined.
+  StatusOr<void*> Lookup(std::string_view name);
+
+  const std::string& cpu_name() const;
+  // Comma-separated "+feature"/"-feature" list, sorted (part of the cache key).
+  const std::string& cpu_features() const;
+  // True when compiled code may use 512-bit vectors (AVX-512F on the host).
+  bool has_avx512() const;
+  const JitCompileStats& stats() const;
+
+ private:
+  struct Impl;
+  explicit JitCompiler(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace accy::jit
+
+#endif  // ACCY_JIT_JIT_COMPILER_H_

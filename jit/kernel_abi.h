@@ -1,0 +1,49 @@
+// The one kernel ABI every JIT emitter produces and every caller of compiled code uses
+// (jit/kernel_runner.h today, the executor in src/runtime later).
+//
+// Header-only, no LLVM. The constants are immutable; a compiled kernel is a pure function of its
+// buffers and block range, so distinct block ranges of one kernel may run concurrently.
+#ifndef ACCY_JIT_KERNEL_ABI_H_
+#define ACCY_JIT_KERNEL_ABI_H_
+
+#include <cstdint>
+
+namespace accy::jit {
+
+// Every compiled work item is one C function:
+//
+//   extern "C" void kernel(void* const* buffers, const int64_t* buffer_bytes,
+//                          int64_t block_begin, int64_t block_end);
+//
+// - `buffers` holds the item's external input buffers, in the order of the item's
+//   KernelSignature (for elementwise items: the first use of each value while walking the item's
+//   ops in topological order, operands left to right, an elided broadcast_in_dim standing for its
+//   input), followed by its output buffers (one per output value). Each buffer is dense,
+//   row-major, little-endian, with the element layout of accy::Tensor (i1 = one byte, 0 or 1;
+//   f16 = IEEE binary16; bf16 = the upper half of an f32). Output buffers never alias input
+//   buffers. Any alignment is accepted (64 bytes is fastest).
+// - `buffer_bytes[i]` is the byte size of buffers[i]. Emitters bake the static sizes into the
+//   code; the caller checks the sizes before the call (the kernel does not re-check them).
+// - [block_begin, block_end) is a range of the item's blocks. A block is a fixed number of
+//   iterations chosen by the emitter at compile time, independent of the thread count, so any
+//   split of [0, block_count) over threads computes the same bits. The last block may be
+//   partial. Blocks write disjoint parts of the outputs.
+//
+// The kernel never allocates, never calls back into accy, and leaves the floating-point
+// environment (MXCSR: rounding, FTZ/DAZ) untouched.
+using KernelFunction = void (*)(void* const* buffers, const int64_t* buffer_bytes,
+                                int64_t block_begin, int64_t block_end);
+
+// Output elements per block of elementwise kernels: 8192 elements is 32 KiB of f32 output, small
+// enough to balance 64K-element items over 2+ threads and large enough that one block costs
+// microseconds, far above the per-block loop set-up.
+inline constexpr int64_t kElementwiseBlockElements = 8192;
+
+// Number of blocks covering `iterations` with blocks of `block_size` (0 for no iterations).
+inline constexpr int64_t BlockCount(int64_t iterations, int64_t block_size) {
+  return iterations <= 0 ? 0 : (iterations + block_size - 1) / block_size;
+}
+
+}  // namespace accy::jit
+
+#endif  // ACCY_JIT_KERNEL_ABI_H_

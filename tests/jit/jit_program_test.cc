@@ -1,0 +1,287 @@
+// JIT tests beyond single ops: elided broadcasts (row, column, scalar, reordered dims, rank 3,
+// rows crossing block boundaries), fusion clusters vs the reference, determinism across thread
+// counts, the object cache and dumps, and the error paths (unsupported kinds, bad buffers).
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "accy/builder.h"
+#include "gtest/gtest.h"
+#include "src/reference/reference_evaluator.h"
+#include "tests/jit/jit_numeric_util.h"
+#include "tests/jit/jit_test_util.h"
+#include "tests/test_util.h"
+
+namespace accy::jit::testing {
+namespace {
+
+struct BroadcastCase {
+  std::vector<int64_t> source_dims;
+  std::vector<int64_t> out_dims;
+  std::vector<int64_t> broadcast_dimensions;
+};
+
+// out = (broadcast(x) + y) * y for each case, one fused item each; compared exactly.
+TEST(JitBroadcastTest, ElidedBroadcastsReadThroughIndexArithmetic) {
+  const std::vector<BroadcastCase> cases = {
+      {{3}, {4, 3}, {1}},             // row
+      {{4, 1}, {4, 3}, {0, 1}},       // column (size-1 expansion)
+      {{}, {4, 3}, {}},               // scalar
+      {{3, 4}, {4, 3}, {1, 0}},       // reordered dims (a transposed read)
+      {{5}, {2, 5, 7}, {1}},          // middle dim of rank 3
+      {{2, 1, 7}, {2, 5, 7}, {0, 1, 2}},
+      {{1000}, {37, 1000}, {1}},      // rows cross block boundaries (37000 elements)
+      {{37, 1}, {37, 1000}, {0, 1}},
+      {{1, 1}, {1, 17}, {0, 1}},
+      {{7}, {0, 7}, {1}},             // zero-size output
+  };
+  for (ElementType type : {ElementType::kF32, ElementType::kI32, ElementType::kF16}) {
+    Builder builder("broadcast_test");
+    std::vector<TensorType> params, results;
+    for (const auto& c : cases) {
+      params.push_back(builder.Type(type, c.source_dims).value());
+      params.push_back(builder.Type(type, c.out_dims).value());
+      results.push_back(builder.Type(type, c.out_dims).value());
+    }
+    auto f = builder.BeginFunction("main", params, results).value();
+    std::vector<Value*> outs;
+    for (size_t i = 0; i < cases.size(); ++i) {
+      Value* x = f.Parameter(static_cast<int64_t>(2 * i));
+      Value* y = f.Parameter(static_cast<int64_t>(2 * i + 1));
+      ASSERT_OK_AND_ASSIGN(Value * b, f.BroadcastInDim(x, results[i], cases[i].broadcast_dimensions));
+      ASSERT_OK_AND_ASSIGN(Value * sum, f.Add(b, y));
+      ASSERT_OK_AND_ASSIGN(Value * product, f.Multiply(sum, y));
+      outs.push_back(product);
+    }
+    ASSERT_OK(f.Return(outs));
+    ASSERT_OK_AND_ASSIGN(auto module, builder.Finish());
+    std::vector<Tensor> args;
+    for (size_t p = 0; p < params.size(); ++p) args.push_back(MakeInput(params[p], p + 7));
+    ASSERT_OK_AND_ASSIGN(auto expected, Evaluate(*module, "main", args));
+    ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(std::move(module)));
+    // Every case is one elementwise_fusion item: no broadcast was materialized.
+    EXPECT_EQ(program->plan().work_item_count(), static_cast<int64_t>(cases.size()));
+    for (const WorkItem& item : program->plan().items()) {
+      EXPECT_EQ(item.kind, WorkKind::kElementwiseFusion);
+    }
+    ASSERT_OK_AND_ASSIGN(auto actual, program->Run(args, 2));
+    for (size_t i = 0; i < cases.size(); ++i) {
+      EXPECT_TRUE(Matches(actual[i], expected[i], 0))
+          << ElementTypeName(type) << " case " << i << " " << results[i].ToString();
+    }
+  }
+}
+
+// y = tanh(a*b + c) * 0.5 + a, the benchmark chain, with 0.5 a broadcast scalar constant.
+std::unique_ptr<Module> BuildChain(int64_t n) {
+  Builder builder("chain");
+  TensorType t = builder.Type(ElementType::kF32, {n}).value();
+  auto f = builder.BeginFunction("main", {t, t, t}, {t}).value();
+  Value* a = f.Parameter(0);
+  Value* prod = f.Multiply(a, f.Parameter(1)).value();
+  Value* sum = f.Add(prod, f.Parameter(2)).value();
+  Value* th = f.Tanh(sum).value();
+  Value* half = f.ConstantScalar(ElementType::kF32, 0.5).value();
+  Value* half_n = f.BroadcastInDim(half, t, {}).value();
+  Value* scaled = f.Multiply(th, half_n).value();
+  Value* out = f.Add(scaled, a).value();
+  (void)f.Return({out});
+  return builder.Finish().value();
+}
+
+TEST(JitFusionTest, FusedTanhChainIsOneItemAndMatchesReference) {
+  const int64_t n = 20000;
+  auto module = BuildChain(n);
+  TensorType t = TensorType::Create(ElementType::kF32, {n}).value();
+  std::vector<Tensor> args = {MakeInput(t, 1), MakeInput(t, 2), MakeInput(t, 3)};
+  ASSERT_OK_AND_ASSIGN(auto expected, Evaluate(*module, "main", args));
+  ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(std::move(module)));
+  ASSERT_EQ(program->plan().work_item_count(), 1);
+  EXPECT_EQ(program->plan().items()[0].kind, WorkKind::kElementwiseFusion);
+  const CompiledItem& item = program->compiled().items()[0];
+  EXPECT_EQ(item.inputs.size(), 3u);  // the 0.5 constant is folded into the code
+  EXPECT_EQ(item.launch.block_count, BlockCount(n, kElementwiseBlockElements));
+  ASSERT_OK_AND_ASSIGN(auto actual, program->Run(args, 2));
+  // tanh within 4 ulp, then *0.5 + a: an absolute bound of a few ulp of 1.
+  TensorComparison c = CompareClose(actual[0], expected[0], 2e-6, 2e-6);
+  EXPECT_TRUE(c.ok) << c.message;
+}
+
+// Chains of exact ops must match the op-by-op reference bit for bit: f16/bf16 round after
+// every op (not once at the end), integers wrap, and select/compare/convert chain in registers.
+TEST(JitFusionTest, ExactChainsMatchReferenceBitForBit) {
+  for (ElementType type : {ElementType::kF16, ElementType::kBF16, ElementType::kF32,
+                           ElementType::kI8, ElementType::kU16, ElementType::kI64}) {
+    Builder builder("exact_chain");
+    TensorType t = builder.Type(type, {2, 1023}).value();
+    auto f = builder.BeginFunction("main", {t, t, t}, {t}).value();
+    Value *a = f.Parameter(0), *b = f.Parameter(1), *c = f.Parameter(2);
+    Value* s = f.Add(f.Multiply(a, b).value(), c).value();
+    Value* d = f.Subtract(s, a).value();
+    Value* lt = f.Compare(d, b, "LT").value();
+    Value* q = f.Divide(d, b).value();
+    Value* m = f.Maximum(q, c).value();
+    Value* sel = f.Select(lt, m, d).value();
+    Value* wide = f.Convert(sel, ElementType::kF64).value();
+    Value* back = f.Convert(wide, type).value();
+    Value* out = f.Minimum(back, a).value();
+    ASSERT_OK(f.Return({out}));
+    ASSERT_OK_AND_ASSIGN(auto module, builder.Finish());
+    std::vector<Tensor> args = {MakeInput(t, 11), MakeInput(t, 12), MakeInput(t, 13)};
+    ASSERT_OK_AND_ASSIGN(auto expected, Evaluate(*module, "main", args));
+    ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(std::move(module)));
+    ASSERT_EQ(program->plan().work_item_count(), 1);
+    ASSERT_OK_AND_ASSIGN(auto actual, program->Run(args, 1));
+    EXPECT_TRUE(Matches(actual[0], expected[0], 0)) << ElementTypeName(type);
+  }
+}
+
+TEST(JitDeterminismTest, ResultsAreBitwiseEqualAtOneAndTwoThreads) {
+  const int64_t n = 100003;  // 13 blocks, the last partial
+  auto module = BuildChain(n);
+  TensorType t = TensorType::Create(ElementType::kF32, {n}).value();
+  std::vector<Tensor> args = {MakeInput(t, 4), MakeInput(t, 5), MakeInput(t, 6)};
+  ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(std::move(module)));
+  ASSERT_OK_AND_ASSIGN(auto one, program->Run(args, 1));
+  ASSERT_OK_AND_ASSIGN(auto two, program->Run(args, 2));
+  ASSERT_OK_AND_ASSIGN(auto three, program->Run(args, 3));
+  EXPECT_EQ(0, std::memcmp(one[0].data(), two[0].data(), static_cast<size_t>(one[0].byte_size())));
+  EXPECT_EQ(0, std::memcmp(one[0].data(), three[0].data(), static_cast<size_t>(one[0].byte_size())));
+}
+
+std::string ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::filesystem::path FreshDirectory(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() /
+             (name + "_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+              "_" + std::to_string(reinterpret_cast<uintptr_t>(&name) & 0xFFFF));
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+TEST(JitCompilerTest, SecondCompileLoadsTheObjectFromTheCache) {
+  const auto dir = FreshDirectory("accy_jit_cache_test");
+  JitCompilerOptions options;
+  options.cache_dir = dir.string();
+  TensorType t = TensorType::Create(ElementType::kF32, {1023}).value();
+  std::vector<Tensor> args = {MakeInput(t, 1), MakeInput(t, 2), MakeInput(t, 3)};
+  ASSERT_OK_AND_ASSIGN(auto cold, JitProgram::Create(BuildChain(1023), "main", options));
+  EXPECT_EQ(cold->compiled().compiler().stats().modules_compiled, 1);
+  EXPECT_EQ(cold->compiled().compiler().stats().modules_from_cache, 0);
+  ASSERT_OK_AND_ASSIGN(auto warm, JitProgram::Create(BuildChain(1023), "main", options));
+  EXPECT_EQ(warm->compiled().compiler().stats().modules_compiled, 0);
+  EXPECT_EQ(warm->compiled().compiler().stats().modules_from_cache, 1);
+  std::cout << "chain compile: cold " << cold->compiled().compile_milliseconds() << " ms, cached "
+            << warm->compiled().compile_milliseconds() << " ms\n";
+  ASSERT_OK_AND_ASSIGN(auto a, cold->Run(args));
+  ASSERT_OK_AND_ASSIGN(auto b, warm->Run(args));
+  EXPECT_EQ(0, std::memcmp(a[0].data(), b[0].data(), static_cast<size_t>(a[0].byte_size())));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(JitCompilerTest, DumpsIrBeforeAndAfterO3AndAssembly) {
+  const auto dir = FreshDirectory("accy_jit_dump_test");
+  JitCompilerOptions options;
+  options.dump_dir = dir.string();
+  ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(BuildChain(4096), "main", options));
+  std::string before, after, assembly;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.ends_with(".before.ll")) before = ReadFile(entry.path());
+    if (name.ends_with(".after.ll")) after = ReadFile(entry.path());
+    if (name.ends_with(".s")) assembly = ReadFile(entry.path());
+  }
+  EXPECT_NE(before.find("call float @tanhf"), std::string::npos);
+  // The loop vectorizer widened the loop and mapped tanhf to a libmvec variant.
+  EXPECT_NE(after.find("x float>"), std::string::npos);
+  EXPECT_NE(after.find("_ZGV"), std::string::npos);
+  if (program->compiled().compiler().has_avx512()) {
+    EXPECT_NE(after.find("_ZGVeN16v_tanhf"), std::string::npos);
+    EXPECT_NE(assembly.find("zmm"), std::string::npos);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// --- Error paths -------------------------------------------------------------------------
+
+TEST(JitErrorTest, ReductionItemIsRejectedNamingItsKind) {
+  Builder builder("reduce");
+  TensorType t = builder.Type(ElementType::kF32, {8}).value();
+  TensorType s = builder.Type(ElementType::kF32, {}).value();
+  auto f = builder.BeginFunction("main", {t}, {s}).value();
+  Value* zero = f.ConstantScalar(ElementType::kF32, 0).value();
+  Value* r = f.Reduce(f.Parameter(0), zero, s, "sum", {0}).value();
+  ASSERT_OK(f.Return({r}));
+  ASSERT_OK_AND_ASSIGN(auto module, builder.Finish());
+  auto program = JitProgram::Create(std::move(module));
+  ASSERT_FALSE(program.ok());
+  EXPECT_EQ(program.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(program.status().message().find("has kind reduction"), std::string::npos)
+      << program.status();
+}
+
+TEST(JitErrorTest, MaterializedBroadcastIsRejectedAsShapeKind) {
+  Builder builder("materialized");
+  TensorType x = builder.Type(ElementType::kF32, {3}).value();
+  TensorType t = builder.Type(ElementType::kF32, {4, 3}).value();
+  auto f = builder.BeginFunction("main", {x}, {t}).value();
+  Value* b = f.BroadcastInDim(f.Parameter(0), t, {1}).value();
+  ASSERT_OK(f.Return({b}));
+  ASSERT_OK_AND_ASSIGN(auto module, builder.Finish());
+  auto program = JitProgram::Create(std::move(module));
+  ASSERT_FALSE(program.ok());
+  EXPECT_EQ(program.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(program.status().message().find("has kind shape"), std::string::npos)
+      << program.status();
+  EXPECT_NE(program.status().message().find("broadcast_in_dim"), std::string::npos);
+}
+
+TEST(JitErrorTest, RunItemRejectsWrongBufferCountAndSize) {
+  ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(BuildChain(64)));
+  const CompiledProgram& compiled = program->compiled();
+  std::vector<float> a(64), b(64), c(64), y(64), small(8);
+  void* buffers[] = {a.data(), b.data(), c.data(), y.data()};
+  int64_t bytes[] = {256, 256, 256, 256};
+  Status status = compiled.RunItem(0, buffers, bytes, 3);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("takes 4 buffers, got 3"), std::string::npos) << status;
+  buffers[3] = small.data();
+  bytes[3] = 32;
+  status = compiled.RunItem(0, buffers, bytes, 4);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("buffer 3 has 32 bytes, needs 256"), std::string::npos) << status;
+  EXPECT_EQ(compiled.RunItem(1, buffers, bytes, 4).code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(JitErrorTest, LookupOfUnknownSymbolIsNotFound) {
+  ASSERT_OK_AND_ASSIGN(auto compiler, JitCompiler::Create());
+  auto missing = compiler->Lookup("accy_no_such_kernel");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find("accy_no_such_kernel"), std::string::npos);
+}
+
+TEST(JitErrorTest, CacheDirThatIsAFileIsRejected) {
+  const auto dir = FreshDirectory("accy_jit_cache_file");
+  std::filesystem::create_directories(dir);
+  const auto file = dir / "plain_file";
+  std::ofstream(file) << "x";
+  JitCompilerOptions options;
+  options.cache_dir = file.string();
+  auto compiler = JitCompiler::Create(options);
+  ASSERT_FALSE(compiler.ok());
+  EXPECT_EQ(compiler.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(compiler.status().message().find("cache_dir"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace accy::jit::testing

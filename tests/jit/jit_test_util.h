@@ -1,0 +1,104 @@
+// Test helpers for the JIT: plan a function (WorkLedger + AnalysisCache), compile it with
+// CompiledProgram, and run its items in plan order over host tensors -- a minimal stand-in for
+// the executor (parameters bound to arguments, constants materialized from their attributes,
+// one fresh tensor per item output). Header-only, for tests/jit only; not thread-safe.
+#ifndef ACCY_TESTS_JIT_JIT_TEST_UTIL_H_
+#define ACCY_TESTS_JIT_JIT_TEST_UTIL_H_
+
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "accy/ir.h"
+#include "accy/tensor.h"
+#include "jit/compiled_program.h"
+#include "src/fusion/fusion_analysis.h"
+#include "src/passes/analysis_cache.h"
+#include "src/passes/work_ledger.h"
+#include "src/schedule/schedule_plan.h"
+
+namespace accy::jit::testing {
+
+class JitProgram {
+ public:
+  // Plans and compiles `function_name` of `module`. Errors: planning or compile errors.
+  static StatusOr<std::unique_ptr<JitProgram>> Create(std::unique_ptr<Module> module,
+                                                      const std::string& function_name = "main",
+                                                      const JitCompilerOptions& options = {}) {
+    std::unique_ptr<JitProgram> program(new JitProgram(std::move(module)));
+    program->function_ = program->module_->FindFunction(function_name);
+    if (program->function_ == nullptr) return absl::NotFoundError("no function " + function_name);
+    ACCY_ASSIGN_OR_RETURN(program->plan_, program->cache_.Get<SchedulePlan>(*program->function_));
+    ACCY_ASSIGN_OR_RETURN(const FusionPlanAnalysis* fusion,
+                          program->cache_.Get<FusionPlanAnalysis>(*program->function_));
+    ACCY_ASSIGN_OR_RETURN(program->compiled_,
+                          CompiledProgram::Compile(*program->function_, *program->plan_,
+                                                   fusion->plan(), options));
+    return program;
+  }
+
+  // Runs every item in order on `arguments` with `threads` threads (0 = OMP default) and
+  // returns the function's results.
+  StatusOr<std::vector<Tensor>> Run(std::span<const Tensor> arguments, int threads = 1) const {
+    std::map<const Value*, Tensor> values;
+    for (size_t i = 0; i < arguments.size(); ++i) values[function_->parameter(static_cast<int64_t>(i))] = arguments[i];
+    auto get = [&](const Value* value) -> StatusOr<Tensor> {
+      auto it = values.find(value);
+      if (it != values.end()) return it->second;
+      const Operation* def = value->defining_op();
+      if (def != nullptr && def->kind() == OpKind::kConstant) {
+        ACCY_ASSIGN_OR_RETURN(Tensor t, Tensor::FromBytes(value->type(), def->GetDense("value")->bytes));
+        values[value] = t;
+        return t;
+      }
+      return absl::InternalError("value not computed yet");
+    };
+    RunOptions options;
+    options.num_threads = threads;
+    for (size_t i = 0; i < compiled_->items().size(); ++i) {
+      const CompiledItem& item = compiled_->items()[i];
+      std::vector<void*> buffers;
+      std::vector<int64_t> bytes;
+      for (const Value* input : item.inputs) {
+        ACCY_ASSIGN_OR_RETURN(Tensor t, get(input));
+        buffers.push_back(t.data());
+        bytes.push_back(t.byte_size());
+      }
+      for (const Value* output : item.outputs) {
+        ACCY_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(output->type()));
+        values[output] = t;
+        buffers.push_back(t.data());
+        bytes.push_back(t.byte_size());
+      }
+      ACCY_RETURN_IF_ERROR(compiled_->RunItem(i, buffers.data(), bytes.data(), buffers.size(), options));
+    }
+    std::vector<Tensor> results;
+    for (const Value* value : function_->entry_block()->terminator()->operands()) {
+      ACCY_ASSIGN_OR_RETURN(Tensor t, get(value));
+      results.push_back(t);
+    }
+    return results;
+  }
+
+  const Module& module() const { return *module_; }
+  const SchedulePlan& plan() const { return *plan_; }
+  const CompiledProgram& compiled() const { return *compiled_; }
+
+ private:
+  explicit JitProgram(std::unique_ptr<Module> module)
+      : module_(std::move(module)), ledger_(), cache_(&ledger_) {}
+
+  std::unique_ptr<Module> module_;
+  passes::WorkLedger ledger_;
+  passes::AnalysisCache cache_;
+  const Function* function_ = nullptr;
+  const SchedulePlan* plan_ = nullptr;
+  std::unique_ptr<CompiledProgram> compiled_;
+};
+
+}  // namespace accy::jit::testing
+
+#endif  // ACCY_TESTS_JIT_JIT_TEST_UTIL_H_
