@@ -5,7 +5,7 @@
 #include <chrono>
 #include <utility>
 
-#include "jit/elementwise_emitter.h"
+#include "jit/emitters.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "src/fusion/fusion_plan.h"
@@ -49,6 +49,29 @@ StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(
       case WorkKind::kElementwiseFusion: {
         ACCY_ASSIGN_OR_RETURN(signature,
                               EmitElementwiseKernel(item, fusion, *module, compiled.symbol));
+        break;
+      }
+      case WorkKind::kShape: {
+        ACCY_ASSIGN_OR_RETURN(signature, EmitShapeKernel(item, fusion, *module, compiled.symbol));
+        break;
+      }
+      case WorkKind::kReduction: {
+        ACCY_ASSIGN_OR_RETURN(signature,
+                              EmitReductionKernel(item, fusion, *module, compiled.symbol));
+        break;
+      }
+      case WorkKind::kScan: {
+        ACCY_ASSIGN_OR_RETURN(signature, EmitScanKernel(item, fusion, *module, compiled.symbol));
+        break;
+      }
+      case WorkKind::kRowPipeline: {
+        ACCY_ASSIGN_OR_RETURN(signature,
+                              EmitRowPipelineKernel(item, fusion, *module, compiled.symbol));
+        break;
+      }
+      case WorkKind::kFlashAttention: {
+        ACCY_ASSIGN_OR_RETURN(signature,
+                              EmitFlashAttentionKernel(item, fusion, *module, compiled.symbol));
         break;
       }
       default:

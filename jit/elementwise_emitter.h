@@ -12,6 +12,7 @@
 
 #include "accy/ir.h"
 #include "accy/status.h"
+#include "jit/kernel_signature.h"
 
 namespace llvm {
 class Module;
@@ -23,17 +24,6 @@ struct WorkItem;
 }  // namespace accy
 
 namespace accy::jit {
-
-// The buffers of a compiled kernel, in ABI order (kernel_abi.h): inputs, then outputs.
-struct KernelSignature {
-  // External values the kernel reads. An elided broadcast_in_dim contributes its input; a
-  // constant with one element is folded into the code and has no buffer.
-  std::vector<const Value*> inputs;
-  std::vector<const Value*> outputs;
-  // Blocks of the iteration space and iterations (output elements) per block.
-  int64_t block_count = 0;
-  int64_t block_size = 0;
-};
 
 // Emits `extern "C" void <symbol>(...)` computing `item` (kind elementwise_single or
 // elementwise_fusion; ops in topological order, the root's result is the output) into `module`.

@@ -1,0 +1,44 @@
+// The emitters of jit/, one per family of work kinds, all with one shape: emit
+// `extern "C" void <symbol>(...)` (kernel_abi.h) computing `item` into `module` and report its
+// buffers and blocks. Each lives in its own file (<family>_emitter.cc). Errors: kUnimplemented
+// naming the op (and element type) or kind the emitter cannot lower -- never a silent fallback;
+// kInvalidArgument for malformed attributes. Not thread-safe per module.
+#ifndef ACCY_JIT_EMITTERS_H_
+#define ACCY_JIT_EMITTERS_H_
+
+#include <string_view>
+
+#include "accy/status.h"
+#include "jit/elementwise_emitter.h"
+#include "jit/kernel_signature.h"
+
+namespace llvm {
+class Module;
+}  // namespace llvm
+
+namespace accy {
+class FusionPlan;
+struct WorkItem;
+}  // namespace accy
+
+namespace accy::jit {
+
+// kind shape: transpose, slice, pad, concatenate, iota, reverse, reshape, materialized
+// broadcast_in_dim, gather, scatter, dynamic_slice, dynamic_update_slice (shape_emitter.cc).
+StatusOr<KernelSignature> EmitShapeKernel(const WorkItem& item, const FusionPlan& fusion,
+                                          llvm::Module& module, std::string_view symbol);
+// kinds reduction (a reduce, or a reduction_input cluster rooted at one) and scan (cumsum)
+// (reduction_emitter.cc).
+StatusOr<KernelSignature> EmitReductionKernel(const WorkItem& item, const FusionPlan& fusion,
+                                              llvm::Module& module, std::string_view symbol);
+StatusOr<KernelSignature> EmitScanKernel(const WorkItem& item, const FusionPlan& fusion,
+                                         llvm::Module& module, std::string_view symbol);
+// kinds row_pipeline and flash_attention (row_pipeline_emitter.cc, flash_attention_emitter.cc).
+StatusOr<KernelSignature> EmitRowPipelineKernel(const WorkItem& item, const FusionPlan& fusion,
+                                                llvm::Module& module, std::string_view symbol);
+StatusOr<KernelSignature> EmitFlashAttentionKernel(const WorkItem& item, const FusionPlan& fusion,
+                                                   llvm::Module& module, std::string_view symbol);
+
+}  // namespace accy::jit
+
+#endif  // ACCY_JIT_EMITTERS_H_

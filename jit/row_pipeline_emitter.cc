@@ -1,0 +1,15 @@
+// Emitter of row_pipeline work items (emitters.h).
+#include "jit/emitters.h"
+#include "src/schedule/schedule_plan.h"
+#include "src/util/str_cat.h"
+
+namespace accy::jit {
+
+StatusOr<KernelSignature> EmitRowPipelineKernel(const WorkItem& item, const FusionPlan&, llvm::Module&,
+                                          std::string_view) {
+  return absl::UnimplementedError(StrCat("jit: work item (root ", item.root->name(),
+                                         ") has kind ", WorkKindName(item.kind),
+                                         ", which has no JIT emitter yet"));
+}
+
+}  // namespace accy::jit
