@@ -193,8 +193,13 @@ Status JitCompiler::Impl::Optimize(llvm::Module& module) {
   builder.registerFunctionAnalyses(fam);
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
+  static const llvm::OptimizationLevel* const kLevels[] = {
+      &llvm::OptimizationLevel::O0, &llvm::OptimizationLevel::O1, &llvm::OptimizationLevel::O2,
+      &llvm::OptimizationLevel::O3};
   llvm::ModulePassManager passes =
-      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+      options.optimization_level == 0
+          ? builder.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
+          : builder.buildPerModuleDefaultPipeline(*kLevels[options.optimization_level]);
   passes.run(module, mam);
   return absl::OkStatus();
 }
@@ -230,6 +235,10 @@ StatusOr<std::unique_ptr<JitCompiler>> JitCompiler::Create(const JitCompilerOpti
   InitializeLlvmOnce();
   auto impl = std::make_unique<Impl>();
   impl->options = options;
+  if (options.optimization_level < 0 || options.optimization_level > 3) {
+    return absl::InvalidArgumentError(StrCat("JitCompiler: optimization_level ",
+                                             options.optimization_level, " is outside 0-3"));
+  }
   if (impl->options.dump_dir.empty()) {
     if (const char* env = std::getenv("ACCY_DUMP_DIR"); env != nullptr) impl->options.dump_dir = env;
   }
@@ -260,7 +269,10 @@ StatusOr<std::unique_ptr<JitCompiler>> JitCompiler::Create(const JitCompilerOpti
   llvm::orc::JITTargetMachineBuilder machine_builder = std::move(*detected);
   machine_builder.setCPU(impl->cpu);
   machine_builder.getFeatures() = subtarget_features;
-  machine_builder.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  static constexpr llvm::CodeGenOptLevel kCodeGenLevels[] = {
+      llvm::CodeGenOptLevel::None, llvm::CodeGenOptLevel::Less, llvm::CodeGenOptLevel::Default,
+      llvm::CodeGenOptLevel::Aggressive};
+  machine_builder.setCodeGenOptLevel(kCodeGenLevels[options.optimization_level]);
   machine_builder.setRelocationModel(llvm::Reloc::PIC_);
   machine_builder.setCodeModel(llvm::CodeModel::Small);
   auto target_machine = machine_builder.createTargetMachine();
@@ -304,7 +316,8 @@ Status JitCompiler::AddModule(std::unique_ptr<llvm::LLVMContext> context,
     const std::string key_material = StrCat(text, std::string(1, '\0'), impl.cpu,
                                             std::string(1, '\0'), impl.features,
                                             std::string(1, '\0'), LLVM_VERSION_STRING,
-                                            std::string(1, '\0'), kCacheFormatVersion);
+                                            std::string(1, '\0'), kCacheFormatVersion,
+                                            std::string(1, '\0'), impl.options.optimization_level);
     const auto digest = llvm::BLAKE3::hash<16>(llvm::ArrayRef<uint8_t>(
         reinterpret_cast<const uint8_t*>(key_material.data()), key_material.size()));
     cache_path = std::filesystem::path(impl.options.cache_dir) / StrCat("accy-", HexDigest(digest), ".o");

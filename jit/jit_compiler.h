@@ -30,6 +30,9 @@ struct JitCompilerOptions {
   // Directory for dumps; empty means the environment variable ACCY_DUMP_DIR if set, else none.
   // Each freshly compiled module writes <n>-<module>.before.ll, .after.ll (after O3) and .s.
   std::string dump_dir;
+  // LLVM optimization level 0-3 (default 3): the new pass manager's O0..O3 pipeline and the
+  // matching code generation level. Part of the object cache key.
+  int optimization_level = 3;
 };
 
 // Counters of what AddModule did, for tests and compile-time reports.

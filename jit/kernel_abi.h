@@ -21,13 +21,24 @@ namespace accy::jit {
 //   input), followed by its output buffers (one per output value). Each buffer is dense,
 //   row-major, little-endian, with the element layout of accy::Tensor (i1 = one byte, 0 or 1;
 //   f16 = IEEE binary16; bf16 = the upper half of an f32). Output buffers never alias input
-//   buffers. Any alignment is accepted (64 bytes is fastest).
+//   buffers, with one exception: the executor may pass an elementwise kernel's output as the
+//   very same buffer (same pointer, same byte size) as one of its inputs, an in-place write at
+//   that input's last use; elementwise kernels read element i before writing element i, so this
+//   is safe. Any alignment is accepted (64 bytes is fastest).
 // - `buffer_bytes[i]` is the byte size of buffers[i]. Emitters bake the static sizes into the
 //   code; the caller checks the sizes before the call (the kernel does not re-check them).
 // - [block_begin, block_end) is a range of the item's blocks. A block is a fixed number of
 //   iterations chosen by the emitter at compile time, independent of the thread count, so any
 //   split of [0, block_count) over threads computes the same bits. The last block may be
 //   partial. Blocks write disjoint parts of the outputs.
+// - Scratch and finish blocks (two-phase kernels; today reductions whose reduced extent is split
+//   into fixed segments): a kernel whose KernelSignature has scratch_bytes > 0 takes one more
+//   buffer after its outputs, a scratch buffer of that many bytes (buffer_bytes[] lists it too).
+//   Its contents on entry are undefined and need not survive the call, so the executor may lend
+//   it arena memory; it must not be shared by two runs at once. When finish_block_count = F > 0,
+//   the last F blocks [block_count - F, block_count) are the finish phase: the caller runs
+//   them only after every earlier block has completed (they combine the partials the earlier
+//   blocks wrote to scratch, in a fixed order). Ranges never straddle the two phases.
 //
 // The kernel never allocates, never calls back into accy, and leaves the floating-point
 // environment (MXCSR: rounding, FTZ/DAZ) untouched.

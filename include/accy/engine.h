@@ -1,0 +1,104 @@
+// accy::Engine and accy::Executable: compile a function once, run it many times.
+//
+// Engine::Create(options) sets up compilation (threads, LLVM optimization, object cache, dumps,
+// the planning work allowance). Engine::Compile(module, entry) verifies, plans, JIT-compiles every
+// work item and assigns buffers; the module may be destroyed afterwards (the executable keeps what
+// it needs). Executable::Run validates its inputs and runs the items in dependency order over
+// host tensors. An Executable may be run from many threads at once (each run takes its own
+// arena from a pool; arenas and their pages are kept across runs). No LLVM or oneDNN header is
+// reachable from here.
+#ifndef ACCY_ENGINE_H_
+#define ACCY_ENGINE_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "accy/ir.h"
+#include "accy/planner.h"
+#include "accy/status.h"
+#include "accy/tensor.h"
+
+namespace accy {
+
+struct EngineOptions {
+  // Threads for intra-op parallel loops (OpenMP, shared with oneDNN); 0 = the machine's cores.
+  int num_threads = 0;
+  // LLVM optimization level, 0-3 (default 3: O3 for the host CPU).
+  int optimization_level = 3;
+  // Folder of the on-disk object cache (empty = no cache): a second compile of the same program
+  // loads objects instead of running LLVM.
+  std::string cache_dir;
+  // Folder for dumps of each stage (plan text, LLVM IR before/after optimization, assembly);
+  // empty = none (the environment variable ACCY_DUMP_DIR also turns dumps on).
+  std::string dump_dir;
+  // Reserved: fast-math (reassociation, no NaN/Inf guarantees). accy computes to the IEEE rules
+  // in DESIGN.md; `true` is rejected by Create with kUnimplemented until it is supported.
+  bool fast_math = false;
+  // Limits on planning work per Compile (accy/planner.h): a refused program fails Compile with
+  // kResourceExhausted and leaves the engine usable.
+  WorkAllowance work_allowance;
+};
+
+// What an executable is made of and costs.
+struct ExecutableStats {
+  std::map<std::string, int64_t> work_items_by_kind;  // "elementwise_fusion" -> count
+  double plan_milliseconds = 0;     // verification + analyses + fusion + schedule
+  double compile_milliseconds = 0;  // emission + LLVM (or object cache) + symbol lookup
+  int64_t arena_bytes = 0;          // per-run scratch memory for intermediates
+  int64_t constant_bytes = 0;       // constants read by kernels
+};
+
+class Executable {
+ public:
+  ~Executable();
+  Executable(const Executable&) = delete;
+  Executable& operator=(const Executable&) = delete;
+
+  // Runs on `inputs` (one per parameter: element type and dims as declared, non-null data) and
+  // returns new owned output tensors. kInvalidArgument naming the input and what was expected.
+  StatusOr<std::vector<Tensor>> Run(std::span<const Tensor> inputs) const;
+  // Runs writing into caller-provided `outputs` (one per result, of the declared types): no
+  // allocation after the first run and no copies of inputs or outputs.
+  Status Run(std::span<const Tensor> inputs, std::span<Tensor> outputs) const;
+
+  const std::vector<TensorType>& parameter_types() const;
+  const std::vector<TensorType>& result_types() const;
+  ExecutableStats Stats() const;
+  // The plan, one line per work item (as PlanSummary::text).
+  const std::string& plan_text() const;
+
+  struct Impl;
+
+ private:
+  friend class Engine;
+  explicit Executable(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+class Engine {
+ public:
+  // kInvalidArgument for out-of-range options (negative threads, optimization level outside
+  // 0-3); kUnimplemented for fast_math.
+  static StatusOr<std::unique_ptr<Engine>> Create(EngineOptions options = {});
+
+  // Compiles function `entry` of `module`. Errors: Verify's errors; kInvalidArgument when the
+  // function does not exist; the planner's (allowance refusals, WorkOverflow); kUnimplemented
+  // naming a work item whose kind or op has no kernel yet; kInternal from LLVM.
+  StatusOr<std::unique_ptr<Executable>> Compile(const Module& module,
+                                                std::string_view entry = "main") const;
+
+  const EngineOptions& options() const { return options_; }
+
+ private:
+  explicit Engine(EngineOptions options) : options_(std::move(options)) {}
+  EngineOptions options_;
+};
+
+}  // namespace accy
+
+#endif  // ACCY_ENGINE_H_

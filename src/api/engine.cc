@@ -1,0 +1,165 @@
+// Engine and Executable (include/accy/engine.h). Compile is one flat list of stages:
+// verify -> plan (analyses, fusion, schedule) -> JIT-compile items -> assign buffers -> build the
+// executor's item table and constant area.
+#include "accy/engine.h"
+
+#include <chrono>
+#include <cstring>
+
+#include "jit/compiled_program.h"
+#include "src/fusion/fusion_analysis.h"
+#include "src/passes/analysis_cache.h"
+#include "src/passes/work_ledger.h"
+#include "src/runtime/buffer_assignment.h"
+#include "src/runtime/executor.h"
+#include "src/schedule/schedule_plan.h"
+#include "src/util/str_cat.h"
+
+#include <thread>
+
+namespace accy {
+namespace {
+
+double MillisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+passes::PlanningOptions ToPlanningOptions(const WorkAllowance& a) {
+  passes::PlanningOptions planning;
+  planning.allowance = {a.structural_visits, a.input_bytes, a.analysis_computations,
+                        a.allocation_capacity};
+  planning.workspace_allowance = a.workspace_bytes;
+  planning.retained_storage_allowance = a.retained_storage_bytes;
+  return planning;
+}
+
+bool IsElementwiseKind(WorkKind kind) {
+  return kind == WorkKind::kElementwiseSingle || kind == WorkKind::kElementwiseFusion;
+}
+
+}  // namespace
+
+// ---- Executable ----
+
+Executable::Executable(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Executable::~Executable() = default;
+
+StatusOr<std::vector<Tensor>> Executable::Run(std::span<const Tensor> inputs) const {
+  std::vector<Tensor> outputs;
+  outputs.reserve(impl_->result_types.size());
+  for (const TensorType& type : impl_->result_types) {
+    ACCY_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(type));
+    outputs.push_back(std::move(out));
+  }
+  ACCY_RETURN_IF_ERROR(impl_->Run(inputs, outputs));
+  return outputs;
+}
+
+Status Executable::Run(std::span<const Tensor> inputs, std::span<Tensor> outputs) const {
+  return impl_->Run(inputs, outputs);
+}
+
+const std::vector<TensorType>& Executable::parameter_types() const {
+  return impl_->parameter_types;
+}
+const std::vector<TensorType>& Executable::result_types() const { return impl_->result_types; }
+ExecutableStats Executable::Stats() const { return impl_->stats; }
+const std::string& Executable::plan_text() const { return impl_->plan_text; }
+
+// ---- Engine ----
+
+StatusOr<std::unique_ptr<Engine>> Engine::Create(EngineOptions options) {
+  if (options.num_threads < 0) {
+    return absl::InvalidArgumentError(
+        StrCat("EngineOptions: num_threads is ", options.num_threads, ", expected >= 0"));
+  }
+  if (options.optimization_level < 0 || options.optimization_level > 3) {
+    return absl::InvalidArgumentError(StrCat("EngineOptions: optimization_level is ",
+                                             options.optimization_level, ", expected 0-3"));
+  }
+  if (options.fast_math) {
+    return absl::UnimplementedError(
+        "EngineOptions: fast_math is not supported yet; accy computes to IEEE rules");
+  }
+  if (options.num_threads == 0) {
+    options.num_threads = std::max(1u, std::thread::hardware_concurrency());
+  }
+  return std::unique_ptr<Engine>(new Engine(std::move(options)));
+}
+
+StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
+                                                      std::string_view entry) const {
+  const auto plan_start = std::chrono::steady_clock::now();
+  ACCY_RETURN_IF_ERROR(Verify(module));
+  const Function* function = module.FindFunction(entry);
+  if (function == nullptr) {
+    return absl::InvalidArgumentError(StrCat("Compile: module has no function '", entry, "'"));
+  }
+  passes::WorkLedger ledger(ToPlanningOptions(options_.work_allowance));
+  passes::AnalysisCache cache(&ledger);
+  ACCY_ASSIGN_OR_RETURN(const SchedulePlan* plan, cache.Get<SchedulePlan>(*function));
+  ACCY_ASSIGN_OR_RETURN(const FusionPlanAnalysis* fusion, cache.Get<FusionPlanAnalysis>(*function));
+  auto impl = std::make_unique<Executable::Impl>();
+  impl->stats.plan_milliseconds = MillisecondsSince(plan_start);
+  impl->plan_text = plan->ToText();
+  for (const WorkItem& item : plan->items()) {
+    ++impl->stats.work_items_by_kind[std::string(WorkKindName(item.kind))];
+  }
+
+  jit::JitCompilerOptions jit_options;
+  jit_options.cache_dir = options_.cache_dir;
+  jit_options.dump_dir = options_.dump_dir;
+  jit_options.optimization_level = options_.optimization_level;
+  ACCY_ASSIGN_OR_RETURN(impl->program, jit::CompiledProgram::Compile(*function, *plan,
+                                                                     fusion->plan(), jit_options));
+  impl->stats.compile_milliseconds = impl->program->compile_milliseconds();
+
+  // Buffers: every compiled item's inputs and outputs, in execution order.
+  std::vector<ItemBuffers> item_buffers;
+  for (const jit::CompiledItem& compiled : impl->program->items()) {
+    const WorkItem& item = plan->items()[static_cast<size_t>(compiled.item_index)];
+    ItemBuffers buffers;
+    buffers.inputs = compiled.inputs;
+    buffers.outputs = compiled.outputs;
+    buffers.may_write_in_place = IsElementwiseKind(item.kind) && compiled.outputs.size() == 1;
+    buffers.output_aliases_input = item.kind == WorkKind::kShape &&
+                                   item.root->kind() == OpKind::kReshape &&
+                                   compiled.inputs.size() == 1 && compiled.outputs.size() == 1;
+    item_buffers.push_back(std::move(buffers));
+  }
+  ACCY_ASSIGN_OR_RETURN(BufferAssignment assignment,
+                        BufferAssignment::Assign(*function, item_buffers));
+
+  for (size_t i = 0; i < item_buffers.size(); ++i) {
+    const jit::CompiledItem& compiled = impl->program->items()[i];
+    ExecutorItem item;
+    item.launch = compiled.launch;
+    item.buffer_bytes = compiled.buffer_bytes;
+    item.aliasing = item_buffers[i].output_aliases_input;
+    for (const auto* list : {&compiled.inputs, &compiled.outputs}) {
+      for (const Value* value : *list) item.buffers.push_back(*assignment.SliceOf(value));
+    }
+    impl->items.push_back(std::move(item));
+  }
+  impl->result_copies = assignment.result_copies();
+  impl->arena_bytes = assignment.arena_bytes();
+  ACCY_ASSIGN_OR_RETURN(TensorType constant_type,
+                        TensorType::Create(ElementType::kU8, {assignment.constant_bytes()}));
+  ACCY_ASSIGN_OR_RETURN(impl->constants, Tensor::Allocate(constant_type));
+  for (const auto& [value, offset] : assignment.constants()) {
+    const DenseElements* dense = value->defining_op()->GetDense("value");
+    if (!dense->bytes.empty()) {
+      std::memcpy(static_cast<uint8_t*>(impl->constants.data()) + offset, dense->bytes.data(),
+                  dense->bytes.size());
+    }
+  }
+  impl->parameter_types = function->parameter_types();
+  impl->result_types = function->result_types();
+  impl->num_threads = options_.num_threads;
+  impl->stats.arena_bytes = assignment.arena_bytes();
+  impl->stats.constant_bytes = assignment.constant_bytes();
+  return std::unique_ptr<Executable>(new Executable(std::move(impl)));
+}
+
+}  // namespace accy

@@ -1,0 +1,115 @@
+// The executor (executor.h): input validation, arena pool, items in dependency order.
+#include "src/runtime/executor.h"
+
+#include <cstring>
+
+#include "src/util/str_cat.h"
+
+namespace accy {
+namespace {
+
+Status CheckTensor(std::string_view what, int64_t index, const Tensor& tensor,
+                   const TensorType& expected) {
+  if (tensor.type() != expected) {
+    return absl::InvalidArgumentError(StrCat(what, " ", index, " has type ",
+                                             tensor.type().ToString(), ", expected ",
+                                             expected.ToString()));
+  }
+  if (tensor.byte_size() > 0 && tensor.data() == nullptr) {
+    return absl::InvalidArgumentError(
+        StrCat(what, " ", index, " (", expected.ToString(), ") has no data"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Status Executable::Impl::ValidateInputs(std::span<const Tensor> inputs) const {
+  if (inputs.size() != parameter_types.size()) {
+    return absl::InvalidArgumentError(StrCat("Run: got ", inputs.size(), " inputs, expected ",
+                                             parameter_types.size()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    ACCY_RETURN_IF_ERROR(CheckTensor("input", static_cast<int64_t>(i), inputs[i],
+                                     parameter_types[i]));
+  }
+  return absl::OkStatus();
+}
+
+Status Executable::Impl::ValidateOutputs(std::span<const Tensor> outputs) const {
+  if (outputs.size() != result_types.size()) {
+    return absl::InvalidArgumentError(StrCat("Run: got ", outputs.size(), " outputs, expected ",
+                                             result_types.size()));
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    ACCY_RETURN_IF_ERROR(CheckTensor("output", static_cast<int64_t>(i), outputs[i],
+                                     result_types[i]));
+  }
+  return absl::OkStatus();
+}
+
+std::unique_ptr<Executable::Impl::RunContext> Executable::Impl::AcquireContext() const {
+  {
+    std::lock_guard<std::mutex> lock(pool_mutex_);
+    if (!pool_.empty()) {
+      std::unique_ptr<RunContext> context = std::move(pool_.back());
+      pool_.pop_back();
+      return context;
+    }
+  }
+  return std::make_unique<RunContext>();
+}
+
+void Executable::Impl::ReleaseContext(std::unique_ptr<RunContext> context) const {
+  std::lock_guard<std::mutex> lock(pool_mutex_);
+  pool_.push_back(std::move(context));
+}
+
+Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> outputs) const {
+  ACCY_RETURN_IF_ERROR(ValidateInputs(inputs));
+  ACCY_RETURN_IF_ERROR(ValidateOutputs(outputs));
+  std::unique_ptr<RunContext> context = AcquireContext();
+  if (context->arena.byte_size() < arena_bytes) {
+    auto type = TensorType::Create(ElementType::kU8, {arena_bytes});
+    if (!type.ok()) return type.status();
+    auto arena = Tensor::Allocate(*type);
+    if (!arena.ok()) return arena.status();
+    context->arena = *std::move(arena);
+  }
+  auto* arena = static_cast<uint8_t*>(context->arena.data());
+  const auto* constant_area = static_cast<const uint8_t*>(constants.data());
+  auto locate = [&](const BufferSlice& slice) -> void* {
+    switch (slice.kind) {
+      case BufferSlice::Kind::kParameter:
+        return const_cast<void*>(inputs[static_cast<size_t>(slice.index)].data());
+      case BufferSlice::Kind::kResult:
+        return outputs[static_cast<size_t>(slice.index)].data();
+      case BufferSlice::Kind::kConstant:
+        return const_cast<uint8_t*>(constant_area + slice.offset);
+      case BufferSlice::Kind::kArena:
+        return arena + slice.offset;
+    }
+    return nullptr;
+  };
+  jit::RunOptions run_options;
+  run_options.num_threads = num_threads;
+  for (const ExecutorItem& item : items) {
+    context->pointers.resize(item.buffers.size());
+    for (size_t b = 0; b < item.buffers.size(); ++b) {
+      context->pointers[b] = locate(item.buffers[b]);
+    }
+    if (item.aliasing) {
+      // Input 0 and output 0 hold the same bytes: nothing to do when they are the same memory.
+      if (context->pointers.front() == context->pointers.back()) continue;
+    }
+    jit::RunKernel(item.launch, context->pointers.data(), item.buffer_bytes.data(), run_options);
+  }
+  for (const auto& [result, slice] : result_copies) {
+    Tensor& out = outputs[static_cast<size_t>(result)];
+    if (out.byte_size() > 0) std::memmove(out.data(), locate(slice), out.byte_size());
+  }
+  ReleaseContext(std::move(context));
+  return absl::OkStatus();
+}
+
+}  // namespace accy

@@ -1,0 +1,69 @@
+// Executable::Impl: what a compiled function keeps to run, and the executor that runs it.
+//
+// Built once by Engine::Compile; afterwards immutable except for the arena pool (guarded by a
+// mutex), so Run may be called from many threads at once. Nothing on the run path refers to the
+// IR: items hold kernel launches and buffer references (parameter / result / constant / arena
+// slices), so the module may be destroyed after compiling.
+#ifndef ACCY_SRC_RUNTIME_EXECUTOR_H_
+#define ACCY_SRC_RUNTIME_EXECUTOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "accy/engine.h"
+#include "accy/tensor.h"
+#include "jit/compiled_program.h"
+#include "src/runtime/buffer_assignment.h"
+
+namespace accy {
+
+// One runnable item: a JIT kernel (or an aliasing item that only moves data when its input and
+// output slices differ) and where each of its buffers lives.
+struct ExecutorItem {
+  jit::KernelLaunch launch;
+  std::vector<BufferSlice> buffers;  // inputs then outputs, ABI order
+  std::vector<int64_t> buffer_bytes;
+  // A reshape whose output may share its input's bytes: skipped when the two slices coincide.
+  bool aliasing = false;
+};
+
+struct Executable::Impl {
+  std::vector<TensorType> parameter_types;
+  std::vector<TensorType> result_types;
+  std::vector<ExecutorItem> items;
+  std::vector<std::pair<int64_t, BufferSlice>> result_copies;
+  // The constant area (64-byte aligned), filled at compile time.
+  Tensor constants;
+  int64_t arena_bytes = 0;
+  int num_threads = 1;
+  ExecutableStats stats;
+  std::string plan_text;
+  // Keeps the JIT code alive.
+  std::unique_ptr<jit::CompiledProgram> program;
+
+  // Validates and runs (Executable::Run).
+  Status Run(std::span<const Tensor> inputs, std::span<Tensor> outputs) const;
+
+ private:
+  // Per-run scratch: the arena and the pointer table, reused across runs (no allocation and no
+  // fresh pages after the first run).
+  struct RunContext {
+    Tensor arena;
+    std::vector<void*> pointers;
+  };
+  std::unique_ptr<RunContext> AcquireContext() const;
+  void ReleaseContext(std::unique_ptr<RunContext> context) const;
+  Status ValidateInputs(std::span<const Tensor> inputs) const;
+  Status ValidateOutputs(std::span<const Tensor> outputs) const;
+
+  mutable std::mutex pool_mutex_;
+  mutable std::vector<std::unique_ptr<RunContext>> pool_;
+};
+
+}  // namespace accy
+
+#endif  // ACCY_SRC_RUNTIME_EXECUTOR_H_
