@@ -80,13 +80,16 @@ StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(
     compiled.inputs = std::move(signature.inputs);
     compiled.outputs = std::move(signature.outputs);
     compiled.launch.block_count = signature.block_count;
+    compiled.launch.finish_block_count = signature.finish_block_count;
     compiled.block_size = signature.block_size;
+    compiled.scratch_bytes = signature.scratch_bytes;
     for (const auto* list : {&compiled.inputs, &compiled.outputs}) {
       for (const Value* value : *list) {
         ACCY_ASSIGN_OR_RETURN(int64_t bytes, BufferBytes(*value));
         compiled.buffer_bytes.push_back(bytes);
       }
     }
+    if (compiled.scratch_bytes > 0) compiled.buffer_bytes.push_back(compiled.scratch_bytes);
     program->items_.push_back(std::move(compiled));
   }
   if (!program->items_.empty()) {

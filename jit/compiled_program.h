@@ -29,10 +29,12 @@ struct CompiledItem {
   std::string symbol;      // the kernel's name in the JIT dylib
   KernelLaunch launch;     // the function and its block count (kernel_abi.h)
   int64_t block_size = 0;  // iterations per block
-  // Buffers in ABI order: inputs, then outputs, with their byte sizes (same order).
+  // Buffers in ABI order: inputs, then outputs, with their byte sizes (same order), then the
+  // scratch buffer when scratch_bytes > 0 (buffer_bytes ends with scratch_bytes then).
   std::vector<const Value*> inputs;
   std::vector<const Value*> outputs;
   std::vector<int64_t> buffer_bytes;
+  int64_t scratch_bytes = 0;  // a two-phase kernel's scratch buffer (kernel_abi.h)
 };
 
 class CompiledProgram {
@@ -54,7 +56,7 @@ class CompiledProgram {
   double compile_milliseconds() const { return compile_milliseconds_; }
 
   // Runs item `i` over all its blocks (RunKernel). `buffers` follow item.inputs then
-  // item.outputs; each must hold at least buffer_bytes[k] bytes. kInvalidArgument naming the
+  // item.outputs (then a scratch buffer of item.scratch_bytes when that is > 0); each must hold at least buffer_bytes[k] bytes. kInvalidArgument naming the
   // buffer when a count or size is wrong; nothing runs then.
   Status RunItem(size_t i, void* const* buffers, const int64_t* buffer_bytes, size_t buffer_count,
                  const RunOptions& options = {}) const;

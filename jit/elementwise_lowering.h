@@ -42,6 +42,17 @@ class ElementwiseLowering {
   llvm::Value* ToMemory(llvm::Value* value, ElementType type);
   // A constant element from its little-endian bytes (DenseElements layout), in storage form.
   llvm::Value* ConstantElement(ElementType type, const uint8_t* bytes);
+  // `value` (storage form of `from`) converted to `to` exactly as the convert op (iota's
+  // integer-to-float conversion in the shape emitter uses it).
+  llvm::Value* ConvertElement(llvm::Value* value, ElementType from, ElementType to) {
+    return Convert(value, from, to);
+  }
+  // IEEE-754 maximum (or minimum) of two scalars of one LLVM float type (float or double): NaN
+  // if either is NaN, -0 < +0 (the maximum/minimum ops; reduction combiners use it on f32
+  // accumulators of f16/bf16 reductions).
+  llvm::Value* IeeeMaximumMinimum(bool maximum, llvm::Value* a, llvm::Value* b) {
+    return IeeeMaxMin(maximum, a, b);
+  }
 
  private:
   // f16/bf16 -> float; other types unchanged.

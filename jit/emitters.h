@@ -27,8 +27,9 @@ namespace accy::jit {
 // broadcast_in_dim, gather, scatter, dynamic_slice, dynamic_update_slice (shape_emitter.cc).
 StatusOr<KernelSignature> EmitShapeKernel(const WorkItem& item, const FusionPlan& fusion,
                                           llvm::Module& module, std::string_view symbol);
-// kinds reduction (a reduce, or a reduction_input cluster rooted at one) and scan (cumsum)
-// (reduction_emitter.cc).
+// kinds reduction (a reduce, or a reduction_input cluster rooted at one; reduction_emitter.cc,
+// layout in reduction_layout.h; may be a two-phase kernel with scratch, kernel_abi.h) and scan
+// (cumsum; scan_emitter.cc).
 StatusOr<KernelSignature> EmitReductionKernel(const WorkItem& item, const FusionPlan& fusion,
                                               llvm::Module& module, std::string_view symbol);
 StatusOr<KernelSignature> EmitScanKernel(const WorkItem& item, const FusionPlan& fusion,

@@ -15,6 +15,8 @@ namespace accy::jit {
 struct KernelLaunch {
   KernelFunction function = nullptr;
   int64_t block_count = 0;
+  // The last finish_block_count blocks run after all earlier ones (kernel_abi.h).
+  int64_t finish_block_count = 0;
 };
 
 struct RunOptions {
@@ -29,7 +31,8 @@ struct RunOptions {
 // [0, launch.block_count): one call on the calling thread when one thread is asked for or the
 // item is small, else one contiguous range per thread (thread t of T gets blocks
 // [t*n/T, (t+1)*n/T)). Results are bitwise identical for every thread count (the ABI's blocks do
-// not depend on it). A launch with no blocks does nothing.
+// not depend on it). A launch with no blocks does nothing. With finish blocks, the two phases
+// are split this way one after the other (the finish phase starts when the first has joined).
 void RunKernel(const KernelLaunch& launch, void* const* buffers, const int64_t* buffer_bytes,
                const RunOptions& options = {});
 

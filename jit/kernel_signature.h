@@ -11,7 +11,8 @@
 
 namespace accy::jit {
 
-// The buffers of a compiled kernel, in ABI order (kernel_abi.h): inputs, then outputs.
+// The buffers of a compiled kernel, in ABI order (kernel_abi.h): inputs, then outputs (then
+// the scratch buffer of a two-phase kernel).
 struct KernelSignature {
   // External values the kernel reads. An elided broadcast_in_dim contributes its input; a
   // constant with one element is folded into the code and has no buffer.
@@ -20,6 +21,10 @@ struct KernelSignature {
   // Blocks of the iteration space and iterations (output elements) per block.
   int64_t block_count = 0;
   int64_t block_size = 0;
+  // Two-phase kernels (kernel_abi.h "Scratch and finish blocks"): bytes of the scratch buffer
+  // passed after the outputs (0: none), and how many of the last blocks form the finish phase.
+  int64_t scratch_bytes = 0;
+  int64_t finish_block_count = 0;
 };
 
 }  // namespace accy::jit

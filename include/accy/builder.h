@@ -28,6 +28,7 @@ class FunctionBuilder;
 
 // Builds the body of a region (reduce body, while cond/body, scatter update computation):
 // `arguments` are the region's block arguments; the function must end by calling body.Return.
+// While it runs, only `body` may append: the enclosing FunctionBuilders refuse every op.
 using RegionBodyFn =
     std::function<Status(FunctionBuilder& body, std::span<Value* const> arguments)>;
 
@@ -58,7 +59,8 @@ struct ScatterDimensionNumbers {
 };
 
 // kernel_call attributes: the library kernel `target` at `version`, what it does with each
-// operand, and for each result the operand it aliases (computes in place), if any.
+// operand, and for each result the operand it aliases (computes in place), if any. An aliased
+// operand must have effect write or read_write, and no two results may alias the same operand.
 struct KernelCallSpec {
   std::string target;
   int64_t version = 1;
@@ -66,23 +68,28 @@ struct KernelCallSpec {
   std::vector<std::optional<int64_t>> result_aliases;  // one per result (empty: none alias)
 };
 
-// Appends operations to one block (a function body or a region body).
+// Appends operations to one block (a function body or a region body). Only the innermost block
+// being built accepts ops: while a region of an op is built, the builders of the enclosing blocks
+// (and their copies) reject every op with kInvalidArgument, and the builder of a finished region
+// rejects ops for good.
 class FunctionBuilder {
  public:
-  // Parameter `i` of the function (or argument `i` of the region); null when out of range, which
-  // any op given it reports as a null operand.
+  // Parameter `i` of the function (or argument `i` of the region); null when out of range or when
+  // this builder's region is no longer being built, which any op given it reports as a null
+  // operand.
   Value* Parameter(int64_t i) const;
   Function* function() const { return function_; }
   Block* block() const { return scopes_.back(); }
 
   // Generic creation used by every method below and by the StableHLO importer: checks that the
-  // operands are visible here, builds the regions, verifies the op and appends it.
+  // operands are visible here, builds the regions, verifies the op and appends it. An unknown
+  // `kind` (a value outside OpKind) is kInvalidArgument.
   StatusOr<Operation*> CreateOp(OpKind kind, std::vector<Value*> operands,
                                 std::vector<TensorType> result_types,
                                 std::vector<NamedAttribute> attributes = {},
                                 std::vector<RegionSpec> regions = {});
 
-  // constant: `bytes` are row-major little-endian elements of `type` (i1: one byte each).
+  // constant: `bytes` are row-major little-endian elements of `type` (i1: one byte each, 0 or 1).
   StatusOr<Value*> Constant(const TensorType& type, std::span<const uint8_t> bytes);
   StatusOr<Value*> Constant(const Tensor& value);
   // A rank-0 constant of `type` holding `value` converted as Tensor::Filled does.
@@ -209,14 +216,20 @@ class FunctionBuilder {
 
  private:
   friend class Builder;
-  FunctionBuilder(Function* function, std::vector<Block*> scopes)
-      : function_(function), scopes_(std::move(scopes)) {}
+  FunctionBuilder(Function* function, std::vector<Block*> scopes,
+                  std::shared_ptr<std::vector<Block*>> open_blocks)
+      : function_(function), scopes_(std::move(scopes)), open_blocks_(std::move(open_blocks)) {}
   StatusOr<Value*> Unary(OpKind kind, Value* x);
   StatusOr<Value*> Binary(OpKind kind, Value* lhs, Value* rhs);
   Status CheckOperands(OpKind kind, std::span<Value* const> operands) const;
+  // OK when block() is the innermost block being built (see the class comment).
+  Status CheckBlockOpen(OpKind kind) const;
 
   Function* function_;
   std::vector<Block*> scopes_;  // enclosing blocks, innermost last: values here are visible
+  // The blocks being built, outermost first: the function body, then the body of each region
+  // under construction. Shared by the function's builder, its copies and its region builders.
+  std::shared_ptr<std::vector<Block*>> open_blocks_;
 };
 
 // Owns a module under construction.

@@ -141,12 +141,14 @@ enum class OpKind : uint16_t {
 //                        region 0: cond (returns tensor<i1>), region 1: body
 //   kernel_call          operands: any; attrs: call_target_name (string), version (int),
 //                        operand_effects (strings: read, write, read_write, none; one per
-//                        operand), result_aliases (ints: operand index per result, -1 = none)
+//                        operand; absent: all read), result_aliases (ints: operand index per
+//                        result, -1 = none; the operand must be write or read_write, and no two
+//                        results alias one operand)
 //   return               operands: the values returned by the function or region
 
 inline constexpr int kNumOpKinds = static_cast<int>(OpKind::kReturn) + 1;
 
-// "add", "dot_general", "kernel_call", ...
+// "add", "dot_general", "kernel_call", ...; "<invalid op kind>" for a value outside OpKind.
 std::string_view OpName(OpKind kind);
 // Inverse of OpName (without the "stablehlo." prefix); kInvalidArgument for an unknown name.
 StatusOr<OpKind> ParseOpKind(std::string_view name);
@@ -160,7 +162,8 @@ bool IsElementwise(const Operation& op);
 
 // Values of kernel_call's `operand_effects` attribute: what the kernel does with each operand.
 enum class OperandEffect : uint8_t { kRead, kWrite, kReadWrite, kNone };
-std::string_view OperandEffectName(OperandEffect effect);  // "read", "write", "read_write", "none"
+// "read", "write", "read_write", "none"; "<invalid operand effect>" for a value outside the enum.
+std::string_view OperandEffectName(OperandEffect effect);
 StatusOr<OperandEffect> ParseOperandEffect(std::string_view name);
 
 // A dense constant payload: row-major little-endian bytes of `type` (i1: one byte, 0 or 1).
@@ -413,9 +416,10 @@ void WalkOperations(const Block& block, Fn&& fn) {
   }
 }
 
-// Checks one operation against its StableHLO type rules (operand count and types, attribute
-// presence and ranges, result types, region signatures). The error (kInvalidArgument) names the
-// op, the operand or attribute, and the rule broken, e.g.
+// Checks one operation against its StableHLO type rules (a known kind, operand count and types,
+// attribute presence, kind and ranges, no attribute name given twice, result types, region
+// signatures). The error (kInvalidArgument) names the op, the operand or attribute, and the rule
+// broken, e.g.
 // "add: operand 1 has type tensor<3xf32>, expected tensor<4xf32> (operands and result must have
 // the same type)".
 Status VerifyOperation(const Operation& op);

@@ -35,9 +35,10 @@ using StatusOr = absl::StatusOr<T>;
     if (!accy_status_.ok()) return accy_status_;   \
   } while (false)
 
-// `lhs = value of expr` when expr (a StatusOr) is OK, else returns its status.
+// `lhs = value of expr` when expr (a StatusOr) is OK, else returns its status. The temporary is
+// named with __COUNTER__ (not __LINE__) so that two uses on one line, as in a macro, compile.
 #define ACCY_ASSIGN_OR_RETURN(lhs, expr) \
-  ACCY_ASSIGN_OR_RETURN_IMPL_(ACCY_STATUS_CONCAT_(accy_statusor_, __LINE__), lhs, expr)
+  ACCY_ASSIGN_OR_RETURN_IMPL_(ACCY_STATUS_CONCAT_(accy_statusor_, __COUNTER__), lhs, expr)
 #define ACCY_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
   auto tmp = (expr);                                \
   if (!tmp.ok()) return tmp.status();               \

@@ -37,15 +37,18 @@ class Tensor {
   // kInvalidArgument if `data` is null while the tensor has a non-zero byte size.
   static StatusOr<Tensor> Borrow(const TensorType& type, void* data);
   // An owned tensor holding `values` (row-major). kInvalidArgument if values.size() differs from
-  // the element count. `T` must be the host type of `type.element_type()` (see HostTypeMatches);
-  // f16/bf16 take their bit patterns as uint16_t, i1 takes bool or uint8_t.
+  // the element count or `T` is not the host type of `type.element_type()`: float for f32, double
+  // for f64, an integer of the element's width and signedness for integers (int32_t for i32,
+  // uint32_t for ui32), uint16_t bit patterns for f16/bf16, and bool or uint8_t for i1 (a
+  // non-zero uint8_t is stored as 1).
   template <typename T>
   static StatusOr<Tensor> FromVector(const TensorType& type, const std::vector<T>& values);
   // An owned tensor whose every element is `value` converted to the element type
   // (floats round to nearest even, integers wrap modulo 2^bits, i1 is value != 0; exact rules
   // on SetFromDouble).
   static StatusOr<Tensor> Filled(const TensorType& type, double value);
-  // An owned tensor from raw little-endian row-major bytes; kInvalidArgument on a size mismatch.
+  // An owned tensor from raw little-endian row-major bytes; kInvalidArgument on a size mismatch
+  // or, for i1, a byte other than 0 or 1 (the message names its index).
   static StatusOr<Tensor> FromBytes(const TensorType& type, std::span<const uint8_t> bytes);
 
   // True when the tensor has data or needs none (zero elements). Tests the element count, not
@@ -56,7 +59,9 @@ class Tensor {
   const std::vector<int64_t>& dims() const { return type_.dims(); }
   int64_t rank() const { return type_.rank(); }
   int64_t element_count() const { return type_.element_count(); }
-  // Row-major strides in elements (last dim has stride 1).
+  // Row-major strides in elements (last dim has stride 1). A stride that does not fit in int64_t
+  // is INT64_MAX; that happens only in a tensor with no elements (a 0 dim in front of huge
+  // ones), where no index ever uses it.
   std::vector<int64_t> strides() const;
   int64_t byte_size() const { return byte_size_; }
   bool owns_data() const { return owner_ != nullptr; }
@@ -100,7 +105,7 @@ class Tensor {
   Tensor(TensorType type, void* data, int64_t byte_size, std::shared_ptr<void> owner)
       : type_(std::move(type)), data_(data), byte_size_(byte_size), owner_(std::move(owner)) {}
   static bool HostTypeMatches(ElementType type, size_t host_size, bool host_is_float,
-                              bool host_is_bool);
+                              bool host_is_bool, bool host_is_signed);
 
   TensorType type_;
   void* data_ = nullptr;
@@ -124,6 +129,7 @@ struct TensorComparison {
 TensorComparison CompareExact(const Tensor& actual, const Tensor& expected);
 // Floats: each element within `max_ulps` units in the last place of the element type
 // (NaN matches any NaN; infinities must be equal; -0 and +0 are 0 ULPs apart). Integers: exact.
+// A negative `max_ulps` fails the comparison with the message "max_ulps must be >= 0, got ...".
 TensorComparison CompareUlp(const Tensor& actual, const Tensor& expected, int64_t max_ulps);
 // Floats: |actual - expected| <= atol + rtol * |expected| (NaN matches NaN; infinities must be
 // equal). Integers: exact.
@@ -148,17 +154,25 @@ StatusOr<Tensor> Tensor::FromVector(const TensorType& type, const std::vector<T>
                                       std::to_string(type.element_count()) + " elements");
   }
   if (!HostTypeMatches(type.element_type(), sizeof(T), std::is_floating_point_v<T>,
-                       std::is_same_v<T, bool>)) {
-    return absl::InvalidArgumentError("Tensor::FromVector: host type of size " +
-                                      std::to_string(sizeof(T)) + " does not match " +
-                                      type.ToString());
+                       std::is_same_v<T, bool>, std::is_signed_v<T>)) {
+    const std::string host =
+        std::is_same_v<T, bool> ? std::string("bool")
+                                : std::string(std::is_floating_point_v<T> ? "floating-point"
+                                              : std::is_signed_v<T>       ? "signed integer"
+                                                                          : "unsigned integer") +
+                                      " of " + std::to_string(sizeof(T)) + " bytes";
+    return absl::InvalidArgumentError(
+        "Tensor::FromVector: host type (" + host + ") does not match " + type.ToString() +
+        " (f16/bf16 take uint16_t bit patterns, i1 takes bool or uint8_t)");
   }
   ACCY_ASSIGN_OR_RETURN(Tensor tensor, Allocate(type));
-  if constexpr (std::is_same_v<T, bool>) {
-    auto* out = static_cast<uint8_t*>(tensor.data());
+  auto* out = static_cast<uint8_t*>(tensor.data());
+  if constexpr (std::is_same_v<T, bool>) {  // std::vector<bool> has no data()
     for (size_t i = 0; i < values.size(); ++i) out[i] = values[i] ? 1 : 0;
+  } else if (IsBool(type.element_type())) {  // uint8_t: i1 holds 0 or 1, whatever the byte
+    for (size_t i = 0; i < values.size(); ++i) out[i] = values[i] != 0 ? 1 : 0;
   } else if (!values.empty()) {
-    std::memcpy(tensor.data(), values.data(), values.size() * sizeof(T));
+    std::memcpy(out, values.data(), values.size() * sizeof(T));
   }
   return tensor;
 }

@@ -66,8 +66,9 @@ class TensorType {
   // A rank-0 f32 tensor.
   TensorType() = default;
 
-  // Errors (kInvalidArgument): a negative dim, rank above kMaxRank, or an element count that does
-  // not fit in a signed 64-bit integer (kOutOfRange).
+  // Errors (kInvalidArgument): an element type that is not a value of ElementType, a negative
+  // dim, rank above kMaxRank, or an element count that does not fit in a signed 64-bit integer
+  // (kOutOfRange).
   static StatusOr<TensorType> Create(ElementType element_type, std::vector<int64_t> dims);
 
   ElementType element_type() const { return element_type_; }

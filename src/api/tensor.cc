@@ -266,6 +266,15 @@ StatusOr<Tensor> Tensor::FromBytes(const TensorType& type, std::span<const uint8
                                                    " bytes given for ", type.ToString(),
                                                    ", which needs ", byte_size));
   }
+  if (IsBool(type.element_type())) {  // the host layout of i1 is one byte, 0 or 1
+    for (size_t i = 0; i < bytes.size(); ++i) {
+      if (bytes[i] > 1) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Tensor::FromBytes: byte ", i, " of ", type.ToString(), " is ",
+            static_cast<int>(bytes[i]), "; i1 elements must be 0 or 1"));
+      }
+    }
+  }
   ACCY_ASSIGN_OR_RETURN(Tensor tensor, Allocate(type));
   if (!bytes.empty()) std::memcpy(tensor.data(), bytes.data(), bytes.size());
   return tensor;
@@ -276,7 +285,9 @@ std::vector<int64_t> Tensor::strides() const {
   int64_t stride = 1;
   for (size_t i = strides.size(); i-- > 0;) {
     strides[i] = stride;
-    stride *= dims()[i];
+    // Saturating: INT64_MAX stays INT64_MAX times any dim but 0, which makes the product exact
+    // (0) again, so each stride is exact whenever it fits.
+    if (!CheckedMul(stride, dims()[i], &stride)) stride = std::numeric_limits<int64_t>::max();
   }
   return strides;
 }
@@ -377,18 +388,15 @@ std::string Tensor::ToString(int64_t max_elements) const {
 }
 
 bool Tensor::HostTypeMatches(ElementType type, size_t host_size, bool host_is_float,
-                             bool host_is_bool) {
+                             bool host_is_bool, bool host_is_signed) {
   if (host_size != static_cast<size_t>(ElementByteWidth(type))) return false;
-  switch (type) {
-    case ElementType::kF32:
-    case ElementType::kF64:
-      return host_is_float;
-    case ElementType::kI1:
-      return !host_is_float;  // bool or uint8_t
-    default:
-      // f16/bf16 take uint16_t bit patterns; integers take integers of their width.
-      return !host_is_float && !host_is_bool;
+  const bool host_is_integer = !host_is_float && !host_is_bool;
+  if (IsFloat(type) && ElementByteWidth(type) == 2) {
+    return host_is_integer && !host_is_signed;  // f16/bf16: uint16_t bit patterns
   }
+  if (IsFloat(type)) return host_is_float;
+  if (IsBool(type)) return host_is_bool || (host_is_integer && !host_is_signed);  // or uint8_t
+  return host_is_integer && host_is_signed == IsSigned(type);
 }
 
 TensorComparison CompareExact(const Tensor& actual, const Tensor& expected) {
@@ -408,6 +416,12 @@ TensorComparison CompareExact(const Tensor& actual, const Tensor& expected) {
 }
 
 TensorComparison CompareUlp(const Tensor& actual, const Tensor& expected, int64_t max_ulps) {
+  if (max_ulps < 0) {
+    TensorComparison result;
+    result.ok = false;
+    result.message = absl::StrCat("max_ulps must be >= 0, got ", max_ulps);
+    return result;
+  }
   const ElementType type = actual.element_type();
   if (!IsFloat(type)) return CompareExact(actual, expected);
   auto check = [&](int64_t i) {

@@ -57,12 +57,27 @@ StatusOr<OpKind> NamedCombiner(OpKind for_op, std::string_view name) {
 // ---- FunctionBuilder ----
 
 Value* FunctionBuilder::Parameter(int64_t i) const {
+  // The block of a finished region may be gone (its op was rejected): do not touch it.
+  if (std::find(open_blocks_->begin(), open_blocks_->end(), block()) == open_blocks_->end()) {
+    return nullptr;
+  }
   Block* b = block();
   if (i < 0 || i >= b->num_arguments()) return nullptr;
   return b->argument(i);
 }
 
+Status FunctionBuilder::CheckBlockOpen(OpKind kind) const {
+  if (open_blocks_->back() == block()) return absl::OkStatus();
+  if (std::find(open_blocks_->begin(), open_blocks_->end(), block()) != open_blocks_->end()) {
+    return OpError(kind, "a region of an op of this block is being built; append to the region "
+                         "through the FunctionBuilder passed to its body function");
+  }
+  return OpError(kind, "this region is no longer being built; its FunctionBuilder cannot append");
+}
+
 Status FunctionBuilder::CheckOperands(OpKind kind, std::span<Value* const> operands) const {
+  // First: the block of a closed region may be gone, so it must not be read below.
+  ACCY_RETURN_IF_ERROR(CheckBlockOpen(kind));
   if (block()->terminator() != nullptr) {
     return OpError(kind, "the block already ended with return; no op can follow it");
   }
@@ -85,6 +100,9 @@ StatusOr<Operation*> FunctionBuilder::CreateOp(OpKind kind, std::vector<Value*> 
                                                std::vector<TensorType> result_types,
                                                std::vector<NamedAttribute> attributes,
                                                std::vector<RegionSpec> regions) {
+  if (static_cast<int>(kind) >= kNumOpKinds) {
+    return absl::InvalidArgumentError(StrCat("unknown op kind ", static_cast<int>(kind)));
+  }
   ACCY_RETURN_IF_ERROR(CheckOperands(kind, operands));
   std::unique_ptr<Operation> op =
       Operation::Create(kind, std::move(operands), result_types, std::move(attributes));
@@ -93,10 +111,12 @@ StatusOr<Operation*> FunctionBuilder::CreateOp(OpKind kind, std::vector<Value*> 
     Block* body = op->AddRegion()->AddBlock(spec.argument_types);
     std::vector<Block*> scopes = scopes_;
     scopes.push_back(body);
-    FunctionBuilder nested(function_, std::move(scopes));
+    FunctionBuilder nested(function_, std::move(scopes), open_blocks_);
     std::vector<Value*> args = body->arguments();
     if (!spec.body) return OpError(kind, StrCat("region ", r, " has no body function"));
+    open_blocks_->push_back(body);
     Status status = spec.body(nested, args);
+    open_blocks_->pop_back();
     if (!status.ok()) {
       return absl::Status(status.code(), StrCat(OpName(kind), " region ", r, ": ",
                                                       status.message()));
@@ -104,6 +124,11 @@ StatusOr<Operation*> FunctionBuilder::CreateOp(OpKind kind, std::vector<Value*> 
     if (body->terminator() == nullptr) {
       return OpError(kind, StrCat("region ", r, " does not end with a return"));
     }
+  }
+  // A region body can reach the enclosing block only around the builder (Block::Append).
+  if (block()->terminator() != nullptr) {
+    return OpError(kind, "a region body ended the enclosing block with return; region bodies "
+                         "must append through the FunctionBuilder passed to them");
   }
   ACCY_RETURN_IF_ERROR(VerifyOperation(*op));
   return block()->Append(std::move(op));
@@ -186,7 +211,12 @@ ACCY_BINARY_METHOD(ShiftRightArithmetic, kShiftRightArithmetic)
 
 StatusOr<Value*> FunctionBuilder::Convert(Value* x, ElementType to) {
   ACCY_RETURN_IF_ERROR(CheckOperands(OpKind::kConvert, std::span<Value* const>(&x, 1)));
-  return SingleResult(CreateOp(OpKind::kConvert, {x}, {x->type().WithElementType(to)}));
+  // TensorType::Create, not WithElementType: `to` may be outside ElementType.
+  StatusOr<TensorType> result_type = TensorType::Create(to, x->type().dims());
+  if (!result_type.ok()) {
+    return OpError(OpKind::kConvert, std::string(result_type.status().message()));
+  }
+  return SingleResult(CreateOp(OpKind::kConvert, {x}, {*result_type}));
 }
 
 StatusOr<Value*> FunctionBuilder::BitcastConvert(Value* x, const TensorType& result_type) {
@@ -438,7 +468,13 @@ StatusOr<Operation*> FunctionBuilder::KernelCall(std::vector<Value*> operands,
   std::vector<NamedAttribute> attrs = {{"call_target_name", spec.target},
                                        {"version", spec.version}};
   std::vector<std::string> effects;
-  for (OperandEffect effect : spec.operand_effects) {
+  for (size_t i = 0; i < spec.operand_effects.size(); ++i) {
+    const OperandEffect effect = spec.operand_effects[i];
+    if (effect > OperandEffect::kNone) {
+      return OpError(OpKind::kKernelCall,
+                     StrCat("operand_effects[", i, "] is ", static_cast<int>(effect),
+                            ", not a value of OperandEffect (read, write, read_write, none)"));
+    }
     effects.emplace_back(OperandEffectName(effect));
   }
   if (effects.empty()) effects.assign(operands.size(), std::string(OperandEffectName(OperandEffect::kRead)));
@@ -501,7 +537,8 @@ StatusOr<FunctionBuilder> Builder::BeginFunction(std::string name,
   ACCY_ASSIGN_OR_RETURN(Function * function, module_->AddFunction(std::move(name),
                                                                  std::move(parameters),
                                                                  std::move(results)));
-  return FunctionBuilder(function, {function->entry_block()});
+  return FunctionBuilder(function, {function->entry_block()},
+                         std::make_shared<std::vector<Block*>>(1, function->entry_block()));
 }
 
 StatusOr<std::unique_ptr<Module>> Builder::Finish() {

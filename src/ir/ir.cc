@@ -74,7 +74,11 @@ constexpr std::array<std::string_view, kNumOpKinds> kOpNames = {
 
 }  // namespace
 
-std::string_view OpName(OpKind kind) { return kOpNames[static_cast<size_t>(kind)]; }
+std::string_view OpName(OpKind kind) {
+  // A value cast from an integer may lie outside the enum: name it rather than read past the table.
+  const auto index = static_cast<size_t>(kind);
+  return index < kOpNames.size() ? kOpNames[index] : "<invalid op kind>";
+}
 
 StatusOr<OpKind> ParseOpKind(std::string_view name) {
   for (int i = 0; i < kNumOpKinds; ++i) {
@@ -113,7 +117,8 @@ std::string_view OperandEffectName(OperandEffect effect) {
     case OperandEffect::kNone:
       return "none";
   }
-  return "none";
+  // Not "none": a value cast from an integer must not pass for a valid effect.
+  return "<invalid operand effect>";
 }
 
 StatusOr<OperandEffect> ParseOperandEffect(std::string_view name) {

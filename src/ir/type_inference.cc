@@ -112,8 +112,12 @@ unsigned ElementClassesFor(OpKind kind) {
 Status CheckElementClass(OpKind kind, std::string_view what, const TensorType& type) {
   unsigned classes = ElementClassesFor(kind);
   if (!InClass(type.element_type(), classes)) {
-    return Error(OpName(kind), StrCat(what, " has type ", TypeStr(type), ", expected a ",
-                                            ClassNames(classes), " element type"));
+    const std::string names = ClassNames(classes);
+    // "an integer", "an i1 or integer", "a floating-point".
+    const std::string_view article =
+        std::string_view("aeiou").find(names.front()) != std::string_view::npos ? "an" : "a";
+    return Error(OpName(kind), StrCat(what, " has type ", TypeStr(type), ", expected ", article,
+                                      " ", names, " element type"));
   }
   return absl::OkStatus();
 }
@@ -154,8 +158,9 @@ StatusOr<std::vector<TensorType>> InferBinary(OpKind kind, std::span<const Tenso
   if (kind != OpKind::kCompare) return std::vector<TensorType>{operands[0]};
 
   const AttributeValue* direction = attrs.Find("comparison_direction");
-  if (direction == nullptr || !std::holds_alternative<std::string>(*direction)) {
-    return Error(op, "missing string attribute comparison_direction");
+  if (direction == nullptr) return Error(op, "missing string attribute comparison_direction");
+  if (!std::holds_alternative<std::string>(*direction)) {
+    return WrongAttributeKind(op, "comparison_direction", "a string", *direction);
   }
   const std::string& dir = std::get<std::string>(*direction);
   static const std::set<std::string> kDirections = {"EQ", "NE", "GE", "GT", "LE", "LT"};
@@ -165,7 +170,7 @@ StatusOr<std::vector<TensorType>> InferBinary(OpKind kind, std::span<const Tenso
   }
   if (const AttributeValue* compare_type = attrs.Find("compare_type")) {
     if (!std::holds_alternative<std::string>(*compare_type)) {
-      return Error(op, "compare_type must be a string");
+      return WrongAttributeKind(op, "compare_type", "a string", *compare_type);
     }
     const std::string& ct = std::get<std::string>(*compare_type);
     ElementType et = operands[0].element_type();
@@ -263,7 +268,9 @@ StatusOr<std::vector<TensorType>> InferSlice(std::span<const TensorType> operand
     if (strides[i] <= 0) {
       return Error("slice", StrCat("dim ", d, ": stride ", strides[i], " must be positive"));
     }
-    dims.push_back((limit[i] - start[i] + strides[i] - 1) / strides[i]);
+    // ceil(size / stride) without overflow: size + stride - 1 overflows for a huge stride.
+    const int64_t size = limit[i] - start[i];
+    dims.push_back(size == 0 ? 0 : (size - 1) / strides[i] + 1);
   }
   ACCY_ASSIGN_OR_RETURN(TensorType result, MakeType("slice", x.element_type(), dims));
   return std::vector<TensorType>{result};
@@ -454,6 +461,27 @@ std::string DimsToString(std::span<const int64_t> dims) {
   return StrCat("[", absl::StrJoin(dims, ", "), "]");
 }
 
+std::string_view AttributeKindName(const AttributeValue& value) {
+  struct Namer {
+    std::string_view operator()(int64_t) const { return "an integer"; }
+    std::string_view operator()(double) const { return "a float"; }
+    std::string_view operator()(bool) const { return "a bool"; }
+    std::string_view operator()(const std::string&) const { return "a string"; }
+    std::string_view operator()(const std::vector<int64_t>&) const { return "a list of integers"; }
+    std::string_view operator()(const std::vector<std::string>&) const {
+      return "a list of strings";
+    }
+    std::string_view operator()(const DenseElements&) const { return "a dense tensor"; }
+  };
+  return std::visit(Namer{}, value);
+}
+
+Status WrongAttributeKind(std::string_view op, std::string_view name, std::string_view expected,
+                          const AttributeValue& value) {
+  return Error(op, StrCat("attribute ", name, " has the wrong kind: expected ", expected,
+                          ", got ", AttributeKindName(value)));
+}
+
 const AttributeValue* AttributeView::Find(std::string_view name) const {
   for (const NamedAttribute& attr : attributes_) {
     if (attr.name == name) return &attr.value;
@@ -466,7 +494,7 @@ StatusOr<std::vector<int64_t>> AttributeView::Ints(std::string_view op,
   const AttributeValue* value = Find(name);
   if (value == nullptr) return Error(op, StrCat("missing attribute ", name));
   if (!std::holds_alternative<std::vector<int64_t>>(*value)) {
-    return Error(op, StrCat("attribute ", name, " must be a list of integers"));
+    return WrongAttributeKind(op, name, "a list of integers", *value);
   }
   return std::get<std::vector<int64_t>>(*value);
 }
@@ -481,7 +509,7 @@ StatusOr<int64_t> AttributeView::Int(std::string_view op, std::string_view name)
   const AttributeValue* value = Find(name);
   if (value == nullptr) return Error(op, StrCat("missing attribute ", name));
   if (!std::holds_alternative<int64_t>(*value)) {
-    return Error(op, StrCat("attribute ", name, " must be an integer"));
+    return WrongAttributeKind(op, name, "an integer", *value);
   }
   return std::get<int64_t>(*value);
 }
@@ -491,7 +519,7 @@ StatusOr<bool> AttributeView::OptionalBool(std::string_view op, std::string_view
   const AttributeValue* value = Find(name);
   if (value == nullptr) return fallback;
   if (!std::holds_alternative<bool>(*value)) {
-    return Error(op, StrCat("attribute ", name, " must be a bool"));
+    return WrongAttributeKind(op, name, "a bool", *value);
   }
   return std::get<bool>(*value);
 }

@@ -51,6 +51,14 @@ StatusOr<std::vector<TensorType>> InferDotGeneral(std::span<const TensorType> op
 // "[1, 2, 3]".
 std::string DimsToString(std::span<const int64_t> dims);
 
+// The kind of an attribute value as messages name it: "an integer", "a float", "a bool",
+// "a string", "a list of integers", "a list of strings" or "a dense tensor".
+std::string_view AttributeKindName(const AttributeValue& value);
+// kInvalidArgument "<op>: attribute <name> has the wrong kind: expected <expected>, got <kind of
+// value>", for an attribute that is present but of another kind than the rule needs.
+Status WrongAttributeKind(std::string_view op, std::string_view name, std::string_view expected,
+                          const AttributeValue& value);
+
 }  // namespace accy::ir_internal
 
 #endif  // ACCY_SRC_IR_TYPE_INFERENCE_H_

@@ -49,7 +49,22 @@ Status CheckDisjoint(std::string_view op, std::string_view a_name, std::span<con
   return absl::OkStatus();
 }
 
-// The batching-dim and index-vector rules shared by gather (C10-C14) and scatter (C14-C18, C22).
+// Gather C13 / scatter C17: one indices batching dim per operand batching dim. Checked before the
+// rank count (gather C1, scatter C1-C2), which a missing batching dim would break first.
+Status CheckBatchingDimCounts(std::string_view op, std::span<const int64_t> operand_batching,
+                              std::span<const int64_t> indices_batching,
+                              std::string_view operand_batching_name,
+                              std::string_view indices_batching_name) {
+  if (operand_batching.size() != indices_batching.size()) {
+    return Error(op, StrCat(operand_batching_name, " ", DimsToString(operand_batching), " and ",
+                            indices_batching_name, " ", DimsToString(indices_batching),
+                            " must have the same size"));
+  }
+  return absl::OkStatus();
+}
+
+// The batching-dim and index-vector rules shared by gather (C10-C14) and scatter (C14-C18, C22);
+// the batching dim counts are equal (CheckBatchingDimCounts).
 Status CheckIndexBatching(std::string_view op, const TensorType& operand,
                           const TensorType& indices, std::span<const int64_t> operand_batching,
                           std::span<const int64_t> indices_batching, int64_t index_vector_dim,
@@ -70,10 +85,6 @@ Status CheckIndexBatching(std::string_view op, const TensorType& operand,
                                     ": dimension ", d, " is out of range, repeated, or equal to "
                                     "index_vector_dim"));
     }
-  }
-  if (operand_batching.size() != indices_batching.size()) {
-    return Error(op, StrCat(operand_batching_name, " and ", indices_batching_name,
-                                  " must have the same size"));
   }
   // Range-check before the sizes are compared below (the sorted/unique rule comes later).
   for (int64_t d : operand_batching) {
@@ -126,6 +137,9 @@ StatusOr<std::vector<TensorType>> InferGather(std::span<const TensorType> operan
   ACCY_ASSIGN_OR_RETURN(auto slice_sizes, attrs.Ints(kOp, "slice_sizes"));
 
   int64_t rank = operand.rank();
+  ACCY_RETURN_IF_ERROR(CheckBatchingDimCounts(kOp, operand_batching, indices_batching,
+                                              "operand_batching_dims",
+                                              "start_indices_batching_dims"));
   if (static_cast<int64_t>(offset_dims.size() + collapsed.size() + operand_batching.size()) !=
       rank) {
     return Error(kOp, StrCat("offset_dims, collapsed_slice_dims and operand_batching_dims "
@@ -217,6 +231,9 @@ StatusOr<std::vector<TensorType>> InferScatter(std::span<const TensorType> opera
     }
   }
   int64_t rank = input.rank();
+  ACCY_RETURN_IF_ERROR(CheckBatchingDimCounts(kOp, input_batching, indices_batching,
+                                              "input_batching_dims",
+                                              "scatter_indices_batching_dims"));
   if (static_cast<int64_t>(window_dims.size() + inserted.size() + input_batching.size()) != rank) {
     return Error(kOp, "update_window_dims, inserted_window_dims and input_batching_dims must "
                       "have the input rank entries in all");
@@ -322,7 +339,7 @@ StatusOr<std::vector<TensorType>> InferDotGeneral(std::span<const TensorType> op
   }
   if (const AttributeValue* precision = attrs.Find("precision_config")) {
     if (!std::holds_alternative<std::vector<std::string>>(*precision)) {
-      return Error(kOp, "precision_config must be a list of strings");
+      return WrongAttributeKind(kOp, "precision_config", "a list of strings", *precision);
     }
     const auto& values = std::get<std::vector<std::string>>(*precision);
     if (!values.empty() && values.size() != 2) {

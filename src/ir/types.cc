@@ -90,6 +90,12 @@ bool IsUnsigned(ElementType type) {
 bool IsBool(ElementType type) { return type == ElementType::kI1; }
 
 StatusOr<TensorType> TensorType::Create(ElementType element_type, std::vector<int64_t> dims) {
+  // Checked first: every other member function of TensorType looks the element type up.
+  if (static_cast<size_t>(element_type) >= std::size(kElementTypeInfo)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown element type ", static_cast<int>(element_type),
+                     " (not a value of accy::ElementType)"));
+  }
   if (dims.size() > static_cast<size_t>(kMaxRank)) {
     return absl::InvalidArgumentError(absl::StrCat("tensor rank ", dims.size(),
                                                    " exceeds the maximum rank ", kMaxRank));

@@ -11,6 +11,7 @@ namespace accy {
 namespace {
 
 using ir_internal::DimsToString;
+using ir_internal::WrongAttributeKind;
 
 Status Error(const Operation& op, std::string_view message) {
   return absl::InvalidArgumentError(StrCat(op.name(), ": ", message));
@@ -144,8 +145,10 @@ Status VerifyBroadcastInDim(const Operation& op) {
   const TensorType& in = op.operand(0)->type();
   const TensorType& out = op.result(0)->type();
   std::vector<int64_t> dims = op.GetInts("broadcast_dimensions");
-  if (op.attribute("broadcast_dimensions") == nullptr) {
-    return Error(op, "missing attribute broadcast_dimensions");
+  const AttributeValue* attr = op.attribute("broadcast_dimensions");
+  if (attr == nullptr) return Error(op, "missing attribute broadcast_dimensions");
+  if (!std::holds_alternative<std::vector<int64_t>>(*attr)) {
+    return WrongAttributeKind(op.name(), "broadcast_dimensions", "a list of integers", *attr);
   }
   if (in.element_type() != out.element_type()) {
     return Error(op, StrCat("result type ", out.ToString(), " must have the element type of ",
@@ -173,27 +176,39 @@ Status VerifyBroadcastInDim(const Operation& op) {
 }
 
 Status VerifyKernelCall(const Operation& op) {
+  if (const AttributeValue* target = op.attribute("call_target_name");
+      target != nullptr && !std::holds_alternative<std::string>(*target)) {
+    return WrongAttributeKind(op.name(), "call_target_name", "a string", *target);
+  }
   std::optional<std::string> target = op.GetString("call_target_name");
   if (!target || target->empty()) return Error(op, "missing non-empty call_target_name");
+  if (const AttributeValue* version = op.attribute("version");
+      version != nullptr && !std::holds_alternative<int64_t>(*version)) {
+    return WrongAttributeKind(op.name(), "version", "an integer", *version);
+  }
   std::optional<int64_t> version = op.GetInt("version");
   if (!version || *version < 0) return Error(op, "missing non-negative integer attribute version");
+  // Absent operand_effects means every operand is read (KernelCallSpec).
+  std::vector<OperandEffect> operand_effects(static_cast<size_t>(op.num_operands()),
+                                             OperandEffect::kRead);
   if (const AttributeValue* effects = op.attribute("operand_effects")) {
     if (!std::holds_alternative<std::vector<std::string>>(*effects)) {
-      return Error(op, "operand_effects must be a list of strings");
+      return WrongAttributeKind(op.name(), "operand_effects", "a list of strings", *effects);
     }
     const auto& names = std::get<std::vector<std::string>>(*effects);
     if (static_cast<int64_t>(names.size()) != op.num_operands()) {
       return Error(op, StrCat("operand_effects has ", names.size(), " entries for ",
                                     op.num_operands(), " operands"));
     }
-    for (const std::string& name : names) {
-      auto effect = ParseOperandEffect(name);
+    for (size_t i = 0; i < names.size(); ++i) {
+      auto effect = ParseOperandEffect(names[i]);
       if (!effect.ok()) return Error(op, std::string(effect.status().message()));
+      operand_effects[i] = *effect;
     }
   }
   if (const AttributeValue* aliases = op.attribute("result_aliases")) {
     if (!std::holds_alternative<std::vector<int64_t>>(*aliases)) {
-      return Error(op, "result_aliases must be a list of integers");
+      return WrongAttributeKind(op.name(), "result_aliases", "a list of integers", *aliases);
     }
     const auto& list = std::get<std::vector<int64_t>>(*aliases);
     if (static_cast<int64_t>(list.size()) != op.num_results()) {
@@ -213,6 +228,20 @@ Status VerifyKernelCall(const Operation& op) {
                                       " but aliases operand ", alias, " of type ",
                                       op.operand(alias)->type().ToString()));
       }
+      // The result is computed in the operand's buffer: the kernel must be allowed to write it.
+      const OperandEffect effect = operand_effects[static_cast<size_t>(alias)];
+      if (effect != OperandEffect::kWrite && effect != OperandEffect::kReadWrite) {
+        return Error(op, StrCat("result ", r, " aliases operand ", alias, ", whose effect is ",
+                                OperandEffectName(effect),
+                                " (an aliased operand must be write or read_write)"));
+      }
+      // Two results in one buffer would overwrite each other.
+      for (size_t earlier = 0; earlier < r; ++earlier) {
+        if (list[earlier] == alias) {
+          return Error(op, StrCat("results ", earlier, " and ", r, " both alias operand ",
+                                  alias, " (each operand can hold at most one result)"));
+        }
+      }
     }
   }
   return absl::OkStatus();
@@ -231,8 +260,12 @@ Status VerifyGivenResultType(const Operation& op) {
   switch (op.kind()) {
     case OpKind::kConstant: {
       ACCY_RETURN_IF_ERROR(expect_counts(0, 1));
-      const DenseElements* value = op.GetDense("value");
-      if (value == nullptr) return Error(op, "missing dense attribute value");
+      const AttributeValue* attr = op.attribute("value");
+      if (attr == nullptr) return Error(op, "missing dense attribute value");
+      if (!std::holds_alternative<DenseElements>(*attr)) {
+        return WrongAttributeKind(op.name(), "value", "a dense tensor", *attr);
+      }
+      const DenseElements* value = &std::get<DenseElements>(*attr);
       if (value->type != op.result(0)->type()) {
         return Error(op, StrCat("value has type ", value->type.ToString(),
                                       " but the result has type ",
@@ -243,6 +276,14 @@ Status VerifyGivenResultType(const Operation& op) {
         return Error(op, StrCat("value holds ", value->bytes.size(), " bytes, expected ",
                                       bytes.ok() ? StrCat(*bytes) : "an unrepresentable size",
                                       " for ", value->type.ToString()));
+      }
+      if (IsBool(value->type.element_type())) {  // host layout: one byte, 0 or 1
+        for (size_t i = 0; i < value->bytes.size(); ++i) {
+          if (value->bytes[i] > 1) {
+            return Error(op, StrCat("i1 element ", i, " holds byte ",
+                                    static_cast<int>(value->bytes[i]), ", expected 0 or 1"));
+          }
+        }
       }
       return absl::OkStatus();
     }
@@ -272,9 +313,13 @@ Status VerifyGivenResultType(const Operation& op) {
       return VerifyBroadcastInDim(op);
     case OpKind::kIota: {
       ACCY_RETURN_IF_ERROR(expect_counts(0, 1));
+      const AttributeValue* attr = op.attribute("iota_dimension");
+      if (attr == nullptr) return Error(op, "missing integer attribute iota_dimension");
+      if (!std::holds_alternative<int64_t>(*attr)) {
+        return WrongAttributeKind(op.name(), "iota_dimension", "an integer", *attr);
+      }
       std::optional<int64_t> dim = op.GetInt("iota_dimension");
       const TensorType& out = op.result(0)->type();
-      if (!dim) return Error(op, "missing integer attribute iota_dimension");
       if (*dim < 0 || *dim >= out.rank()) {
         return Error(op, StrCat("iota_dimension ", *dim, " is out of range [0, ",
                                       out.rank(), ") for ", out.ToString()));
@@ -295,6 +340,19 @@ Status VerifyGivenResultType(const Operation& op) {
 }  // namespace
 
 Status VerifyOperation(const Operation& op) {
+  if (static_cast<int>(op.kind()) >= kNumOpKinds) {
+    return absl::InvalidArgumentError(
+        StrCat("unknown op kind ", static_cast<int>(op.kind())));
+  }
+  // Lookups take the first attribute of a name: a second one would be silently ignored.
+  const std::vector<NamedAttribute>& attributes = op.attributes();
+  for (size_t i = 0; i < attributes.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (attributes[j].name == attributes[i].name) {
+        return Error(op, StrCat("attribute ", attributes[i].name, " is given more than once"));
+      }
+    }
+  }
   std::vector<TensorType> operand_types = TypesOf(op.operands());
   ACCY_ASSIGN_OR_RETURN(auto inferred,
                         ir_internal::InferResultTypes(op.kind(), operand_types, op.attributes()));
@@ -328,7 +386,9 @@ Status VerifyOperation(const Operation& op) {
 namespace {
 
 // Walks a block checking ops, dominance (operands must be defined earlier in this block or in an
-// enclosing one) and terminators. `visible` holds the values defined so far in enclosing scopes.
+// enclosing one) and that a return comes last. `visible` holds the values defined so far in
+// enclosing scopes. A missing return is reported by the caller: Verify for the function body,
+// VerifyOperation (region signatures) for region blocks.
 Status VerifyBlock(const Block& block, std::unordered_set<const Value*>& visible,
                    std::string_view where) {
   std::vector<const Value*> added;
@@ -361,9 +421,6 @@ Status VerifyBlock(const Block& block, std::unordered_set<const Value*>& visible
     }
     for (int64_t r = 0; r < op.num_results(); ++r) define(op.result(r));
   }
-  if (status.ok() && block.terminator() == nullptr) {
-    status = absl::InvalidArgumentError(StrCat(where, " does not end with a return"));
-  }
   for (const Value* v : added) visible.erase(v);
   return status;
 }
@@ -383,6 +440,9 @@ Status Verify(const Module& module) {
       return absl::Status(status.code(), StrCat(where, ": ", status.message()));
     }
     const Operation* ret = entry->terminator();
+    if (ret == nullptr) {
+      return absl::InvalidArgumentError(StrCat(where, " does not end with a return"));
+    }
     const auto& results = function->result_types();
     if (ret->num_operands() != static_cast<int64_t>(results.size())) {
       return absl::InvalidArgumentError(StrCat(where, ": return has ", ret->num_operands(),

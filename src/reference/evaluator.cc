@@ -340,6 +340,10 @@ StatusOr<std::vector<Tensor>> EvaluateFunction(const Function& function,
                                                std::span<const Tensor> arguments,
                                                const ReferenceOptions& options) {
   const std::string where = "reference evaluator: function @" + function.name() + ": ";
+  if (options.max_while_iterations < 0) {
+    return absl::InvalidArgumentError(where + "ReferenceOptions::max_while_iterations must be >= "
+                                      "0, got " + std::to_string(options.max_while_iterations));
+  }
   const std::vector<TensorType>& parameters = function.parameter_types();
   if (arguments.size() != parameters.size()) {
     return absl::InvalidArgumentError(where + "expected " + std::to_string(parameters.size()) +

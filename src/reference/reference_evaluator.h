@@ -22,14 +22,14 @@ namespace accy {
 // Options for the reference evaluator.
 struct ReferenceOptions {
   // A while loop that runs more iterations than this fails with kResourceExhausted instead of
-  // hanging (a test oracle must terminate).
+  // hanging (a test oracle must terminate). Must be >= 0 (kInvalidArgument otherwise).
   int64_t max_while_iterations = 1 << 24;
 };
 
 // Evaluates `function` on `arguments` (one tensor per parameter, of the parameter's type) and
 // returns one owned tensor per result. kInvalidArgument names the argument whose count, type or
-// data is wrong; kUnimplemented names an op the evaluator cannot run (kernel_call of a target it
-// does not know).
+// data is wrong, or the invalid option; kUnimplemented names an op the evaluator cannot run
+// (kernel_call of a target it does not know).
 StatusOr<std::vector<Tensor>> EvaluateFunction(const Function& function,
                                                std::span<const Tensor> arguments,
                                                const ReferenceOptions& options = {});

@@ -72,6 +72,22 @@ int64_t ClampStart(int64_t value, int64_t high) {
   return std::max<int64_t>(0, std::min(value, high));
 }
 
+// ceil(size / stride) for size >= 0, stride > 0, without overflow (size + stride - 1 overflows
+// for a huge stride).
+int64_t StridedCount(int64_t size, int64_t stride) {
+  return size == 0 ? 0 : (size - 1) / stride + 1;
+}
+
+// low + high + n + max(n - 1, 0) * interior (spec "pad"), or nullopt when it overflows.
+std::optional<int64_t> PaddedSize(int64_t n, int64_t low, int64_t high, int64_t interior) {
+  int64_t size = 0;
+  if (!CheckedMul(std::max<int64_t>(n - 1, 0), interior, &size) || !CheckedAdd(size, n, &size) ||
+      !CheckedAdd(size, low, &size) || !CheckedAdd(size, high, &size)) {
+    return std::nullopt;
+  }
+  return size;
+}
+
 StatusOr<Tensor> AllocateResult(const Operation& op) {
   return Tensor::Allocate(op.result(0)->type());
 }
@@ -149,7 +165,7 @@ StatusOr<Tensor> Slice(const Operation& op, const Tensor& operand) {
   }
   for (size_t d = 0; d < rank; ++d) {
     if (start[d] < 0 || start[d] > limit[d] || limit[d] > operand.dims()[d] || strides[d] <= 0 ||
-        result.dims()[d] != (limit[d] - start[d] + strides[d] - 1) / strides[d]) {
+        result.dims()[d] != StridedCount(limit[d] - start[d], strides[d])) {
       return OpError(op, absl::StrCat("slice of dim ", d, " is invalid"));
     }
   }
@@ -175,17 +191,19 @@ StatusOr<Tensor> Pad(const Operation& op, const Tensor& operand, const Tensor& p
     return OpError(op, "padding attributes must have the operand rank");
   }
   for (size_t d = 0; d < rank; ++d) {
-    const int64_t n = operand.dims()[d];
     if (interior[d] < 0 ||
-        result.dims()[d] != low[d] + high[d] + (n == 0 ? 0 : n + (n - 1) * interior[d])) {
+        PaddedSize(operand.dims()[d], low[d], high[d], interior[d]) != result.dims()[d]) {
       return OpError(op, absl::StrCat("padding of dim ", d, " does not give the result dim"));
     }
   }
   for (int64_t i = 0; i < result.element_count(); ++i) CopyElement(padding_value, 0, result, i);
   std::vector<int64_t> result_index(rank);
   ForEachIndex(operand.dims(), [&](const std::vector<int64_t>& operand_index, int64_t linear) {
+    // low + i * (interior + 1), where interior + 1 may overflow (interior = INT64_MAX with n = 1).
+    // i * interior + i <= (n - 1) * interior + n - 1, so each partial sum below is bounded by a
+    // partial sum of PaddedSize, which was checked above.
     for (size_t d = 0; d < rank; ++d) {
-      result_index[d] = low[d] + operand_index[d] * (interior[d] + 1);
+      result_index[d] = low[d] + (operand_index[d] * interior[d] + operand_index[d]);
     }
     if (InBounds(result_index, result.dims())) {
       CopyElement(operand, linear, result, Ravel(result_index, result.dims()));
@@ -211,7 +229,9 @@ StatusOr<Tensor> Concatenate(const Operation& op, std::span<const Tensor> inputs
         return OpError(op, absl::StrCat("input dim ", d, " differs from the result"));
       }
     }
-    offset += input.dims()[cd];
+    if (!CheckedAdd(offset, input.dims()[cd], &offset)) {
+      return OpError(op, "inputs overflow the result dimension");
+    }
   }
   if (offset != result.dims()[cd]) return OpError(op, "inputs do not fill the result dimension");
   offset = 0;

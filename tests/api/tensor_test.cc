@@ -9,6 +9,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/test_util.h"
 
 namespace accy {
 namespace {
@@ -152,6 +153,20 @@ TEST(TensorTest, StridesAreRowMajorInElements) {
   EXPECT_TRUE(Tensor::Allocate(Type(ElementType::kF32, {}))->strides().empty());
 }
 
+TEST(TensorTest, StridesThatDoNotFitSaturate) {
+  // No elements, so the type is valid, but 2^62 * 2^62 does not fit in int64_t.
+  constexpr int64_t kHuge = int64_t{1} << 62;
+  ASSERT_OK_AND_ASSIGN(Tensor tensor,
+                       Tensor::Allocate(Type(ElementType::kF32, {0, kHuge, kHuge})));
+  EXPECT_EQ(tensor.strides(),
+            (std::vector<int64_t>{std::numeric_limits<int64_t>::max(), kHuge, 1}));
+  // A 0 dim inside the product makes the stride exact again.
+  ASSERT_OK_AND_ASSIGN(Tensor zero_inside,
+                       Tensor::Allocate(Type(ElementType::kF32, {2, 0, kHuge, kHuge})));
+  EXPECT_EQ(zero_inside.strides(),
+            (std::vector<int64_t>{0, std::numeric_limits<int64_t>::max(), kHuge, 1}));
+}
+
 TEST(TensorTest, CopiesShareDataAndCloneDoesNot) {
   Tensor tensor = Make<float>(ElementType::kF32, {2}, {1, 2});
   Tensor copy = tensor;
@@ -200,6 +215,40 @@ TEST(TensorTest, FromVectorRejectsWrongHostType) {
                   "tensor<1xui8>");
   EXPECT_TRUE(Tensor::FromVector(Type(ElementType::kI1, {1}), std::vector<uint8_t>{1}).ok());
   EXPECT_TRUE(Tensor::FromVector(Type(ElementType::kBF16, {1}), std::vector<uint16_t>{1}).ok());
+}
+
+TEST(TensorTest, FromVectorRejectsHostTypesOfTheOtherSignedness) {
+  auto expect_rejected = [](StatusOr<Tensor> tensor, const std::string& fragment) {
+    ASSERT_FALSE(tensor.ok()) << fragment;
+    EXPECT_EQ(tensor.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(tensor.status().message(), HasSubstr(fragment));
+  };
+  expect_rejected(Tensor::FromVector(Type(ElementType::kU32, {1}), std::vector<int32_t>{-1}),
+                  "host type (signed integer of 4 bytes) does not match tensor<1xui32>");
+  expect_rejected(Tensor::FromVector(Type(ElementType::kI64, {1}), std::vector<uint64_t>{1}),
+                  "host type (unsigned integer of 8 bytes) does not match tensor<1xi64>");
+  expect_rejected(Tensor::FromVector(Type(ElementType::kF16, {1}), std::vector<int16_t>{1}),
+                  "does not match tensor<1xf16>");
+  expect_rejected(Tensor::FromVector(Type(ElementType::kI1, {1}), std::vector<int8_t>{1}),
+                  "does not match tensor<1xi1>");
+  EXPECT_TRUE(Tensor::FromVector(Type(ElementType::kU32, {1}), std::vector<uint32_t>{1}).ok());
+  EXPECT_TRUE(Tensor::FromVector(Type(ElementType::kI8, {1}), std::vector<int8_t>{-1}).ok());
+}
+
+TEST(TensorTest, FromVectorStoresNonZeroI1BytesAsOne) {
+  const std::vector<uint8_t> bytes = {7, 0, 1};
+  ASSERT_OK_AND_ASSIGN(Tensor flags, Tensor::FromVector(Type(ElementType::kI1, {3}), bytes));
+  EXPECT_EQ(std::vector<uint8_t>(flags.bytes().begin(), flags.bytes().end()),
+            (std::vector<uint8_t>{1, 0, 1}));
+}
+
+TEST(TensorTest, FromBytesRejectsI1BytesOtherThanZeroOrOne) {
+  const std::vector<uint8_t> bytes = {1, 0, 7};
+  StatusOr<Tensor> tensor = Tensor::FromBytes(Type(ElementType::kI1, {3}), bytes);
+  ASSERT_FALSE(tensor.ok());
+  EXPECT_EQ(tensor.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(tensor.status().message(),
+              HasSubstr("byte 2 of tensor<3xi1> is 7; i1 elements must be 0 or 1"));
 }
 
 TEST(TensorTest, FromBytesReadsLittleEndianAndRejectsSizeMismatch) {
@@ -412,6 +461,15 @@ TEST(CompareTest, UlpToleranceIsInclusive) {
   EXPECT_THAT(beyond.message, HasSubstr("index [0, 1]"));
   EXPECT_THAT(beyond.message, HasSubstr("actual 1.0000002, expected 1"));
   EXPECT_THAT(beyond.message, HasSubstr("within 1 ULPs of f32 (distance 2 ULPs)"));
+}
+
+TEST(CompareTest, UlpRejectsNegativeMaxUlps) {
+  for (ElementType type : {ElementType::kF32, ElementType::kI32}) {
+    ASSERT_OK_AND_ASSIGN(Tensor zeros, Tensor::Allocate(Type(type, {2})));
+    TensorComparison result = CompareUlp(zeros, zeros, -1);
+    EXPECT_FALSE(result.ok);
+    EXPECT_EQ(result.message, "max_ulps must be >= 0, got -1");
+  }
 }
 
 TEST(CompareTest, UlpTreatsSignedZerosAndNaNsAsEqual) {

@@ -26,34 +26,34 @@ struct UnaryCase {
   ElementType accepted;
   ElementType accepted_result;  // element type of the result for `accepted`
   ElementType rejected;
-  std::string expected_classes;  // as named in the rejection message
+  std::string expected_classes;  // as named in the rejection message, with its article
 };
 
 TEST_F(ElementwiseBuilderTest, UnaryOpsAcceptTheirElementTypesAndRejectOthers) {
   using FB = FunctionBuilder;
   const std::vector<UnaryCase> cases = {
-      {OpKind::kAbs, &FB::Abs, kI32, kI32, kU32, "signed integer or floating-point"},
-      {OpKind::kNegate, &FB::Negate, kU8, kU8, kI1, "integer or floating-point"},
-      {OpKind::kSign, &FB::Sign, kF32, kF32, kU16, "signed integer or floating-point"},
-      {OpKind::kNot, &FB::Not, kI1, kI1, kF32, "i1 or integer"},
-      {OpKind::kExponential, &FB::Exponential, kF32, kF32, kI32, "floating-point"},
+      {OpKind::kAbs, &FB::Abs, kI32, kI32, kU32, "a signed integer or floating-point"},
+      {OpKind::kNegate, &FB::Negate, kU8, kU8, kI1, "an integer or floating-point"},
+      {OpKind::kSign, &FB::Sign, kF32, kF32, kU16, "a signed integer or floating-point"},
+      {OpKind::kNot, &FB::Not, kI1, kI1, kF32, "an i1 or integer"},
+      {OpKind::kExponential, &FB::Exponential, kF32, kF32, kI32, "a floating-point"},
       {OpKind::kExponentialMinusOne, &FB::ExponentialMinusOne, kF64, kF64, kI64,
-       "floating-point"},
-      {OpKind::kLog, &FB::Log, kF16, kF16, kI1, "floating-point"},
-      {OpKind::kLogPlusOne, &FB::LogPlusOne, kBF16, kBF16, kU8, "floating-point"},
-      {OpKind::kLogistic, &FB::Logistic, kF32, kF32, kI8, "floating-point"},
-      {OpKind::kTanh, &FB::Tanh, kF32, kF32, kI32, "floating-point"},
-      {OpKind::kSqrt, &FB::Sqrt, kF64, kF64, kU32, "floating-point"},
-      {OpKind::kRsqrt, &FB::Rsqrt, kF32, kF32, kI16, "floating-point"},
-      {OpKind::kCbrt, &FB::Cbrt, kF32, kF32, kI32, "floating-point"},
-      {OpKind::kSine, &FB::Sine, kF16, kF16, kI32, "floating-point"},
-      {OpKind::kCosine, &FB::Cosine, kF32, kF32, kI1, "floating-point"},
-      {OpKind::kFloor, &FB::Floor, kF32, kF32, kI32, "floating-point"},
-      {OpKind::kCeil, &FB::Ceil, kBF16, kBF16, kI64, "floating-point"},
-      {OpKind::kRoundNearestEven, &FB::RoundNearestEven, kF32, kF32, kI32, "floating-point"},
-      {OpKind::kRoundNearestAfz, &FB::RoundNearestAfz, kF64, kF64, kU8, "floating-point"},
-      {OpKind::kIsFinite, &FB::IsFinite, kF32, kI1, kI32, "floating-point"},
-      {OpKind::kPopcnt, &FB::Popcnt, kU32, kU32, kF32, "integer"},
+       "a floating-point"},
+      {OpKind::kLog, &FB::Log, kF16, kF16, kI1, "a floating-point"},
+      {OpKind::kLogPlusOne, &FB::LogPlusOne, kBF16, kBF16, kU8, "a floating-point"},
+      {OpKind::kLogistic, &FB::Logistic, kF32, kF32, kI8, "a floating-point"},
+      {OpKind::kTanh, &FB::Tanh, kF32, kF32, kI32, "a floating-point"},
+      {OpKind::kSqrt, &FB::Sqrt, kF64, kF64, kU32, "a floating-point"},
+      {OpKind::kRsqrt, &FB::Rsqrt, kF32, kF32, kI16, "a floating-point"},
+      {OpKind::kCbrt, &FB::Cbrt, kF32, kF32, kI32, "a floating-point"},
+      {OpKind::kSine, &FB::Sine, kF16, kF16, kI32, "a floating-point"},
+      {OpKind::kCosine, &FB::Cosine, kF32, kF32, kI1, "a floating-point"},
+      {OpKind::kFloor, &FB::Floor, kF32, kF32, kI32, "a floating-point"},
+      {OpKind::kCeil, &FB::Ceil, kBF16, kBF16, kI64, "a floating-point"},
+      {OpKind::kRoundNearestEven, &FB::RoundNearestEven, kF32, kF32, kI32, "a floating-point"},
+      {OpKind::kRoundNearestAfz, &FB::RoundNearestAfz, kF64, kF64, kU8, "a floating-point"},
+      {OpKind::kIsFinite, &FB::IsFinite, kF32, kI1, kI32, "a floating-point"},
+      {OpKind::kPopcnt, &FB::Popcnt, kU32, kU32, kF32, "an integer"},
   };
   // Every unary op except convert and bitcast_convert (tested below) is in the table.
   EXPECT_EQ(cases.size(),
@@ -72,7 +72,7 @@ TEST_F(ElementwiseBuilderTest, UnaryOpsAcceptTheirElementTypesAndRejectOthers) {
     EXPECT_EQ(f.block()->operations().size(), 1u);
     EXPECT_REJECTED(f, (f.*c.method)(f.Parameter(1)),
                     StrCat(name, ": operand 0 has type ", T(c.rejected, {2, 3}).ToString(),
-                           ", expected a ", c.expected_classes, " element type"));
+                           ", expected ", c.expected_classes, " element type"));
     EXPECT_REJECTED(f, (f.*c.method)(f.Parameter(99)), StrCat(name, ": operand 0 is null"));
   }
 }
@@ -89,20 +89,20 @@ TEST_F(ElementwiseBuilderTest, BinaryOpsAcceptTheirElementTypesAndRejectOthers) 
   using FB = FunctionBuilder;
   const std::vector<BinaryCase> cases = {
       {OpKind::kAdd, &FB::Add, kI1, std::nullopt, ""},
-      {OpKind::kSubtract, &FB::Subtract, kI32, kI1, "integer or floating-point"},
+      {OpKind::kSubtract, &FB::Subtract, kI32, kI1, "an integer or floating-point"},
       {OpKind::kMultiply, &FB::Multiply, kI1, std::nullopt, ""},
-      {OpKind::kDivide, &FB::Divide, kU32, kI1, "integer or floating-point"},
-      {OpKind::kRemainder, &FB::Remainder, kF32, kI1, "integer or floating-point"},
+      {OpKind::kDivide, &FB::Divide, kU32, kI1, "an integer or floating-point"},
+      {OpKind::kRemainder, &FB::Remainder, kF32, kI1, "an integer or floating-point"},
       {OpKind::kMaximum, &FB::Maximum, kI1, std::nullopt, ""},
       {OpKind::kMinimum, &FB::Minimum, kBF16, std::nullopt, ""},
-      {OpKind::kPower, &FB::Power, kI32, kI1, "integer or floating-point"},
-      {OpKind::kAtan2, &FB::Atan2, kF32, kI32, "floating-point"},
-      {OpKind::kAnd, &FB::And, kI1, kF32, "i1 or integer"},
-      {OpKind::kOr, &FB::Or, kU8, kF32, "i1 or integer"},
-      {OpKind::kXor, &FB::Xor, kI64, kF16, "i1 or integer"},
-      {OpKind::kShiftLeft, &FB::ShiftLeft, kI32, kF32, "integer"},
-      {OpKind::kShiftRightLogical, &FB::ShiftRightLogical, kU32, kI1, "integer"},
-      {OpKind::kShiftRightArithmetic, &FB::ShiftRightArithmetic, kI8, kF64, "integer"},
+      {OpKind::kPower, &FB::Power, kI32, kI1, "an integer or floating-point"},
+      {OpKind::kAtan2, &FB::Atan2, kF32, kI32, "a floating-point"},
+      {OpKind::kAnd, &FB::And, kI1, kF32, "an i1 or integer"},
+      {OpKind::kOr, &FB::Or, kU8, kF32, "an i1 or integer"},
+      {OpKind::kXor, &FB::Xor, kI64, kF16, "an i1 or integer"},
+      {OpKind::kShiftLeft, &FB::ShiftLeft, kI32, kF32, "an integer"},
+      {OpKind::kShiftRightLogical, &FB::ShiftRightLogical, kU32, kI1, "an integer"},
+      {OpKind::kShiftRightArithmetic, &FB::ShiftRightArithmetic, kI8, kF64, "an integer"},
   };
   // Every binary op except compare (tested below) is in the table.
   EXPECT_EQ(cases.size(),
@@ -130,7 +130,7 @@ TEST_F(ElementwiseBuilderTest, BinaryOpsAcceptTheirElementTypesAndRejectOthers) 
       Value* bad = f.Parameter(2);
       EXPECT_REJECTED(f, (f.*c.method)(bad, bad),
                       StrCat(name, ": operand 0 has type ", T(rejected, {2, 3}).ToString(),
-                             ", expected a ", c.expected_classes, " element type"));
+                             ", expected ", c.expected_classes, " element type"));
     }
     EXPECT_REJECTED(f, (f.*c.method)(x, f.Parameter(99)), StrCat(name, ": operand 1 is null"));
   }
@@ -251,6 +251,20 @@ TEST_F(ElementwiseBuilderTest, ConvertRejectsAResultOfAnotherShape) {
                   "convert: result type tensor<3x2xi32> must have the shape of "
                   "tensor<2x3xf32>");
   EXPECT_REJECTED(f, f.Convert(f.Parameter(5), kI32), "convert: operand 0 is null");
+}
+
+TEST_F(ElementwiseBuilderTest, ConvertRejectsAnUnknownElementType) {
+  FunctionBuilder f = Begin({T(kF32, {2})});
+  EXPECT_REJECTED(f, f.Convert(f.Parameter(0), static_cast<ElementType>(77)),
+                  "convert: unknown element type 77");
+}
+
+TEST_F(ElementwiseBuilderTest, ElementClassesTakeTheArticleOfTheirFirstWord) {
+  FunctionBuilder f = Begin({T(kF32, {2}), T(kI32, {2})});
+  EXPECT_REJECTED(f, f.Popcnt(f.Parameter(0)),
+                  "popcnt: operand 0 has type tensor<2xf32>, expected an integer element type");
+  EXPECT_REJECTED(f, f.Not(f.Parameter(0)), "expected an i1 or integer element type");
+  EXPECT_REJECTED(f, f.Sqrt(f.Parameter(1)), "expected a floating-point element type");
 }
 
 struct BitcastCase {

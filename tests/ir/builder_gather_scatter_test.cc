@@ -148,6 +148,25 @@ TEST_F(GatherScatterBuilderTest, GatherRejectsBadBatchingDims) {
                   "gather: slice size of collapsed or batching dim 0 is 2, expected at most 1");
 }
 
+TEST_F(GatherScatterBuilderTest, BatchingDimCountMismatchIsReportedByItsOwnRule) {
+  // Dropping operand_batching_dims also breaks the rank count; the cause is the batching rule.
+  FunctionBuilder f = Begin({T(kF32, {3, 5, 4}), T(kI32, {3, 2, 1}), T(kF32, {3, 2, 4})});
+  GatherDimensionNumbers gather = BatchedRowGather();
+  gather.operand_batching_dims = {};
+  EXPECT_REJECTED(f, f.Gather(f.Parameter(0), f.Parameter(1), gather, {1, 1, 4}),
+                  "gather: operand_batching_dims [] and start_indices_batching_dims [0] must "
+                  "have the same size");
+  ScatterDimensionNumbers scatter;
+  scatter.update_window_dims = {2};
+  scatter.inserted_window_dims = {1};
+  scatter.scatter_indices_batching_dims = {0};
+  scatter.scatter_dims_to_operand_dims = {1};
+  scatter.index_vector_dim = 2;
+  EXPECT_REJECTED(f, f.Scatter(f.Parameter(0), f.Parameter(1), f.Parameter(2), scatter, "add"),
+                  "scatter: input_batching_dims [] and scatter_indices_batching_dims [0] must "
+                  "have the same size");
+}
+
 TEST_F(GatherScatterBuilderTest, ScatterWithNamedUpdateHasTheInputType) {
   FunctionBuilder f = Begin({T(kF32, {5, 4}), T(kI32, {3, 1}), T(kF32, {3, 4})});
   ASSERT_OK_AND_ASSIGN(Value * added, f.Scatter(f.Parameter(0), f.Parameter(1), f.Parameter(2),

@@ -149,7 +149,7 @@ TEST_F(ReductionBuilderTest, ReduceWithNamedReducerRejectsBadReducerInitAndResul
                   "reduce: dimensions [1, 1]: dimension 1 appears twice");
   // The named body is built like any region: its op's error is reported with the region.
   EXPECT_REJECTED(f, f.Reduce(x, zero, T(kF32, {4}), "and", {1}),
-                  "reduce region 0: and: operand 0 has type tensor<f32>, expected a i1 or "
+                  "reduce region 0: and: operand 0 has type tensor<f32>, expected an i1 or "
                   "integer element type");
   EXPECT_REJECTED(f, f.Reduce(x, f.Parameter(9), T(kF32, {4}), "sum", {1}),
                   "reduce: operand 1 is null");

@@ -3,6 +3,7 @@
 // form whose result type is checked exactly and rejected forms checked for code, message and an
 // unchanged block.
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,18 @@ TEST_F(ShapeOpsBuilderTest, SliceTakesStridedWindows) {
   EXPECT_EQ(y->type(), T(kI64, {3, 2}));  // ceil(6 / 2), ceil(6 / 4)
   ASSERT_OK_AND_ASSIGN(Value * empty, f.Slice(f.Parameter(0), {4, 6}, {4, 6}, {1, 1}));
   EXPECT_EQ(empty->type(), T(kI64, {0, 0}));
+}
+
+TEST_F(ShapeOpsBuilderTest, SliceWithAHugeStrideTakesOneElement) {
+  // ceil(size / stride) must not compute size + stride - 1, which overflows here.
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  FunctionBuilder f = Begin({T(kF32, {4})});
+  ASSERT_OK_AND_ASSIGN(Value * first, f.Slice(f.Parameter(0), {0}, {4}, {kMax}));
+  EXPECT_EQ(first->type(), T(kF32, {1}));
+  ASSERT_OK_AND_ASSIGN(Value * second, f.Slice(f.Parameter(0), {1}, {4}, {kMax - 1}));
+  EXPECT_EQ(second->type(), T(kF32, {1}));
+  ASSERT_OK_AND_ASSIGN(Value * none, f.Slice(f.Parameter(0), {4}, {4}, {kMax}));
+  EXPECT_EQ(none->type(), T(kF32, {0}));
 }
 
 TEST_F(ShapeOpsBuilderTest, SliceRejectsBoundsOutsideTheOperandAndNonPositiveStrides) {

@@ -104,6 +104,83 @@ TEST_F(BuilderTest, OpRejectsValueOfASiblingRegion) {
                   "while region 1: add: operand 1 is not visible here");
 }
 
+// cond: counter < 10, through the region's own builder.
+Status CounterBelowTen(FunctionBuilder& b, std::span<Value* const> args);
+
+TEST_F(BuilderTest, RegionBodyCannotAppendThroughAnEnclosingBuilder) {
+  FunctionBuilder f = Begin({T(kI32)}, {T(kI32)});
+  FunctionBuilder copy_of_f = f;
+  Status outer_return, outer_negate, copy_negate;
+  auto cond = [&](FunctionBuilder& c, std::span<Value* const> args) -> Status {
+    // Each of these would put an op into f's block ahead of the while being built.
+    outer_return = f.Return({f.Parameter(0)});
+    outer_negate = f.Negate(f.Parameter(0)).status();
+    copy_negate = copy_of_f.Negate(f.Parameter(0)).status();
+    return CounterBelowTen(c, args);
+  };
+  auto body = [](FunctionBuilder& b, std::span<Value* const> args) { return b.Return({args[0]}); };
+  ASSERT_OK_AND_ASSIGN(std::vector<Value*> loop, f.While({f.Parameter(0)}, cond, body));
+  const std::string fragment =
+      "a region of an op of this block is being built; append to the region through the "
+      "FunctionBuilder passed to its body function";
+  using Fragments = std::vector<std::string>;
+  EXPECT_THAT(outer_return, IsInvalidArgumentWith(Fragments{"return: " + fragment}));
+  EXPECT_THAT(outer_negate, IsInvalidArgumentWith(Fragments{"negate: " + fragment}));
+  EXPECT_THAT(copy_negate, IsInvalidArgumentWith(Fragments{"negate: " + fragment}));
+  ASSERT_EQ(f.block()->operations().size(), 1u);  // only the while
+  // A body that passes the enclosing builder's error on fails the op, leaving f unchanged.
+  auto returning_cond = [&](FunctionBuilder& c, std::span<Value* const> args) -> Status {
+    return f.Return({f.Parameter(0)});
+  };
+  EXPECT_REJECTED(f, f.While({f.Parameter(0)}, returning_cond, body),
+                  "while region 0: return: " + fragment);
+  // Once the while is built, f appends again; the region's builder no longer does.
+  std::optional<FunctionBuilder> escaped;
+  auto keep_builder = [&](FunctionBuilder& b, std::span<Value* const> args) -> Status {
+    escaped = b;
+    return b.Return({args[0]});
+  };
+  ASSERT_OK(f.While({loop[0]}, CounterBelowTen, keep_builder).status());
+  FunctionBuilder* region_builder = &*escaped;
+  EXPECT_EQ(region_builder->Parameter(0), nullptr);
+  EXPECT_THAT(region_builder->Negate(loop[0]),
+              IsInvalidArgumentWith(Fragments{"negate: this region is no longer being built"}));
+  ASSERT_OK(f.Return({loop[0]}));
+  EXPECT_OK(builder_.Finish().status());
+}
+
+TEST_F(BuilderTest, OpRejectedWhenARegionBodyEndsTheEnclosingBlock) {
+  // Around the builder, Block::Append can still end the enclosing block while a region is built.
+  FunctionBuilder f = Begin({T(kI32)}, {T(kI32)});
+  auto cond = [&](FunctionBuilder& c, std::span<Value* const> args) -> Status {
+    f.block()->Append(Operation::Create(OpKind::kReturn, {f.Parameter(0)}, {}));
+    return CounterBelowTen(c, args);
+  };
+  auto body = [](FunctionBuilder& b, std::span<Value* const> args) { return b.Return({args[0]}); };
+  EXPECT_THAT(f.While({f.Parameter(0)}, cond, body),
+              IsInvalidArgumentWith(std::vector<std::string>{
+                  "while: a region body ended the enclosing block with return"}));
+  ASSERT_EQ(f.block()->operations().size(), 1u);
+  EXPECT_EQ(f.block()->terminator()->kind(), OpKind::kReturn);  // no while after the return
+}
+
+TEST_F(BuilderTest, CreateOpRejectsAnUnknownOpKind) {
+  const OpKind unknown = static_cast<OpKind>(999);
+  EXPECT_EQ(OpName(unknown), "<invalid op kind>");
+  FunctionBuilder f = Begin({T(kF32, {4})});
+  EXPECT_REJECTED(f, f.CreateOp(unknown, {f.Parameter(0)}, {T(kF32, {4})}),
+                  "unknown op kind 999");
+}
+
+TEST_F(BuilderTest, CreateOpRejectsADuplicateAttribute) {
+  FunctionBuilder f = Begin({T(kF32, {2, 3})});
+  EXPECT_REJECTED(f,
+                  f.CreateOp(OpKind::kTranspose, {f.Parameter(0)}, {T(kF32, {3, 2})},
+                             {{"permutation", std::vector<int64_t>{1, 0}},
+                              {"permutation", std::vector<int64_t>{0, 1}}}),
+                  "transpose: attribute permutation is given more than once");
+}
+
 // ---- Return, Finish and function names ----
 
 TEST_F(BuilderTest, ReturnEndsTheFunctionWithItsResults) {
@@ -266,6 +343,13 @@ TEST_F(BuilderTest, ConstantRejectsBytesOfTheWrongSizeAndEmptyTensor) {
   EXPECT_REJECTED(f, f.Constant(Tensor()), "constant: the tensor has no data");
 }
 
+TEST_F(BuilderTest, ConstantRejectsI1BytesOtherThanZeroOrOne) {
+  FunctionBuilder f = Begin({});
+  const std::vector<uint8_t> bytes = {1, 0, 7};
+  EXPECT_REJECTED(f, f.Constant(T(kI1, {3}), bytes),
+                  "constant: i1 element 2 holds byte 7, expected 0 or 1");
+}
+
 // ---- while ----
 
 // cond: counter < 10.
@@ -420,6 +504,42 @@ TEST_F(BuilderTest, KernelCallRejectsEmptyTargetAndNegativeVersion) {
                   "kernel_call: missing non-negative integer attribute version");
   EXPECT_REJECTED(f, f.KernelCall({f.Parameter(3)}, {}, Spec("k")),
                   "kernel_call: operand 0 is null");
+}
+
+TEST_F(BuilderTest, KernelCallRejectsAnUnknownOperandEffect) {
+  FunctionBuilder f = Begin({T(kF32, {4})});
+  KernelCallSpec spec = Spec("k", {}, {static_cast<OperandEffect>(9)});
+  EXPECT_REJECTED(f, f.KernelCall({f.Parameter(0)}, {}, spec),
+                  "kernel_call: operand_effects[0] is 9, not a value of OperandEffect");
+  EXPECT_EQ(OperandEffectName(static_cast<OperandEffect>(9)), "<invalid operand effect>");
+}
+
+TEST_F(BuilderTest, KernelCallRejectsTwoResultsAliasingOneOperand) {
+  FunctionBuilder f = Begin({T(kF32, {4})});
+  KernelCallSpec spec = Spec("k", {0, 0}, {OperandEffect::kReadWrite});
+  EXPECT_REJECTED(f, f.KernelCall({f.Parameter(0)}, {T(kF32, {4}), T(kF32, {4})}, spec),
+                  "kernel_call: results 0 and 1 both alias operand 0");
+}
+
+TEST_F(BuilderTest, KernelCallRejectsAliasOfAReadOrUnusedOperand) {
+  FunctionBuilder f = Begin({T(kF32, {4}), T(kF32, {4})});
+  std::vector<Value*> operands = {f.Parameter(0), f.Parameter(1)};
+  const std::vector<TensorType> result = {T(kF32, {4})};
+  EXPECT_REJECTED(f, f.KernelCall(operands, result,
+                                  Spec("k", {0}, {OperandEffect::kRead, OperandEffect::kWrite})),
+                  "kernel_call: result 0 aliases operand 0, whose effect is read (an aliased "
+                  "operand must be write or read_write)");
+  EXPECT_REJECTED(f, f.KernelCall(operands, result,
+                                  Spec("k", {1}, {OperandEffect::kWrite, OperandEffect::kNone})),
+                  "kernel_call: result 0 aliases operand 1, whose effect is none");
+  // Without operand_effects every operand is read.
+  EXPECT_REJECTED(f, f.KernelCall(operands, result, Spec("k", {1})),
+                  "kernel_call: result 0 aliases operand 1, whose effect is read");
+  ASSERT_OK_AND_ASSIGN(
+      Operation * in_place,
+      f.KernelCall(operands, {T(kF32, {4}), T(kF32, {4})},
+                   Spec("k", {1, 0}, {OperandEffect::kWrite, OperandEffect::kReadWrite})));
+  EXPECT_EQ(in_place->GetInts("result_aliases"), (std::vector<int64_t>{1, 0}));
 }
 
 }  // namespace

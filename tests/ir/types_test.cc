@@ -130,6 +130,13 @@ TEST(TensorTypeTest, ZeroDimGivesZeroElementsEvenWithHugeDims) {
   EXPECT_EQ(*type->ByteSize(), 0u);
 }
 
+TEST(TensorTypeTest, CreateRejectsAnUnknownElementType) {
+  StatusOr<TensorType> type = TensorType::Create(static_cast<ElementType>(77), {2});
+  ASSERT_FALSE(type.ok());
+  EXPECT_EQ(type.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(type.status().message(), HasSubstr("unknown element type 77"));
+}
+
 TEST(TensorTypeTest, CreateRejectsNegativeDimNamingIndexAndValue) {
   StatusOr<TensorType> type = TensorType::Create(ElementType::kF32, {2, -3, 4});
   ASSERT_FALSE(type.ok());
@@ -216,6 +223,24 @@ TEST(CheckedArithmeticTest, UnsignedOverflowFailsAndLeavesOutputUnchanged) {
   EXPECT_EQ(out, kUint64Max - (uint64_t{1} << 32) + 1);
   EXPECT_TRUE(CheckedAddU64(kUint64Max - 1, 1, &out));
   EXPECT_EQ(out, kUint64Max);
+}
+
+// Two ACCY_ASSIGN_OR_RETURN in one macro expand on one line (the line of the macro's use): their
+// temporaries must not share a name.
+#define ACCY_TEST_ADD_TWO(a, b, out)  \
+  ACCY_ASSIGN_OR_RETURN(int64_t x, a); \
+  ACCY_ASSIGN_OR_RETURN(int64_t y, b); \
+  out = x + y
+StatusOr<int64_t> AddTwo(StatusOr<int64_t> a, StatusOr<int64_t> b) {
+  int64_t sum = 0;
+  ACCY_TEST_ADD_TWO(a, b, sum);
+  return sum;
+}
+#undef ACCY_TEST_ADD_TWO
+
+TEST(StatusMacroTest, AssignOrReturnCanBeUsedTwiceOnOneLine) {
+  EXPECT_EQ(*AddTwo(2, 3), 5);
+  EXPECT_EQ(AddTwo(2, absl::OutOfRangeError("b")).status().code(), absl::StatusCode::kOutOfRange);
 }
 
 }  // namespace

@@ -104,6 +104,13 @@ TEST_F(VerifierTest, RejectsFunctionWithoutReturn) {
   EXPECT_THAT(Verify(module_), InvalidWith({"function 'f'", "does not end with a return"}));
 }
 
+TEST_F(VerifierTest, MissingReturnNamesTheFunctionOnce) {
+  Append(entry_, OpKind::kNegate, {x_}, {f32x4_});
+  Status status = Verify(module_);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(), "function 'f' does not end with a return");
+}
+
 TEST_F(VerifierTest, RejectsOpAfterReturn) {
   AppendReturn(entry_, {x_});
   Append(entry_, OpKind::kNegate, {x_}, {f32x4_});
@@ -224,7 +231,8 @@ TEST_F(VerifyOperationTest, RejectsMissingOrMistypedAttributes) {
   auto int_permutation =
       Operation::Create(OpKind::kTranspose, {x_}, Types({f32x4_}), {{"permutation", int64_t{0}}});
   EXPECT_THAT(VerifyOperation(*int_permutation),
-              InvalidWith({"transpose: attribute permutation must be a list of integers"}));
+              InvalidWith({"transpose: attribute permutation has the wrong kind: expected a "
+                           "list of integers, got an integer"}));
   auto no_direction = Operation::Create(OpKind::kCompare, {x_, x_}, Types({T(kI1, {4})}));
   EXPECT_THAT(VerifyOperation(*no_direction),
               InvalidWith({"compare: missing string attribute comparison_direction"}));
@@ -250,6 +258,44 @@ TEST_F(VerifyOperationTest, RejectsMissingOrMistypedAttributes) {
               InvalidWith({"dot_general: precision 'FAST' is not DEFAULT, HIGH or HIGHEST"}));
 }
 
+TEST_F(VerifyOperationTest, NamesAttributesOfTheWrongKindAsSuch) {
+  auto int_value =
+      Operation::Create(OpKind::kConstant, {}, Types({f32x4_}), {{"value", int64_t{1}}});
+  EXPECT_THAT(VerifyOperation(*int_value),
+              InvalidWith({"constant: attribute value has the wrong kind: expected a dense "
+                           "tensor, got an integer"}));
+  auto list_iota_dim = Operation::Create(OpKind::kIota, {}, Types({f32x4_}),
+                                         {{"iota_dimension", std::vector<int64_t>{0}}});
+  EXPECT_THAT(VerifyOperation(*list_iota_dim),
+              InvalidWith({"iota: attribute iota_dimension has the wrong kind: expected an "
+                           "integer, got a list of integers"}));
+  auto float_version = Operation::Create(
+      OpKind::kKernelCall, {x_}, Types({f32x4_}),
+      {{"call_target_name", std::string("k")}, {"version", 1.5}});
+  EXPECT_THAT(VerifyOperation(*float_version),
+              InvalidWith({"kernel_call: attribute version has the wrong kind: expected an "
+                           "integer, got a float"}));
+  auto int_direction = Operation::Create(OpKind::kCompare, {x_, x_}, Types({T(kI1, {4})}),
+                                         {{"comparison_direction", int64_t{0}}});
+  EXPECT_THAT(VerifyOperation(*int_direction),
+              InvalidWith({"compare: attribute comparison_direction has the wrong kind: "
+                           "expected a string, got an integer"}));
+  auto bool_broadcast_dims = Operation::Create(OpKind::kBroadcastInDim, {x_}, Types({f32x4_}),
+                                               {{"broadcast_dimensions", true}});
+  EXPECT_THAT(VerifyOperation(*bool_broadcast_dims),
+              InvalidWith({"broadcast_in_dim: attribute broadcast_dimensions has the wrong kind: "
+                           "expected a list of integers, got a bool"}));
+}
+
+TEST_F(VerifyOperationTest, RejectsAnUnknownOpKindAndI1ConstantBytesAboveOne) {
+  auto unknown = Operation::Create(static_cast<OpKind>(999), {x_}, Types({f32x4_}));
+  EXPECT_THAT(VerifyOperation(*unknown), InvalidWith({"unknown op kind 999"}));
+  auto flags = Operation::Create(OpKind::kConstant, {}, Types({T(kI1, {2})}),
+                                 {{"value", DenseElements{T(kI1, {2}), {0, 255}}}});
+  EXPECT_THAT(VerifyOperation(*flags),
+              InvalidWith({"constant: i1 element 1 holds byte 255, expected 0 or 1"}));
+}
+
 TEST_F(VerifyOperationTest, RejectsKernelCallAttributesOfTheWrongKind) {
   std::vector<NamedAttribute> base = {{"call_target_name", std::string("k")},
                                       {"version", int64_t{1}}};
@@ -267,13 +313,15 @@ TEST_F(VerifyOperationTest, RejectsKernelCallAttributesOfTheWrongKind) {
   effects_as_ints.push_back({"operand_effects", std::vector<int64_t>{0}});
   op = Operation::Create(OpKind::kKernelCall, {x_}, Types({f32x4_}), effects_as_ints);
   EXPECT_THAT(VerifyOperation(*op),
-              InvalidWith({"kernel_call: operand_effects must be a list of strings"}));
+              InvalidWith({"kernel_call: attribute operand_effects has the wrong kind: expected "
+                           "a list of strings, got a list of integers"}));
 
   std::vector<NamedAttribute> aliases_as_strings = base;
   aliases_as_strings.push_back({"result_aliases", std::vector<std::string>{"0"}});
   op = Operation::Create(OpKind::kKernelCall, {x_}, Types({f32x4_}), aliases_as_strings);
   EXPECT_THAT(VerifyOperation(*op),
-              InvalidWith({"kernel_call: result_aliases must be a list of integers"}));
+              InvalidWith({"kernel_call: attribute result_aliases has the wrong kind: expected "
+                           "a list of integers, got a list of strings"}));
 
   auto no_version = Operation::Create(OpKind::kKernelCall, {x_}, {},
                                       {{"call_target_name", std::string("k")}});

@@ -1,7 +1,8 @@
 // Test helpers for the JIT: plan a function (WorkLedger + AnalysisCache), compile it with
 // CompiledProgram, and run its items in plan order over host tensors -- a minimal stand-in for
 // the executor (parameters bound to arguments, constants materialized from their attributes,
-// one fresh tensor per item output). Header-only, for tests/jit only; not thread-safe.
+// one fresh tensor per item output, one fresh scratch buffer per two-phase item). Header-only,
+// for tests/jit only; not thread-safe.
 #ifndef ACCY_TESTS_JIT_JIT_TEST_UTIL_H_
 #define ACCY_TESTS_JIT_JIT_TEST_UTIL_H_
 
@@ -72,6 +73,12 @@ class JitProgram {
         values[output] = t;
         buffers.push_back(t.data());
         bytes.push_back(t.byte_size());
+      }
+      // A two-phase kernel's scratch buffer (kernel_abi.h), fresh for each run.
+      std::vector<uint8_t> scratch(static_cast<size_t>(item.scratch_bytes));
+      if (item.scratch_bytes > 0) {
+        buffers.push_back(scratch.data());
+        bytes.push_back(item.scratch_bytes);
       }
       ACCY_RETURN_IF_ERROR(compiled_->RunItem(i, buffers.data(), bytes.data(), buffers.size(), options));
     }

@@ -202,6 +202,16 @@ TEST(EvaluatorErrorTest, ArgumentWithoutDataIsInvalidArgument) {
   EXPECT_THAT(result.status().message(), HasSubstr("argument 0 (tensor<f32>) has no data"));
 }
 
+TEST(EvaluatorErrorTest, NegativeMaxWhileIterationsIsInvalidArgument) {
+  ReferenceOptions options;
+  options.max_while_iterations = -5;
+  StatusOr<std::vector<Tensor>> result = RunCountTo(10, options);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(result.status().message(),
+              HasSubstr("ReferenceOptions::max_while_iterations must be >= 0, got -5"));
+}
+
 TEST(EvaluatorErrorTest, UnknownFunctionIsInvalidArgument) {
   std::unique_ptr<Module> module = NegateModule();
   StatusOr<std::vector<Tensor>> result = Evaluate(*module, "nope", {});

@@ -2,6 +2,7 @@
 // each builds a one-op function with accy::Builder, runs accy::Evaluate and checks hand-computed
 // values exactly.
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -96,6 +97,28 @@ StatusOr<Tensor> RunPad(std::vector<int64_t> result_dims, std::vector<int64_t> l
                 [&](FunctionBuilder& b, std::span<Value* const> p) {
                   return b.Pad(p[0], p[1], low, high, interior);
                 });
+}
+
+TEST(SliceTest, HugeStrideTakesOnlyTheStartElement) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  ASSERT_OK_AND_ASSIGN(Tensor result,
+                       RunOne(Type(E::kI32, {1}), {Make<int32_t>(E::kI32, {4}, Iota32(4))},
+                              [](FunctionBuilder& b, std::span<Value* const> p) {
+                                return b.Slice(p[0], {1}, {4}, {kMax - 1});
+                              }));
+  ExpectTensor<int32_t>(result, E::kI32, {1}, {1});
+}
+
+TEST(PadTest, HugeInteriorPaddingOfOneElementDoesNotOverflow) {
+  // interior + 1 overflows; with one element there is no gap to fill, so the size is 1 + 1 + 1.
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  ASSERT_OK_AND_ASSIGN(
+      Tensor result,
+      RunOne(Type(E::kF32, {3}), {Make<float>(E::kF32, {1}, {5}), Make<float>(E::kF32, {}, {-1})},
+             [](FunctionBuilder& b, std::span<Value* const> p) {
+               return b.Pad(p[0], p[1], {1}, {1}, {kMax});
+             }));
+  ExpectTensor<float>(result, E::kF32, {3}, {-1, 5, -1});
 }
 
 TEST(PadTest, InteriorAndEdgePadding) {

@@ -1,0 +1,29 @@
+// The per-kind binders behind LibraryKernel (onednn_kernel.h): each turns ops into a
+// BoundPrimitive (onednn_common.h). Internal to kernels/; pure functions of their inputs,
+// thread-safe (oneDNN primitive creation is thread-safe).
+#ifndef ACCY_KERNELS_ONEDNN_BINDINGS_H_
+#define ACCY_KERNELS_ONEDNN_BINDINGS_H_
+
+#include <span>
+
+#include "accy/ir.h"
+#include "accy/status.h"
+#include "kernels/onednn_common.h"
+#include "kernels/onednn_kernel.h"
+
+namespace accy::kernels {
+
+// kernel_call of a catalog target (onednn_kernel_call.cc).
+StatusOr<BoundPrimitive> BindKernelCall(const Operation& call);
+
+// dot_general plus epilogue chain (onednn_dot_general.cc). Fills `classification` (when not
+// null) whether or not binding succeeds; with `classify_only` it stops before creating the
+// primitive descriptor and returns an empty BoundPrimitive.
+StatusOr<BoundPrimitive> BindDotGeneral(std::span<const Operation* const> ops,
+                                        const FusionPlan* fusion,
+                                        const LibraryKernelOptions& options,
+                                        DotClassification* classification, bool classify_only);
+
+}  // namespace accy::kernels
+
+#endif  // ACCY_KERNELS_ONEDNN_BINDINGS_H_

@@ -1,0 +1,112 @@
+// LibraryKernel: a library work item (kernel_call, dot_general, dot_epilogue cluster) bound to a
+// oneDNN primitive at compile time and run many times over raw buffers.
+//
+// Create builds the memory descriptors, primitive descriptor, primitive and scratchpad once;
+// Run only points the memories at the caller's buffers and executes (no allocation, no copy,
+// no exception: oneDNN errors become statuses naming the item). The buffer order is the JIT's
+// (jit/kernel_abi.h): the item's external inputs, then its outputs, as raw pointers with byte
+// sizes, so the executor runs JIT and library items alike. The module the item's ops belong to
+// must outlive the kernel. A LibraryKernel is move-only; Run is not reentrant (it re-points the
+// bound memories): one run at a time per kernel, distinct kernels run concurrently.
+#ifndef ACCY_KERNELS_ONEDNN_KERNEL_H_
+#define ACCY_KERNELS_ONEDNN_KERNEL_H_
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "accy/ir.h"
+#include "accy/status.h"
+
+namespace accy {
+class FusionPlan;
+struct WorkItem;
+}  // namespace accy
+
+namespace accy::kernels {
+
+// Products of fewer element ops (2 * batch * m * n * k) than this run on the JIT rather than
+// through a oneDNN call. Measured by bench/bench_onednn.cc (BM_OnednnMatmulSmall, f32, 1 thread,
+// brg:avx512_core): a matmul call costs ~0.2 us of CPU time whatever the size (2^3: 198 ns,
+// 16^3: 239 ns, 32^3: 485 ns, 48^3: 1.1 us). At 32^3 = 2^16 element ops the fixed cost is still
+// ~40% of the call, so below that a JIT loop at half of oneDNN's kernel throughput is faster.
+inline constexpr uint64_t kMinLibraryDotElementOps = uint64_t{1} << 16;
+
+struct LibraryKernelOptions {
+  // dot_general items below this many element ops are left to the JIT (ClassifyDotGeneral says
+  // kJitSmall, CreateForDotGeneral returns kUnimplemented). Tests set 0 to bind every size.
+  uint64_t min_dot_element_ops = kMinLibraryDotElementOps;
+};
+
+// Where a dot_general item (a lone dot_general or a dot_epilogue cluster) should run.
+enum class DotPlacement : uint8_t {
+  kLibrary,     // maps onto oneDNN matmul (with post-ops for the epilogue)
+  kJitSmall,    // maps, but is below LibraryKernelOptions::min_dot_element_ops
+  kJitUnmapped, // dims, types or an epilogue op do not map onto matmul
+};
+
+struct DotClassification {
+  DotPlacement placement = DotPlacement::kJitUnmapped;
+  uint64_t element_ops = 0;  // 2 * batch * m * n * k when the dims map
+  std::string reason;        // why not kLibrary (names the op or dim), empty otherwise
+};
+
+class LibraryKernel {
+ public:
+  // Binds a work item of kind kernel_call or dot_general (`fusion` tells which broadcasts are
+  // elided; null means none are). Errors as the two functions below; kInvalidArgument for
+  // another kind.
+  static StatusOr<LibraryKernel> Create(const WorkItem& item, const FusionPlan* fusion,
+                                        const LibraryKernelOptions& options = {});
+  // Binds a kernel_call of a registered host kernel (include/accy/host_kernel.h; checked first)
+  // or of a catalog target (kernel_catalog.h). Buffers: every operand, then
+  // every result; a result aliasing operand i (result_aliases) takes the same pointer as
+  // operand i. Errors: the catalog's kInvalidArgument (unknown target naming it, bad operand
+  // naming it); kUnimplemented when oneDNN has no implementation for the types on this host.
+  static StatusOr<LibraryKernel> CreateForKernelCall(const Operation& call);
+  // Binds a dot_general and its epilogue: `ops` in topological order holding exactly one
+  // dot_general, the others elementwise ops computed from it in a chain (oneDNN matmul with
+  // post_ops, dev_guide_matmul.html + dev_guide_attributes_post_ops.html). Buffers: the first
+  // use of each external value walking `ops` operands left to right (an elided broadcast stands
+  // for its input; a one-element constant is folded and has no buffer), then the root's result.
+  // Errors: kUnimplemented naming the dim, type or op that does not map (the JIT takes those),
+  // or saying the product is below options.min_dot_element_ops.
+  static StatusOr<LibraryKernel> CreateForDotGeneral(std::span<const Operation* const> ops,
+                                                     const FusionPlan* fusion,
+                                                     const LibraryKernelOptions& options = {});
+
+  LibraryKernel(LibraryKernel&&) noexcept;
+  LibraryKernel& operator=(LibraryKernel&&) noexcept;
+  ~LibraryKernel();
+
+  // "dot_general %5", "kernel_call %3 (accy.nn.softmax)".
+  const std::string& name() const;
+  // The values behind the buffers, in buffer order.
+  std::span<const Value* const> inputs() const;
+  std::span<const Value* const> outputs() const;
+  // oneDNN's implementation name (impl_info_str), e.g. "brg:avx512_core"; empty for a no-op.
+  const std::string& implementation() const;
+
+  // Runs the primitive over `buffers` (inputs then outputs, buffer_count = inputs().size() +
+  // outputs().size()), each of exactly `buffer_bytes[i]` bytes = its value's byte size.
+  // kInvalidArgument naming the buffer when a count, size or pointer is wrong (an in-place
+  // result must get its operand's pointer); kInternal when oneDNN fails (its status).
+  Status Run(void* const* buffers, const int64_t* buffer_bytes, int64_t buffer_count);
+
+  struct Impl;  // opaque: the primitive, its memories and the stream (onednn_kernel.cc)
+
+ private:
+  explicit LibraryKernel(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Where dot_general item `ops` should run (see DotPlacement); never fails.
+DotClassification ClassifyDotGeneral(std::span<const Operation* const> ops,
+                                     const FusionPlan* fusion,
+                                     const LibraryKernelOptions& options = {});
+
+}  // namespace accy::kernels
+
+#endif  // ACCY_KERNELS_ONEDNN_KERNEL_H_

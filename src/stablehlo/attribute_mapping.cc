@@ -1,0 +1,254 @@
+// StableHLO attributes to accy IR attributes (attribute_mapping.h). Names and defaults follow
+// the StableHLO specification (GatherDimensionNumbers, ScatterDimensionNumbers,
+// DotDimensionNumbers: absent lists are empty, an absent index_vector_dim is 0).
+#include "src/stablehlo/attribute_mapping.h"
+
+#include <algorithm>
+#include <cstring>
+#include <span>
+#include <string_view>
+
+#include "src/util/str_cat.h"
+
+namespace accy::stablehlo_internal {
+namespace {
+
+constexpr std::string_view kIntListAttributes[] = {
+    "broadcast_dimensions", "permutation",      "dimensions",       "start_indices",
+    "limit_indices",        "strides",          "edge_padding_low", "edge_padding_high",
+    "interior_padding",     "slice_sizes"};
+
+struct StructField {
+  std::string_view name;
+  bool is_list;
+};
+
+constexpr StructField kGatherFields[] = {
+    {"offset_dims", true},     {"collapsed_slice_dims", true}, {"operand_batching_dims", true},
+    {"start_indices_batching_dims", true}, {"start_index_map", true},
+    {"index_vector_dim", false}};
+constexpr StructField kScatterFields[] = {
+    {"update_window_dims", true},
+    {"inserted_window_dims", true},
+    {"input_batching_dims", true},
+    {"scatter_indices_batching_dims", true},
+    {"scatter_dims_to_operand_dims", true},
+    {"index_vector_dim", false}};
+constexpr StructField kDotFields[] = {{"lhs_batching_dimensions", true},
+                                      {"rhs_batching_dimensions", true},
+                                      {"lhs_contracting_dimensions", true},
+                                      {"rhs_contracting_dimensions", true}};
+
+Status WrongKind(const AttrValue& value, std::string_view name, std::string_view expected) {
+  return ErrorAt(value.loc, StrCat("attribute ", name, " must be ", expected, ", found ",
+                                   value.KindName()));
+}
+
+StatusOr<int64_t> ToInt(const AttrValue& value, std::string_view name) {
+  if (value.kind != AttrValue::Kind::kInt) return WrongKind(value, name, "an integer");
+  return value.int_value;
+}
+
+StatusOr<bool> ToBool(const AttrValue& value, std::string_view name) {
+  if (value.kind != AttrValue::Kind::kBool) return WrongKind(value, name, "true or false");
+  return value.bool_value;
+}
+
+StatusOr<std::string> ToWord(const AttrValue& value, std::string_view name) {
+  if (value.kind != AttrValue::Kind::kEnum && value.kind != AttrValue::Kind::kString) {
+    return WrongKind(value, name, "an enum value");
+  }
+  return value.text;
+}
+
+// Appends the fields of struct attribute `value` as IR attributes, defaults for absent ones.
+Status ExpandStruct(const AttrValue& value, std::string_view name,
+                    std::span<const StructField> fields, std::vector<NamedAttribute>* out) {
+  if (value.kind != AttrValue::Kind::kStruct) {
+    return WrongKind(value, name, "a #stablehlo.<struct> attribute");
+  }
+  for (size_t i = 0; i < value.keys.size(); ++i) {
+    const auto known = std::find_if(fields.begin(), fields.end(), [&](const StructField& field) {
+      return field.name == value.keys[i];
+    });
+    if (known == fields.end()) {
+      return UnimplementedAt(value.items[i].loc, StrCat("field ", value.keys[i], " of ", name,
+                                                        " is not supported"));
+    }
+  }
+  for (const StructField& field : fields) {
+    const AttrValue* given = value.Field(field.name);
+    if (field.is_list) {
+      std::vector<int64_t> ints;
+      if (given != nullptr) {
+        ACCY_ASSIGN_OR_RETURN(ints, ToInts(*given, field.name));
+      }
+      out->push_back({std::string(field.name), std::move(ints)});
+    } else {
+      int64_t number = 0;
+      if (given != nullptr) {
+        ACCY_ASSIGN_OR_RETURN(number, ToInt(*given, field.name));
+      }
+      out->push_back({std::string(field.name), number});
+    }
+  }
+  return absl::OkStatus();
+}
+
+bool Has(const std::vector<NamedAttribute>& attributes, std::string_view name) {
+  return std::any_of(attributes.begin(), attributes.end(),
+                     [&](const NamedAttribute& a) { return a.name == name; });
+}
+
+}  // namespace
+
+StatusOr<std::vector<int64_t>> ToInts(const AttrValue& value, std::string_view name) {
+  switch (value.kind) {
+    case AttrValue::Kind::kIntArray:
+      return value.ints;
+    case AttrValue::Kind::kList: {
+      std::vector<int64_t> ints;
+      for (const AttrValue& item : value.items) {
+        ACCY_ASSIGN_OR_RETURN(int64_t number, ToInt(item, name));
+        ints.push_back(number);
+      }
+      return ints;
+    }
+    case AttrValue::Kind::kDense: {  // older text: dense<[0, 1]> : tensor<2xi64>
+      const DenseElements& dense = *value.dense;
+      const ElementType type = dense.type.element_type();
+      if (!IsInteger(type) || dense.type.rank() > 1) {
+        return WrongKind(value, name, "a list of integers");
+      }
+      const int64_t width = ElementByteWidth(type);
+      std::vector<int64_t> ints;
+      for (int64_t i = 0; i < dense.type.element_count(); ++i) {
+        uint64_t bits = 0;
+        std::memcpy(&bits, dense.bytes.data() + i * width, static_cast<size_t>(width));
+        if (IsSigned(type) && width < 8 && (bits >> (8 * width - 1)) != 0) {
+          bits |= ~uint64_t{0} << (8 * width);  // sign-extend
+        }
+        ints.push_back(static_cast<int64_t>(bits));
+      }
+      return ints;
+    }
+    default:
+      return WrongKind(value, name, "a list of integers");
+  }
+}
+
+StatusOr<std::vector<NamedAttribute>> ConvertAttributes(OpKind kind, const OpSyntax& op) {
+  std::vector<NamedAttribute> out;
+  for (const NamedAttr& attribute : op.attributes) {
+    const std::string& name = attribute.name;
+    const AttrValue& value = attribute.value;
+    if (name.find('.') != std::string::npos) continue;  // discardable: mhlo.*, jax.*, ...
+    if (std::find(std::begin(kIntListAttributes), std::end(kIntListAttributes), name) !=
+        std::end(kIntListAttributes)) {
+      ACCY_ASSIGN_OR_RETURN(std::vector<int64_t> ints, ToInts(value, name));
+      out.push_back({name, std::move(ints)});
+    } else if (name == "dimension" || name == "iota_dimension") {
+      ACCY_ASSIGN_OR_RETURN(int64_t number, ToInt(value, name));
+      out.push_back({name, number});
+    } else if (name == "indices_are_sorted" || name == "unique_indices") {
+      ACCY_ASSIGN_OR_RETURN(bool flag, ToBool(value, name));
+      out.push_back({name, flag});
+    } else if (name == "comparison_direction") {
+      ACCY_ASSIGN_OR_RETURN(std::string word, ToWord(value, name));
+      out.push_back({name, std::move(word)});
+    } else if (name == "compare_type") {
+      ACCY_ASSIGN_OR_RETURN(std::string word, ToWord(value, name));
+      if (word != "NOTYPE") out.push_back({name, std::move(word)});  // NOTYPE: the default
+    } else if (name == "value") {
+      if (value.kind != AttrValue::Kind::kDense) return WrongKind(value, name, "dense<...>");
+      out.push_back({name, *value.dense});
+    } else if (name == "precision_config") {
+      if (value.kind != AttrValue::Kind::kList) return WrongKind(value, name, "a list");
+      std::vector<std::string> words;
+      for (const AttrValue& item : value.items) {
+        ACCY_ASSIGN_OR_RETURN(std::string word, ToWord(item, name));
+        words.push_back(std::move(word));
+      }
+      out.push_back({name, std::move(words)});
+    } else if (name == "dimension_numbers" && kind == OpKind::kGather) {
+      ACCY_RETURN_IF_ERROR(ExpandStruct(value, name, kGatherFields, &out));
+    } else if (name == "scatter_dimension_numbers") {
+      ACCY_RETURN_IF_ERROR(ExpandStruct(value, name, kScatterFields, &out));
+    } else if (name == "dot_dimension_numbers") {
+      ACCY_RETURN_IF_ERROR(ExpandStruct(value, name, kDotFields, &out));
+    } else if (name == "result_accuracy") {
+      continue;  // an accuracy request for transcendental ops; accy always computes its best
+    } else {
+      return UnimplementedAt(value.loc, StrCat("attribute ", name, " of ", op.name,
+                                               " is not supported"));
+    }
+  }
+  if (kind == OpKind::kGather || kind == OpKind::kScatter) {
+    if (!Has(out, "indices_are_sorted")) out.push_back({"indices_are_sorted", false});
+  }
+  if (kind == OpKind::kScatter && !Has(out, "unique_indices")) {
+    out.push_back({"unique_indices", false});
+  }
+  return out;
+}
+
+StatusOr<KernelCallSpec> ConvertKernelCallSpec(const OpSyntax& op, const std::string& target,
+                                               int64_t num_results) {
+  KernelCallSpec spec;
+  spec.target = target;
+  const AttrValue* version = op.attribute("accy.version");
+  ACCY_ASSIGN_OR_RETURN(spec.version, ToInt(*version, "accy.version"));
+  if (const AttrValue* effects = op.attribute("accy.operand_effects")) {
+    if (effects->kind != AttrValue::Kind::kList) {
+      return WrongKind(*effects, "accy.operand_effects", "a list of strings");
+    }
+    for (const AttrValue& item : effects->items) {
+      ACCY_ASSIGN_OR_RETURN(std::string word, ToWord(item, "accy.operand_effects"));
+      StatusOr<OperandEffect> effect = ParseOperandEffect(word);
+      if (!effect.ok()) return WithLoc(item.loc, effect.status());
+      spec.operand_effects.push_back(*effect);
+    }
+  }
+  if (const AttrValue* aliases = op.attribute("output_operand_aliases")) {
+    if (aliases->kind != AttrValue::Kind::kList) {
+      return WrongKind(*aliases, "output_operand_aliases", "a list");
+    }
+    spec.result_aliases.assign(static_cast<size_t>(num_results), std::nullopt);
+    for (const AttrValue& alias : aliases->items) {
+      const AttrValue* output = alias.Field("output_tuple_indices");
+      const AttrValue* operand = alias.Field("operand_index");
+      if (alias.kind != AttrValue::Kind::kStruct || output == nullptr || operand == nullptr) {
+        return WrongKind(alias, "output_operand_aliases", "#stablehlo.output_operand_alias<...>");
+      }
+      ACCY_ASSIGN_OR_RETURN(std::vector<int64_t> tuple_index,
+                            ToInts(*output, "output_tuple_indices"));
+      ACCY_ASSIGN_OR_RETURN(int64_t operand_index, ToInt(*operand, "operand_index"));
+      const int64_t result = tuple_index.empty() ? 0 : tuple_index[0];
+      if (tuple_index.size() > 1 || result < 0 || result >= num_results) {
+        return ErrorAt(alias.loc, StrCat("output_operand_alias names result ", result, " of ",
+                                         num_results));
+      }
+      spec.result_aliases[static_cast<size_t>(result)] = operand_index;
+    }
+  }
+  return spec;
+}
+
+StatusOr<std::optional<CheckKind>> CheckKindOf(const OpSyntax& op) {
+  std::string_view name = op.name;
+  if (name == "stablehlo.custom_call") {
+    const AttrValue* target = op.attribute("call_target_name");
+    if (target == nullptr || target->kind != AttrValue::Kind::kString) return std::nullopt;
+    name = target->text;
+  }
+  if (!name.starts_with("check.")) return std::nullopt;
+  constexpr CheckKind kKinds[] = {CheckKind::kExpectEq,          CheckKind::kExpectClose,
+                                  CheckKind::kExpectAlmostEq,    CheckKind::kExpectEqConst,
+                                  CheckKind::kExpectCloseConst,  CheckKind::kExpectAlmostEqConst};
+  for (CheckKind kind : kKinds) {
+    if (name.substr(6) == CheckKindName(kind)) return kind;
+  }
+  return UnimplementedAt(op.loc, StrCat("check op '", name, "' is not supported"));
+}
+
+}  // namespace accy::stablehlo_internal

@@ -1,0 +1,487 @@
+// The StableHLO importer (importer.h). Value names follow MLIR's scoping: a name is visible in
+// its region and the regions nested in it, must not be defined twice while visible, and sibling
+// regions (while's cond and do) may reuse names. An inlined callee gets a fresh name table (its
+// body is isolated from the caller's names).
+#include "src/stablehlo/importer.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "accy/builder.h"
+#include "src/stablehlo/attribute_mapping.h"
+#include "src/util/str_cat.h"
+
+namespace accy::stablehlo_internal {
+namespace {
+
+std::string ValueName(const std::string& name) {
+  // Names the parser synthesised (reduce's compact form) start with '\x01'.
+  return !name.empty() && name[0] == '\x01' ? "<reduce body value>" : StrCat("%", name);
+}
+
+bool IsReturn(const OpSyntax& op) {
+  return op.name == "func.return" || op.name == "stablehlo.return";
+}
+
+// Where a block being emitted sits: its return's meaning and whether checks may appear.
+enum class BlockRole { kFunctionBody, kRegion, kInlinedCallee };
+
+class Importer {
+ public:
+  Importer(const ModuleSyntax& syntax, bool keep_checks)
+      : syntax_(syntax), keep_checks_(keep_checks) {}
+
+  StatusOr<StableHloProgram> Run();
+
+ private:
+  struct NameTable {
+    std::unordered_map<std::string, std::vector<Value*>> values;
+    std::vector<std::vector<std::string>> scopes;  // names defined per open block, innermost last
+  };
+
+  Status CollectCallees(const std::vector<OpSyntax>& ops, std::set<std::string>* called);
+  // The extra result types a function gets for its checks (see Check).
+  StatusOr<std::vector<TensorType>> CheckResultTypes(const FunctionSyntax& function);
+  Status BuildFunction(Builder& builder, const FunctionSyntax& function);
+
+  Status Define(NameTable& names, const std::string& name, std::vector<Value*> values,
+                SourceLoc loc);
+  StatusOr<Value*> Lookup(const NameTable& names, const ValueRef& ref) const;
+  StatusOr<std::vector<Value*>> LookupAll(const NameTable& names, const OpSyntax& op) const;
+  Status DefineResults(NameTable& names, const OpSyntax& op, const std::vector<Value*>& results);
+
+  // Emits `ops` (a block whose arguments are `arguments`) into `fb`; the values of its return
+  // go to `*returned` (an inlined callee) or to fb.Return (function bodies and regions).
+  Status EmitBlock(FunctionBuilder& fb, NameTable& names, const RegionSyntax& block,
+                   std::span<Value* const> arguments, BlockRole role,
+                   std::vector<Value*>* returned);
+  Status EmitOp(FunctionBuilder& fb, NameTable& names, const OpSyntax& op, BlockRole role);
+  Status EmitCall(FunctionBuilder& fb, NameTable& names, const OpSyntax& op);
+  Status EmitCustomCall(FunctionBuilder& fb, NameTable& names, const OpSyntax& op);
+  Status EmitCheck(NameTable& names, const OpSyntax& op, CheckKind kind, BlockRole role);
+  Status EmitStableHloOp(FunctionBuilder& fb, NameTable& names, const OpSyntax& op);
+  // CreateOp with located errors (a region body's own error wins over CreateOp's wrapping).
+  Status Create(FunctionBuilder& fb, NameTable& names, const OpSyntax& op, OpKind kind,
+                std::vector<Value*> operands, std::vector<NamedAttribute> attributes);
+  Status CountOp(SourceLoc loc);
+
+  const ModuleSyntax& syntax_;
+  const bool keep_checks_;
+  std::unordered_map<std::string, const FunctionSyntax*> functions_;
+  std::vector<const FunctionSyntax*> call_stack_;
+  int64_t op_count_ = 0;
+  Status region_error_;  // the first error inside a region body being built
+  // Per function being built: its name and the check operands returned after its results.
+  std::string function_name_;
+  int64_t declared_results_ = 0;
+  std::vector<Value*> check_values_;
+  std::vector<Check> checks_;
+};
+
+StatusOr<StableHloProgram> Importer::Run() {
+  for (const FunctionSyntax& function : syntax_.functions) {
+    if (!functions_.emplace(function.name, &function).second) {
+      return ErrorAt(function.loc, StrCat("redefinition of function @", function.name));
+    }
+  }
+  std::set<std::string> called;
+  for (const FunctionSyntax& function : syntax_.functions) {
+    ACCY_RETURN_IF_ERROR(CollectCallees(function.body.ops, &called));
+  }
+  Builder builder(syntax_.name);
+  for (const FunctionSyntax& function : syntax_.functions) {
+    // A private function reached through calls lives on only inlined into its callers.
+    if (!function.is_public && called.count(function.name) != 0) continue;
+    ACCY_RETURN_IF_ERROR(BuildFunction(builder, function));
+  }
+  ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, builder.Finish());
+  return StableHloProgram{std::move(module), std::move(checks_)};
+}
+
+Status Importer::CollectCallees(const std::vector<OpSyntax>& ops, std::set<std::string>* called) {
+  for (const OpSyntax& op : ops) {
+    if (op.name == "func.call") {
+      const AttrValue* callee = op.attribute("callee");
+      if (callee == nullptr || callee->kind != AttrValue::Kind::kSymbol) {
+        return ErrorAt(op.loc, "func.call needs a callee symbol");
+      }
+      if (functions_.count(callee->text) == 0) {
+        return ErrorAt(callee->loc, StrCat("call to undefined function @", callee->text));
+      }
+      called->insert(callee->text);
+    }
+    for (const RegionSyntax& region : op.regions) {
+      ACCY_RETURN_IF_ERROR(CollectCallees(region.ops, called));
+    }
+  }
+  return absl::OkStatus();
+}
+
+StatusOr<std::vector<TensorType>> Importer::CheckResultTypes(const FunctionSyntax& function) {
+  std::vector<TensorType> types;
+  if (!keep_checks_) return types;
+  // Types by name as the text gives them: check operands are top-level values.
+  std::unordered_map<std::string, std::vector<TensorType>> typed;
+  for (size_t i = 0; i < function.body.arg_names.size(); ++i) {
+    typed[function.body.arg_names[i]] = {function.body.arg_types[i]};
+  }
+  for (const OpSyntax& op : function.body.ops) {
+    ACCY_ASSIGN_OR_RETURN(std::optional<CheckKind> kind, CheckKindOf(op));
+    if (kind.has_value()) {
+      for (const ValueRef& ref : op.operands) {
+        auto it = typed.find(ref.name);
+        if (it == typed.end() || ref.index < 0 ||
+            ref.index >= static_cast<int64_t>(it->second.size())) {
+          return ErrorAt(ref.loc, StrCat("use of undefined value ", ValueName(ref.name)));
+        }
+        types.push_back(it->second[static_cast<size_t>(ref.index)]);
+      }
+    }
+    size_t next = 0;
+    for (const auto& [name, count] : op.result_groups) {
+      std::vector<TensorType>& slot = typed[name];
+      slot.clear();
+      for (int64_t i = 0; i < count && next < op.result_types.size(); ++i) {
+        slot.push_back(op.result_types[next++]);
+      }
+    }
+  }
+  return types;
+}
+
+Status Importer::BuildFunction(Builder& builder, const FunctionSyntax& function) {
+  ACCY_ASSIGN_OR_RETURN(std::vector<TensorType> extra, CheckResultTypes(function));
+  std::vector<TensorType> results = function.result_types;
+  results.insert(results.end(), extra.begin(), extra.end());
+  StatusOr<FunctionBuilder> fb =
+      builder.BeginFunction(function.name, function.body.arg_types, std::move(results));
+  if (!fb.ok()) return WithLoc(function.loc, fb.status());
+  fb->function()->set_public(function.is_public);
+  function_name_ = function.name;
+  declared_results_ = static_cast<int64_t>(function.result_types.size());
+  check_values_.clear();
+  call_stack_ = {&function};
+  NameTable names;
+  std::vector<Value*> arguments;
+  for (size_t i = 0; i < function.body.arg_types.size(); ++i) {
+    arguments.push_back(fb->Parameter(static_cast<int64_t>(i)));
+  }
+  ACCY_RETURN_IF_ERROR(
+      EmitBlock(*fb, names, function.body, arguments, BlockRole::kFunctionBody, nullptr));
+  return fb->Finish();
+}
+
+Status Importer::Define(NameTable& names, const std::string& name, std::vector<Value*> values,
+                        SourceLoc loc) {
+  if (!names.values.emplace(name, std::move(values)).second) {
+    return ErrorAt(loc, StrCat("redefinition of ", ValueName(name)));
+  }
+  names.scopes.back().push_back(name);
+  return absl::OkStatus();
+}
+
+StatusOr<Value*> Importer::Lookup(const NameTable& names, const ValueRef& ref) const {
+  auto it = names.values.find(ref.name);
+  if (it == names.values.end()) {
+    return ErrorAt(ref.loc, StrCat("use of undefined value ", ValueName(ref.name)));
+  }
+  if (ref.index < 0 || ref.index >= static_cast<int64_t>(it->second.size())) {
+    return ErrorAt(ref.loc, StrCat(ValueName(ref.name), " has ", it->second.size(),
+                                   " results, no result #", ref.index));
+  }
+  return it->second[static_cast<size_t>(ref.index)];
+}
+
+StatusOr<std::vector<Value*>> Importer::LookupAll(const NameTable& names,
+                                                  const OpSyntax& op) const {
+  std::vector<Value*> values;
+  for (const ValueRef& ref : op.operands) {
+    ACCY_ASSIGN_OR_RETURN(Value * value, Lookup(names, ref));
+    values.push_back(value);
+  }
+  if (op.operand_types.has_value()) {
+    const std::vector<TensorType>& types = *op.operand_types;
+    if (types.size() != values.size()) {
+      return ErrorAt(op.loc, StrCat("'", op.name, "' has ", values.size(),
+                                    " operands but its type lists ", types.size()));
+    }
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (values[i]->type() != types[i]) {
+        return ErrorAt(op.operands[i].loc,
+                       StrCat(ValueName(op.operands[i].name), " has type ",
+                              values[i]->type().ToString(), ", but '", op.name,
+                              "' expects ", types[i].ToString()));
+      }
+    }
+  }
+  return values;
+}
+
+Status Importer::DefineResults(NameTable& names, const OpSyntax& op,
+                               const std::vector<Value*>& results) {
+  if (op.result_groups.empty()) return absl::OkStatus();
+  if (op.num_results() != static_cast<int64_t>(results.size())) {
+    return ErrorAt(op.loc, StrCat("'", op.name, "' defines ", op.num_results(),
+                                  " result names but produces ", results.size(), " results"));
+  }
+  size_t next = 0;
+  for (const auto& [name, count] : op.result_groups) {
+    std::vector<Value*> group(results.begin() + static_cast<int64_t>(next),
+                              results.begin() + static_cast<int64_t>(next) + count);
+    next += static_cast<size_t>(count);
+    ACCY_RETURN_IF_ERROR(Define(names, name, std::move(group), op.loc));
+  }
+  return absl::OkStatus();
+}
+
+Status Importer::CountOp(SourceLoc loc) {
+  if (++op_count_ > kMaxParsedOps) {
+    return absl::ResourceExhaustedError(StrCat(LocPrefix(loc), "the program (with calls inlined) "
+                                               "has more than ", kMaxParsedOps, " ops"));
+  }
+  return absl::OkStatus();
+}
+
+Status Importer::EmitBlock(FunctionBuilder& fb, NameTable& names, const RegionSyntax& block,
+                           std::span<Value* const> arguments, BlockRole role,
+                           std::vector<Value*>* returned) {
+  if (arguments.size() != block.arg_names.size()) {
+    return ErrorAt(block.loc, StrCat("region has ", block.arg_names.size(), " arguments, its op "
+                                     "gives it ", arguments.size()));
+  }
+  names.scopes.emplace_back();
+  // Leaves the scope even on errors, so that a table stays consistent for its owner.
+  struct ScopeExit {
+    NameTable* names;
+    ~ScopeExit() {
+      for (const std::string& name : names->scopes.back()) names->values.erase(name);
+      names->scopes.pop_back();
+    }
+  } exit{&names};
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    ACCY_RETURN_IF_ERROR(Define(names, block.arg_names[i], {arguments[i]}, block.loc));
+  }
+  for (size_t i = 0; i < block.ops.size(); ++i) {
+    const OpSyntax& op = block.ops[i];
+    if (!IsReturn(op)) {
+      ACCY_RETURN_IF_ERROR(EmitOp(fb, names, op, role));
+      continue;
+    }
+    if (i + 1 != block.ops.size()) {
+      return ErrorAt(block.ops[i + 1].loc, "no op may follow a return in its block");
+    }
+    ACCY_ASSIGN_OR_RETURN(std::vector<Value*> values, LookupAll(names, op));
+    if (role == BlockRole::kInlinedCallee) {
+      *returned = std::move(values);
+      return absl::OkStatus();
+    }
+    if (role == BlockRole::kFunctionBody) {
+      values.insert(values.end(), check_values_.begin(), check_values_.end());
+    }
+    ACCY_RETURN_IF_ERROR(CountOp(op.loc));
+    Status status = fb.Return(std::move(values));
+    return status.ok() ? status : WithLoc(op.loc, status);
+  }
+  const SourceLoc end = block.ops.empty() ? block.loc : block.ops.back().loc;
+  return ErrorAt(end, "block does not end with a return");
+}
+
+Status Importer::EmitOp(FunctionBuilder& fb, NameTable& names, const OpSyntax& op,
+                        BlockRole role) {
+  ACCY_RETURN_IF_ERROR(CountOp(op.loc));
+  ACCY_ASSIGN_OR_RETURN(std::optional<CheckKind> check, CheckKindOf(op));
+  if (check.has_value()) return EmitCheck(names, op, *check, role);
+  if (op.name == "func.call") return EmitCall(fb, names, op);
+  if (op.name == "stablehlo.custom_call") return EmitCustomCall(fb, names, op);
+  return EmitStableHloOp(fb, names, op);
+}
+
+Status Importer::EmitCheck(NameTable& names, const OpSyntax& op, CheckKind kind,
+                           BlockRole role) {
+  if (!keep_checks_) return absl::OkStatus();
+  if (role != BlockRole::kFunctionBody) {
+    return UnimplementedAt(op.loc, "check ops inside regions or called functions are not "
+                                   "supported (only at the top level of a function)");
+  }
+  const bool is_const = kind == CheckKind::kExpectEqConst ||
+                        kind == CheckKind::kExpectCloseConst ||
+                        kind == CheckKind::kExpectAlmostEqConst;
+  const size_t operands = is_const ? 1 : 2;
+  if (op.operands.size() != operands) {
+    return ErrorAt(op.loc, StrCat("check.", CheckKindName(kind), " takes ", operands,
+                                  " values, found ", op.operands.size()));
+  }
+  ACCY_ASSIGN_OR_RETURN(std::vector<Value*> values, LookupAll(names, op));
+  Check result;
+  result.kind = kind;
+  result.function = function_name_;
+  result.line = op.loc.line;
+  result.column = op.loc.column;
+  result.actual_result = declared_results_ + static_cast<int64_t>(check_values_.size());
+  if (is_const) {
+    const AttrValue* value = op.attribute("value");
+    if (value == nullptr || value->kind != AttrValue::Kind::kDense) {
+      return ErrorAt(op.loc, StrCat("check.", CheckKindName(kind), " needs a dense<...> value"));
+    }
+    if (value->dense->type != values[0]->type()) {
+      return ErrorAt(value->loc, StrCat("expected value has type ", value->dense->type.ToString(),
+                                        ", the checked value ", values[0]->type().ToString()));
+    }
+    result.expected_constant = *value->dense;
+  } else {
+    if (values[0]->type() != values[1]->type()) {
+      return ErrorAt(op.loc, StrCat("check.", CheckKindName(kind), " compares ",
+                                    values[0]->type().ToString(), " with ",
+                                    values[1]->type().ToString()));
+    }
+    result.expected_result = result.actual_result + 1;
+  }
+  if (const AttrValue* tolerance = op.attribute("tolerance")) {
+    if (tolerance->kind == AttrValue::Kind::kFloat) {
+      result.tolerance = tolerance->float_value;
+    } else if (tolerance->kind == AttrValue::Kind::kInt) {
+      result.tolerance = static_cast<double>(tolerance->int_value);
+    } else {
+      return ErrorAt(tolerance->loc, "tolerance must be a number");
+    }
+  }
+  check_values_.insert(check_values_.end(), values.begin(), values.end());
+  checks_.push_back(std::move(result));
+  return absl::OkStatus();
+}
+
+Status Importer::EmitCall(FunctionBuilder& fb, NameTable& names, const OpSyntax& op) {
+  const AttrValue* callee_name = op.attribute("callee");
+  const FunctionSyntax* callee = functions_.at(callee_name->text);  // checked by CollectCallees
+  if (std::find(call_stack_.begin(), call_stack_.end(), callee) != call_stack_.end()) {
+    return UnimplementedAt(op.loc, StrCat("recursive call to @", callee->name,
+                                          " cannot be inlined"));
+  }
+  ACCY_ASSIGN_OR_RETURN(std::vector<Value*> arguments, LookupAll(names, op));
+  if (arguments.size() != callee->body.arg_types.size() ||
+      op.result_types != callee->result_types) {
+    return ErrorAt(op.loc, StrCat("call to @", callee->name, " does not match its signature"));
+  }
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    if (arguments[i]->type() != callee->body.arg_types[i]) {
+      return ErrorAt(op.operands[i].loc,
+                     StrCat("argument ", i, " of the call to @", callee->name, " has type ",
+                            arguments[i]->type().ToString(), ", the callee expects ",
+                            callee->body.arg_types[i].ToString()));
+    }
+  }
+  call_stack_.push_back(callee);
+  NameTable callee_names;
+  std::vector<Value*> returned;
+  Status status = EmitBlock(fb, callee_names, callee->body, arguments,
+                            BlockRole::kInlinedCallee, &returned);
+  call_stack_.pop_back();
+  ACCY_RETURN_IF_ERROR(status);
+  for (size_t i = 0; i < returned.size(); ++i) {
+    if (i >= op.result_types.size() || returned[i]->type() != op.result_types[i]) {
+      return ErrorAt(callee->loc, StrCat("@", callee->name, " returns values that do not match "
+                                         "its declared result types"));
+    }
+  }
+  if (returned.size() != op.result_types.size()) {
+    return ErrorAt(callee->loc, StrCat("@", callee->name, " returns ", returned.size(),
+                                       " values, declares ", op.result_types.size()));
+  }
+  return DefineResults(names, op, returned);
+}
+
+Status Importer::EmitCustomCall(FunctionBuilder& fb, NameTable& names, const OpSyntax& op) {
+  const AttrValue* target = op.attribute("call_target_name");
+  if (target == nullptr || target->kind != AttrValue::Kind::kString) {
+    return ErrorAt(op.loc, "custom_call needs a call_target_name string");
+  }
+  ACCY_ASSIGN_OR_RETURN(std::vector<Value*> operands, LookupAll(names, op));
+  if (target->text == "accy.cumsum") {
+    const AttrValue* dimension = op.attribute("accy.dimension");
+    if (dimension == nullptr || dimension->kind != AttrValue::Kind::kInt) {
+      return ErrorAt(op.loc, "custom_call @accy.cumsum needs an integer accy.dimension");
+    }
+    return Create(fb, names, op, OpKind::kCumsum, std::move(operands),
+                  {{"dimension", dimension->int_value}});
+  }
+  if (op.attribute("accy.version") == nullptr) {
+    return UnimplementedAt(target->loc, StrCat("custom_call target @", target->text,
+                                               " is not supported"));
+  }
+  ACCY_ASSIGN_OR_RETURN(KernelCallSpec spec,
+                        ConvertKernelCallSpec(op, target->text,
+                                              static_cast<int64_t>(op.result_types.size())));
+  StatusOr<Operation*> call = fb.KernelCall(std::move(operands), op.result_types, spec);
+  if (!call.ok()) return WithLoc(op.loc, call.status());
+  return DefineResults(names, op, (*call)->results());
+}
+
+Status Importer::EmitStableHloOp(FunctionBuilder& fb, NameTable& names, const OpSyntax& op) {
+  const std::string_view name = op.name;
+  StatusOr<OpKind> kind = absl::InvalidArgumentError("");
+  if (name.starts_with("stablehlo.")) kind = ParseOpKind(name.substr(10));
+  const bool accy_only = kind.ok() && (*kind == OpKind::kCumsum || *kind == OpKind::kKernelCall ||
+                                       *kind == OpKind::kReturn);
+  const bool is_dot = name == "stablehlo.dot";
+  if ((!kind.ok() || accy_only) && !is_dot) {
+    return UnimplementedAt(op.loc, StrCat("op '", name, "' is not supported"));
+  }
+  ACCY_ASSIGN_OR_RETURN(std::vector<Value*> operands, LookupAll(names, op));
+  if (is_dot) {
+    // dot (deprecated): contracts lhs's last dim with rhs's first, no batch dims.
+    if (operands.size() != 2 || operands[0]->type().rank() < 1 ||
+        operands[1]->type().rank() < 1) {
+      return ErrorAt(op.loc, "stablehlo.dot takes two operands of rank 1 or 2");
+    }
+    ACCY_ASSIGN_OR_RETURN(std::vector<NamedAttribute> attributes,
+                          ConvertAttributes(OpKind::kDotGeneral, op));
+    attributes.push_back({"lhs_batching_dimensions", std::vector<int64_t>{}});
+    attributes.push_back({"rhs_batching_dimensions", std::vector<int64_t>{}});
+    attributes.push_back(
+        {"lhs_contracting_dimensions", std::vector<int64_t>{operands[0]->type().rank() - 1}});
+    attributes.push_back({"rhs_contracting_dimensions", std::vector<int64_t>{0}});
+    return Create(fb, names, op, OpKind::kDotGeneral, std::move(operands), std::move(attributes));
+  }
+  ACCY_ASSIGN_OR_RETURN(std::vector<NamedAttribute> attributes, ConvertAttributes(*kind, op));
+  return Create(fb, names, op, *kind, std::move(operands), std::move(attributes));
+}
+
+Status Importer::Create(FunctionBuilder& fb, NameTable& names, const OpSyntax& op, OpKind kind,
+                        std::vector<Value*> operands, std::vector<NamedAttribute> attributes) {
+  std::vector<RegionSpec> regions;
+  for (const RegionSyntax& region : op.regions) {
+    RegionSpec spec;
+    spec.argument_types = region.arg_types;
+    spec.body = [this, &names, &region](FunctionBuilder& body,
+                                        std::span<Value* const> arguments) -> Status {
+      Status status = EmitBlock(body, names, region, arguments, BlockRole::kRegion, nullptr);
+      if (!status.ok() && region_error_.ok()) region_error_ = status;
+      return status;
+    };
+    regions.push_back(std::move(spec));
+  }
+  region_error_ = absl::OkStatus();
+  StatusOr<Operation*> created = fb.CreateOp(kind, std::move(operands), op.result_types,
+                                             std::move(attributes), std::move(regions));
+  if (!created.ok()) {
+    if (!region_error_.ok()) {
+      Status inner = std::move(region_error_);
+      region_error_ = absl::OkStatus();
+      return inner;
+    }
+    return WithLoc(op.loc, created.status());
+  }
+  return DefineResults(names, op, (*created)->results());
+}
+
+}  // namespace
+
+StatusOr<StableHloProgram> ImportModule(const ModuleSyntax& syntax, bool keep_checks) {
+  return Importer(syntax, keep_checks).Run();
+}
+
+}  // namespace accy::stablehlo_internal

@@ -1,0 +1,511 @@
+// Pretty op forms of the StableHLO parser (parser.h): the custom assembly formats of
+// stablehlo/dialect/StablehloOps.td and AssemblyFormat.cpp (and func/check ops), each desugared
+// into the generic shape of OpSyntax with the attribute names the generic form uses
+// (`dims = [..]` of broadcast_in_dim becomes broadcast_dimensions, ...).
+#include <string>
+#include <utility>
+
+#include "src/stablehlo/parser.h"
+#include "src/util/str_cat.h"
+
+namespace accy::stablehlo_internal {
+namespace {
+
+AttrValue IntArray(std::vector<int64_t> values, SourceLoc loc) {
+  AttrValue value;
+  value.kind = AttrValue::Kind::kIntArray;
+  value.ints = std::move(values);
+  value.loc = loc;
+  return value;
+}
+
+AttrValue IntValue(int64_t number, SourceLoc loc) {
+  AttrValue value;
+  value.kind = AttrValue::Kind::kInt;
+  value.int_value = number;
+  value.loc = loc;
+  return value;
+}
+
+AttrValue EnumValue(std::string word, SourceLoc loc) {
+  AttrValue value;
+  value.kind = AttrValue::Kind::kEnum;
+  value.text = std::move(word);
+  value.loc = loc;
+  return value;
+}
+
+TensorType ScalarOf(const TensorType& type) {
+  return *TensorType::Create(type.element_type(), {});
+}
+
+// Names the parser gives values the text does not name; '\x01' cannot occur in a text name.
+std::string SyntheticName(std::string_view role, size_t index) {
+  return StrCat("\x01", role, index);
+}
+
+// Ops whose pretty form is `operands attr-dict : type-or-functional-type`.
+bool HasSameTypeForm(OpKind kind) {
+  return ((IsElementwiseUnary(kind) || IsElementwiseBinary(kind)) && kind != OpKind::kCompare) ||
+         kind == OpKind::kClamp || kind == OpKind::kReshape ||
+         kind == OpKind::kDynamicUpdateSlice;
+}
+
+}  // namespace
+
+Status Parser::ParsePrettyOp(OpSyntax* op) {
+  const std::string name(tok_.text);
+  const SourceLoc loc = tok_.loc;
+  Advance();
+  op->name = name;
+  if (name == "return" || name == "func.return") {
+    op->name = "func.return";
+    return ParseReturn(op);
+  }
+  if (name == "stablehlo.return") return ParseReturn(op);
+  if (name == "call" || name == "func.call") {
+    op->name = "func.call";
+    return ParseCall(op);
+  }
+  if (name.starts_with("check.")) return ParseCheck(op);
+  if (!name.starts_with("stablehlo.")) {
+    return UnimplementedAt(loc, StrCat("op '", name, "' is not supported"));
+  }
+  const std::string_view short_name = std::string_view(name).substr(10);
+  if (short_name == "constant") return ParseConstant(op);
+  if (short_name == "compare") return ParseCompare(op);
+  if (short_name == "select") return ParseSelect(op);
+  if (short_name == "broadcast_in_dim") return ParseDimsOp(op, "dims", "broadcast_dimensions");
+  if (short_name == "transpose") return ParseDimsOp(op, "dims", "permutation");
+  if (short_name == "reverse") return ParseDimsOp(op, "dims", "dimensions");
+  if (short_name == "slice") return ParseSlice(op);
+  if (short_name == "pad") return ParsePad(op);
+  if (short_name == "concatenate") return ParseConcatenate(op);
+  if (short_name == "iota") return ParseIota(op);
+  if (short_name == "dynamic_slice") return ParseDynamicSlice(op);
+  if (short_name == "dot_general" || short_name == "dot") return ParseDotGeneral(op);
+  if (short_name == "reduce") return ParseReduce(op);
+  if (short_name == "while") return ParseWhile(op);
+  if (short_name == "custom_call") return ParseCustomCall(op);
+  StatusOr<OpKind> kind = ParseOpKind(short_name);
+  if (kind.ok() && HasSameTypeForm(*kind)) return ParseSameTypeOp(op);
+  return UnimplementedAt(loc, StrCat("op '", name, "' is not supported"));
+}
+
+Status Parser::ParseFunctionalTail(OpSyntax* op) {
+  ACCY_RETURN_IF_ERROR(ParseOptionalAttributeDict(&op->attributes));
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kColon, StrCat("':' before the type of ", op->name)));
+  return ParseOpTypes(&op->operand_types, &op->result_types);
+}
+
+Status Parser::ParseSameTypeOp(OpSyntax* op) {
+  ACCY_RETURN_IF_ERROR(ParseValueRefList(&op->operands, /*required=*/true));
+  const SourceLoc type_loc = tok_.loc;
+  ACCY_RETURN_IF_ERROR(ParseFunctionalTail(op));
+  if (op->operand_types.has_value()) return absl::OkStatus();
+  if (op->result_types.size() != 1) {
+    return ErrorAt(type_loc, StrCat("expected one type or a function type for ", op->name,
+                                    ", found ", op->result_types.size(), " types"));
+  }
+  // SameOperandsAndResultType: the one type is every operand's and the result's.
+  op->operand_types = std::vector<TensorType>(op->operands.size(), op->result_types[0]);
+  return absl::OkStatus();
+}
+
+Status Parser::ParseCompare(OpSyntax* op) {
+  if (Is(TokenKind::kHashId)) {
+    ACCY_ASSIGN_OR_RETURN(AttrValue direction, ParseAttribute());
+    op->attributes.push_back({"comparison_direction", std::move(direction)});
+  } else {
+    if (!Is(TokenKind::kBareId)) return ErrorExpected("a comparison direction (EQ, LT, ...)");
+    op->attributes.push_back({"comparison_direction", EnumValue(std::string(tok_.text), tok_.loc)});
+    Advance();
+  }
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kComma, "',' after the comparison direction"));
+  bool trailing_comma = false;
+  ACCY_RETURN_IF_ERROR(ParseValueRefList(&op->operands, /*required=*/true, &trailing_comma));
+  if (trailing_comma) {
+    if (Is(TokenKind::kHashId)) {
+      ACCY_ASSIGN_OR_RETURN(AttrValue type, ParseAttribute());
+      op->attributes.push_back({"compare_type", std::move(type)});
+    } else {
+      if (!Is(TokenKind::kBareId)) return ErrorExpected("a comparison type (FLOAT, SIGNED, ...)");
+      op->attributes.push_back({"compare_type", EnumValue(std::string(tok_.text), tok_.loc)});
+      Advance();
+    }
+  }
+  return ParseFunctionalTail(op);
+}
+
+Status Parser::ParseSelect(OpSyntax* op) {
+  ACCY_RETURN_IF_ERROR(ParseValueRefList(&op->operands, /*required=*/true));
+  const SourceLoc type_loc = tok_.loc;
+  ACCY_RETURN_IF_ERROR(ParseFunctionalTail(op));
+  if (op->operand_types.has_value()) return absl::OkStatus();
+  if (op->result_types.size() != 2) {
+    return ErrorAt(type_loc, "expected a function type or two types (pred, result) for select");
+  }
+  // `pred_type, result_type`: both branches have the result's type.
+  const TensorType result = op->result_types[1];
+  op->operand_types = std::vector<TensorType>{op->result_types[0], result, result};
+  op->result_types = {result};
+  return absl::OkStatus();
+}
+
+Status Parser::ParseDimsOp(OpSyntax* op, std::string_view keyword, std::string_view attribute) {
+  op->operands.emplace_back();
+  ACCY_RETURN_IF_ERROR(ParseValueRef(&op->operands.back()));
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kComma, StrCat("',' before ", keyword)));
+  const SourceLoc loc = tok_.loc;
+  ACCY_RETURN_IF_ERROR(ExpectKeyword(keyword));
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kEqual, StrCat("'=' after ", keyword)));
+  ACCY_ASSIGN_OR_RETURN(std::vector<int64_t> dims, ParseIntegerList());
+  op->attributes.push_back({std::string(attribute), IntArray(std::move(dims), loc)});
+  ACCY_RETURN_IF_ERROR(ParseFunctionalTail(op));
+  if (!op->operand_types.has_value() && op->result_types.size() == 1) {
+    op->operand_types = op->result_types;  // reverse's SameOperandsAndResultType
+  }
+  return absl::OkStatus();
+}
+
+Status Parser::ParseSlice(OpSyntax* op) {
+  op->operands.emplace_back();
+  ACCY_RETURN_IF_ERROR(ParseValueRef(&op->operands.back()));
+  const SourceLoc loc = tok_.loc;
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kLSquare, "'[' opening the slice ranges"));
+  std::vector<int64_t> start;
+  std::vector<int64_t> limit;
+  std::vector<int64_t> strides;
+  if (!Consume(TokenKind::kRSquare)) {
+    while (true) {
+      ACCY_ASSIGN_OR_RETURN(int64_t first, ParseInteger("a slice start"));
+      ACCY_RETURN_IF_ERROR(Expect(TokenKind::kColon, "':' between slice start and limit"));
+      ACCY_ASSIGN_OR_RETURN(int64_t last, ParseInteger("a slice limit"));
+      int64_t stride = 1;
+      if (Consume(TokenKind::kColon)) {
+        ACCY_ASSIGN_OR_RETURN(stride, ParseInteger("a slice stride"));
+      }
+      start.push_back(first);
+      limit.push_back(last);
+      strides.push_back(stride);
+      if (Consume(TokenKind::kComma)) continue;
+      ACCY_RETURN_IF_ERROR(Expect(TokenKind::kRSquare, "',' or ']' in the slice ranges"));
+      break;
+    }
+  }
+  op->attributes.push_back({"start_indices", IntArray(std::move(start), loc)});
+  op->attributes.push_back({"limit_indices", IntArray(std::move(limit), loc)});
+  op->attributes.push_back({"strides", IntArray(std::move(strides), loc)});
+  return ParseFunctionalTail(op);
+}
+
+Status Parser::ParsePad(OpSyntax* op) {
+  bool trailing_comma = false;
+  ACCY_RETURN_IF_ERROR(ParseValueRefList(&op->operands, /*required=*/true, &trailing_comma));
+  if (!trailing_comma) return ErrorExpected("',' and low = [...]");
+  const std::pair<std::string_view, std::string_view> parts[] = {
+      {"low", "edge_padding_low"}, {"high", "edge_padding_high"}, {"interior", "interior_padding"}};
+  bool first = true;
+  for (const auto& [keyword, attribute] : parts) {
+    if (!first) ACCY_RETURN_IF_ERROR(Expect(TokenKind::kComma, StrCat("',' before ", keyword)));
+    first = false;
+    const SourceLoc loc = tok_.loc;
+    ACCY_RETURN_IF_ERROR(ExpectKeyword(keyword));
+    ACCY_RETURN_IF_ERROR(Expect(TokenKind::kEqual, StrCat("'=' after ", keyword)));
+    ACCY_ASSIGN_OR_RETURN(std::vector<int64_t> values, ParseIntegerList());
+    op->attributes.push_back({std::string(attribute), IntArray(std::move(values), loc)});
+  }
+  return ParseFunctionalTail(op);
+}
+
+Status Parser::ParseConcatenate(OpSyntax* op) {
+  bool trailing_comma = false;
+  ACCY_RETURN_IF_ERROR(ParseValueRefList(&op->operands, /*required=*/false, &trailing_comma));
+  const SourceLoc loc = tok_.loc;
+  ACCY_RETURN_IF_ERROR(ExpectKeyword("dim"));
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kEqual, "'=' after dim"));
+  ACCY_ASSIGN_OR_RETURN(int64_t dimension, ParseInteger("the concatenate dimension"));
+  op->attributes.push_back({"dimension", IntValue(dimension, loc)});
+  return ParseFunctionalTail(op);
+}
+
+Status Parser::ParseIota(OpSyntax* op) {
+  const SourceLoc loc = tok_.loc;
+  ACCY_RETURN_IF_ERROR(ExpectKeyword("dim"));
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kEqual, "'=' after dim"));
+  ACCY_ASSIGN_OR_RETURN(int64_t dimension, ParseInteger("the iota dimension"));
+  op->attributes.push_back({"iota_dimension", IntValue(dimension, loc)});
+  return ParseFunctionalTail(op);
+}
+
+Status Parser::ParseDynamicSlice(OpSyntax* op) {
+  bool trailing_comma = false;
+  ACCY_RETURN_IF_ERROR(ParseValueRefList(&op->operands, /*required=*/true, &trailing_comma));
+  if (!trailing_comma) return ErrorExpected("',' and sizes = [...]");
+  const SourceLoc loc = tok_.loc;
+  ACCY_RETURN_IF_ERROR(ExpectKeyword("sizes"));
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kEqual, "'=' after sizes"));
+  ACCY_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, ParseIntegerList());
+  op->attributes.push_back({"slice_sizes", IntArray(std::move(sizes), loc)});
+  return ParseFunctionalTail(op);
+}
+
+// dot_general: `%lhs, %rhs, [batching_dims = [..] x [..],] contracting_dims = [..] x [..]
+// [, precision = [..]] [, algorithm = <...>]`; dot (deprecated): `%lhs, %rhs[, precision = [..]]`.
+Status Parser::ParseDotGeneral(OpSyntax* op) {
+  const bool is_dot = op->name == "stablehlo.dot";
+  bool more = false;
+  ACCY_RETURN_IF_ERROR(ParseValueRefList(&op->operands, /*required=*/true, &more));
+  AttrValue numbers;
+  numbers.kind = AttrValue::Kind::kStruct;
+  numbers.text = "stablehlo.dot";
+  numbers.loc = op->loc;
+  const auto parse_pair = [&](std::string_view lhs, std::string_view rhs) -> Status {
+    const SourceLoc loc = tok_.loc;
+    Advance();  // the keyword
+    ACCY_RETURN_IF_ERROR(Expect(TokenKind::kEqual, "'='"));
+    ACCY_ASSIGN_OR_RETURN(std::vector<int64_t> left, ParseIntegerList());
+    ACCY_RETURN_IF_ERROR(ExpectKeyword("x"));
+    ACCY_ASSIGN_OR_RETURN(std::vector<int64_t> right, ParseIntegerList());
+    numbers.keys.emplace_back(lhs);
+    numbers.items.push_back(IntArray(std::move(left), loc));
+    numbers.keys.emplace_back(rhs);
+    numbers.items.push_back(IntArray(std::move(right), loc));
+    return absl::OkStatus();
+  };
+  while (more) {
+    more = false;
+    if (!is_dot && IsKeyword("batching_dims")) {
+      ACCY_RETURN_IF_ERROR(parse_pair("lhs_batching_dimensions", "rhs_batching_dimensions"));
+    } else if (!is_dot && IsKeyword("contracting_dims")) {
+      ACCY_RETURN_IF_ERROR(parse_pair("lhs_contracting_dimensions", "rhs_contracting_dimensions"));
+    } else if (IsKeyword("precision")) {
+      Advance();
+      ACCY_RETURN_IF_ERROR(Expect(TokenKind::kEqual, "'=' after precision"));
+      ACCY_ASSIGN_OR_RETURN(AttrValue precision, ParseAttribute());
+      op->attributes.push_back({"precision_config", std::move(precision)});
+    } else if (IsKeyword("algorithm")) {
+      return UnimplementedAt(tok_.loc, StrCat(op->name, " with an algorithm is not supported"));
+    } else {
+      return ErrorExpected(is_dot ? "precision" : "batching_dims, contracting_dims or precision");
+    }
+    more = Consume(TokenKind::kComma);
+  }
+  if (!is_dot) op->attributes.push_back({"dot_dimension_numbers", std::move(numbers)});
+  return ParseFunctionalTail(op);
+}
+
+Status Parser::ParseReduce(OpSyntax* op) {
+  std::vector<ValueRef> inits;
+  do {
+    ACCY_RETURN_IF_ERROR(Expect(TokenKind::kLParen, "'(' opening a reduce input"));
+    op->operands.emplace_back();
+    ACCY_RETURN_IF_ERROR(ParseValueRef(&op->operands.back()));
+    ACCY_RETURN_IF_ERROR(ExpectKeyword("init"));
+    ACCY_RETURN_IF_ERROR(Expect(TokenKind::kColon, "':' after init"));
+    inits.emplace_back();
+    ACCY_RETURN_IF_ERROR(ParseValueRef(&inits.back()));
+    ACCY_RETURN_IF_ERROR(Expect(TokenKind::kRParen, "')' closing a reduce input"));
+  } while (Consume(TokenKind::kComma));
+  const size_t pairs = inits.size();
+  for (ValueRef& init : inits) op->operands.push_back(std::move(init));
+
+  std::string applies;
+  SourceLoc applies_loc;
+  if (ConsumeKeyword("applies")) {
+    if (!Is(TokenKind::kBareId)) return ErrorExpected("the reducer op name after applies");
+    applies = std::string(tok_.text);
+    applies_loc = tok_.loc;
+    Advance();
+  }
+  const SourceLoc dims_loc = tok_.loc;
+  ACCY_RETURN_IF_ERROR(ExpectKeyword("across"));
+  ACCY_RETURN_IF_ERROR(ExpectKeyword("dimensions"));
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kEqual, "'=' after dimensions"));
+  ACCY_ASSIGN_OR_RETURN(std::vector<int64_t> dims, ParseIntegerList());
+  op->attributes.push_back({"dimensions", IntArray(std::move(dims), dims_loc)});
+  ACCY_RETURN_IF_ERROR(ParseOptionalAttributeDict(&op->attributes));
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kColon, "':' before the reduce type"));
+  std::vector<TensorType> inputs;
+  ACCY_RETURN_IF_ERROR(ParseFunctionType(&inputs, &op->result_types));
+  op->operand_types = inputs;
+  RegionSyntax region;
+  region.loc = applies_loc;
+  if (!applies.empty()) {
+    // The compact form: the body applies `applies` to (accumulator_i, input_i) and returns the
+    // results (MLIR builds it for one input; several inputs pair up the same way).
+    if (inputs.size() < pairs) return ErrorAt(applies_loc, "reduce type lists too few inputs");
+    OpSyntax ret;
+    ret.loc = applies_loc;
+    ret.name = "stablehlo.return";
+    for (const char* role : {"acc", "in"}) {
+      for (size_t i = 0; i < pairs; ++i) {
+        region.arg_names.push_back(SyntheticName(role, i));
+        region.arg_types.push_back(ScalarOf(inputs[i]));
+      }
+    }
+    for (size_t i = 0; i < pairs; ++i) {
+      OpSyntax inner;
+      inner.loc = applies_loc;
+      inner.name = applies;
+      inner.operands = {{SyntheticName("acc", i), 0, applies_loc},
+                        {SyntheticName("in", i), 0, applies_loc}};
+      inner.operand_types = std::vector<TensorType>(2, ScalarOf(inputs[i]));
+      inner.result_types = {ScalarOf(inputs[i])};
+      inner.result_groups = {{SyntheticName("result", i), 1}};
+      region.ops.push_back(std::move(inner));
+      ret.operands.push_back({SyntheticName("result", i), 0, applies_loc});
+    }
+    region.ops.push_back(std::move(ret));
+    op->regions.push_back(std::move(region));
+    return absl::OkStatus();
+  }
+  // The region form: ` reducer(%acc0: t, %in0: t) (%acc1: t, %in1: t) { ... }`; block
+  // arguments are all accumulators, then all inputs.
+  ACCY_RETURN_IF_ERROR(SkipLocation());
+  ACCY_RETURN_IF_ERROR(ExpectKeyword("reducer"));
+  std::vector<std::string> second_names;
+  std::vector<TensorType> second_types;
+  while (Consume(TokenKind::kLParen)) {
+    std::string name;
+    TensorType type;
+    ACCY_RETURN_IF_ERROR(ParseArgument(&name, &type));
+    ACCY_RETURN_IF_ERROR(SkipLocation());
+    region.arg_names.push_back(std::move(name));
+    region.arg_types.push_back(std::move(type));
+    ACCY_RETURN_IF_ERROR(Expect(TokenKind::kComma, "',' between reducer arguments"));
+    ACCY_RETURN_IF_ERROR(ParseArgument(&name, &type));
+    ACCY_RETURN_IF_ERROR(SkipLocation());
+    second_names.push_back(std::move(name));
+    second_types.push_back(std::move(type));
+    ACCY_RETURN_IF_ERROR(Expect(TokenKind::kRParen, "')' closing reducer arguments"));
+  }
+  for (size_t i = 0; i < second_names.size(); ++i) {
+    region.arg_names.push_back(std::move(second_names[i]));
+    region.arg_types.push_back(std::move(second_types[i]));
+  }
+  ACCY_RETURN_IF_ERROR(ParseRegion(&region));
+  op->regions.push_back(std::move(region));
+  return absl::OkStatus();
+}
+
+Status Parser::ParseWhile(OpSyntax* op) {
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kLParen, "'(' after while"));
+  std::vector<std::string> iter_names;
+  if (!Consume(TokenKind::kRParen)) {
+    while (true) {
+      if (!Is(TokenKind::kPercentId)) return ErrorExpected("an iteration argument (%name)");
+      iter_names.push_back(tok_.value);
+      Advance();
+      ACCY_RETURN_IF_ERROR(Expect(TokenKind::kEqual, "'=' after the iteration argument"));
+      op->operands.emplace_back();
+      ACCY_RETURN_IF_ERROR(ParseValueRef(&op->operands.back()));
+      if (Consume(TokenKind::kComma)) continue;
+      ACCY_RETURN_IF_ERROR(Expect(TokenKind::kRParen, "',' or ')' in the while operands"));
+      break;
+    }
+  }
+  std::vector<TensorType> types;
+  if (!op->operands.empty()) {
+    ACCY_RETURN_IF_ERROR(Expect(TokenKind::kColon, "':' before the while types"));
+    ACCY_RETURN_IF_ERROR(ParseTypeList(&types));
+  }
+  if (ConsumeKeyword("attributes")) ACCY_RETURN_IF_ERROR(ParseAttributeDict(&op->attributes));
+  op->operand_types = types;
+  op->result_types = types;
+  for (std::string_view keyword : {"cond", "do"}) {
+    ACCY_RETURN_IF_ERROR(ExpectKeyword(keyword));
+    RegionSyntax region;
+    region.arg_names = iter_names;
+    region.arg_types = types;
+    ACCY_RETURN_IF_ERROR(ParseRegion(&region));
+    op->regions.push_back(std::move(region));
+  }
+  return absl::OkStatus();
+}
+
+Status Parser::ParseConstant(OpSyntax* op) {
+  ACCY_RETURN_IF_ERROR(ParseOptionalAttributeDict(&op->attributes));
+  if (!IsKeyword("dense")) return ErrorExpected("dense<...> after stablehlo.constant");
+  ACCY_ASSIGN_OR_RETURN(AttrValue value, ParseAttribute());
+  op->result_types = {value.dense->type};
+  op->operand_types = std::vector<TensorType>{};
+  op->attributes.push_back({"value", std::move(value)});
+  return absl::OkStatus();
+}
+
+Status Parser::ParseCustomCall(OpSyntax* op) {
+  if (!Is(TokenKind::kAtId)) return ErrorExpected("a custom_call target (@name)");
+  AttrValue target;
+  target.kind = AttrValue::Kind::kString;
+  target.text = tok_.value;
+  target.loc = tok_.loc;
+  op->attributes.push_back({"call_target_name", std::move(target)});
+  Advance();
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kLParen, "'(' opening the custom_call operands"));
+  ACCY_RETURN_IF_ERROR(ParseValueRefList(&op->operands, /*required=*/false));
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kRParen, "')' closing the custom_call operands"));
+  return ParseFunctionalTail(op);
+}
+
+Status Parser::ParseCall(OpSyntax* op) {
+  if (!Is(TokenKind::kAtId)) return ErrorExpected("a callee (@name)");
+  AttrValue callee;
+  callee.kind = AttrValue::Kind::kSymbol;
+  callee.text = tok_.value;
+  callee.loc = tok_.loc;
+  op->attributes.push_back({"callee", std::move(callee)});
+  Advance();
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kLParen, "'(' opening the call operands"));
+  ACCY_RETURN_IF_ERROR(ParseValueRefList(&op->operands, /*required=*/false));
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kRParen, "')' closing the call operands"));
+  ACCY_RETURN_IF_ERROR(ParseOptionalAttributeDict(&op->attributes));
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kColon, "':' before the call type"));
+  std::vector<TensorType> inputs;
+  ACCY_RETURN_IF_ERROR(ParseFunctionType(&inputs, &op->result_types));
+  op->operand_types = std::move(inputs);
+  return absl::OkStatus();
+}
+
+Status Parser::ParseReturn(OpSyntax* op) {
+  ACCY_RETURN_IF_ERROR(ParseValueRefList(&op->operands, /*required=*/false));
+  ACCY_RETURN_IF_ERROR(ParseOptionalAttributeDict(&op->attributes));
+  std::vector<TensorType> types;
+  if (!op->operands.empty()) {
+    ACCY_RETURN_IF_ERROR(Expect(TokenKind::kColon, "':' before the returned types"));
+    ACCY_RETURN_IF_ERROR(ParseTypeList(&types));
+  }
+  op->operand_types = std::move(types);
+  return absl::OkStatus();
+}
+
+// `check.expect_eq %a, %b [: t]`, `check.expect_eq_const %a, dense<...> : t`, with optional
+// `, name = value` fields (tolerance) and an attribute dictionary.
+Status Parser::ParseCheck(OpSyntax* op) {
+  op->operands.emplace_back();
+  ACCY_RETURN_IF_ERROR(ParseValueRef(&op->operands.back()));
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kComma, "',' after the checked value"));
+  if (Is(TokenKind::kPercentId)) {
+    op->operands.emplace_back();
+    ACCY_RETURN_IF_ERROR(ParseValueRef(&op->operands.back()));
+  } else {
+    ACCY_ASSIGN_OR_RETURN(AttrValue value, ParseAttribute());
+    op->attributes.push_back({"value", std::move(value)});
+  }
+  while (Consume(TokenKind::kComma)) {
+    if (!Is(TokenKind::kBareId)) return ErrorExpected("a check field (tolerance = ...)");
+    std::string key(tok_.text);
+    Advance();
+    ACCY_RETURN_IF_ERROR(Expect(TokenKind::kEqual, "'=' after a check field"));
+    ACCY_ASSIGN_OR_RETURN(AttrValue value, ParseAttribute());
+    op->attributes.push_back({std::move(key), std::move(value)});
+  }
+  ACCY_RETURN_IF_ERROR(ParseOptionalAttributeDict(&op->attributes));
+  if (Consume(TokenKind::kColon)) {
+    std::vector<TensorType> types;
+    ACCY_RETURN_IF_ERROR(ParseTypeList(&types));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace accy::stablehlo_internal

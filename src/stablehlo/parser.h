@@ -1,0 +1,128 @@
+// The StableHLO text parser: MLIR text to the syntax tree of syntax.h (no IR is built here).
+//
+// One Parser reads one text (or one chunk of a split file) once; it keeps a one-token lookahead.
+// Its methods are spread by concept: parser.cc (module, functions, regions, generic ops, types),
+// op_syntax.cc (the pretty forms of StableHLO ops), attribute_parser.cc (attribute values and
+// dense literals). Errors: see include/accy/stablehlo.h. Not thread-safe.
+#ifndef ACCY_SRC_STABLEHLO_PARSER_H_
+#define ACCY_SRC_STABLEHLO_PARSER_H_
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "accy/status.h"
+#include "accy/types.h"
+#include "src/stablehlo/dense_literal.h"
+#include "src/stablehlo/lexer.h"
+#include "src/stablehlo/syntax.h"
+
+namespace accy::stablehlo_internal {
+
+// Reads `text` (whose first line is line `first_line` of the file) as one module.
+StatusOr<ModuleSyntax> ParseModuleSyntax(std::string_view text, int first_line);
+
+class Parser {
+ public:
+  Parser(std::string_view text, int first_line);
+
+  StatusOr<ModuleSyntax> ParseModule();
+
+ private:
+  // ---- Tokens (parser.cc) ----
+  void Advance();
+  bool Is(TokenKind kind) const { return tok_.kind == kind; }
+  bool IsKeyword(std::string_view word) const {
+    return tok_.kind == TokenKind::kBareId && tok_.text == word;
+  }
+  bool Consume(TokenKind kind);
+  bool ConsumeKeyword(std::string_view word);
+  Status Expect(TokenKind kind, std::string_view what);
+  Status ExpectKeyword(std::string_view word);
+  // "line:column: expected <what>, found <token>" at the current token (the lexer's message for
+  // a bad character).
+  Status ErrorExpected(std::string_view what) const;
+  // Skips a `loc(...)` annotation if one follows.
+  Status SkipLocation();
+  // Fails past kMaxParseNesting levels; on success pair it with a NestingExit.
+  Status EnterNesting();
+  struct NestingExit {
+    int* depth;
+    ~NestingExit() { --*depth; }
+  };
+
+  // ---- Structure (parser.cc) ----
+  Status ParseTopLevelItem(ModuleSyntax* module);
+  Status ParseFunction(ModuleSyntax* module);
+  Status ParseAliasDefinition();
+  // `{ [^bb0(%a: t, ...):] ops }`; pretty ops give the argument names and types beforehand.
+  Status ParseRegion(RegionSyntax* region);
+  Status ParseOperation(OpSyntax* op);
+  Status ParseGenericOp(OpSyntax* op);
+  Status ParseValueRef(ValueRef* ref);
+  // Comma-separated value uses (at least one when `required`). A comma followed by something
+  // other than a value ends the list with `*trailing_comma` set; without `trailing_comma` that
+  // is an error.
+  Status ParseValueRefList(std::vector<ValueRef>* refs, bool required,
+                           bool* trailing_comma = nullptr);
+  // `%name: type` (block and function arguments).
+  Status ParseArgument(std::string* name, TensorType* type);
+
+  // ---- Types (parser.cc) ----
+  StatusOr<TensorType> ParseType();
+  StatusOr<TensorType> ParseTensorBody(std::string_view body, SourceLoc loc);
+  Status ParseTypeList(std::vector<TensorType>* types);
+  // `(a, b) -> r` / `(a) -> (r, s)`.
+  Status ParseFunctionType(std::vector<TensorType>* inputs, std::vector<TensorType>* results);
+  // After an op's `:`: a functional type, or a plain type list (`types` then holds it and
+  // `inputs` stays unset).
+  Status ParseOpTypes(std::optional<std::vector<TensorType>>* inputs,
+                      std::vector<TensorType>* types);
+
+  // ---- Attributes (attribute_parser.cc) ----
+  StatusOr<AttrValue> ParseAttribute();
+  // `{k = v, flag, ...}`; also reads `<{...}>` properties when the caller consumed the `<`.
+  Status ParseAttributeDict(std::vector<NamedAttr>* attributes);
+  Status ParseOptionalAttributeDict(std::vector<NamedAttr>* attributes);
+  StatusOr<AttrValue> ParseDense();
+  Status ParseDenseLiteral(DenseLiteral* literal);
+  Status ParseDenseElement(DenseElementSyntax* element);
+  StatusOr<AttrValue> ParseHashAttribute();
+  StatusOr<AttrValue> ParseArrayAttribute();
+  Status SkipBalancedAngles();
+  StatusOr<int64_t> ParseInteger(std::string_view what);
+  // `[1, -2]`.
+  StatusOr<std::vector<int64_t>> ParseIntegerList();
+
+  // ---- Pretty op forms (op_syntax.cc) ----
+  Status ParsePrettyOp(OpSyntax* op);
+  Status ParseSameTypeOp(OpSyntax* op);
+  Status ParseCompare(OpSyntax* op);
+  Status ParseSelect(OpSyntax* op);
+  Status ParseDimsOp(OpSyntax* op, std::string_view keyword, std::string_view attribute);
+  Status ParseSlice(OpSyntax* op);
+  Status ParsePad(OpSyntax* op);
+  Status ParseConcatenate(OpSyntax* op);
+  Status ParseIota(OpSyntax* op);
+  Status ParseDynamicSlice(OpSyntax* op);
+  Status ParseDotGeneral(OpSyntax* op);
+  Status ParseReduce(OpSyntax* op);
+  Status ParseWhile(OpSyntax* op);
+  Status ParseConstant(OpSyntax* op);
+  Status ParseCustomCall(OpSyntax* op);
+  Status ParseCall(OpSyntax* op);
+  Status ParseReturn(OpSyntax* op);
+  Status ParseCheck(OpSyntax* op);
+  // `attr-dict : functional-type` ending most pretty forms.
+  Status ParseFunctionalTail(OpSyntax* op);
+
+  Lexer lexer_;
+  Token tok_;
+  int depth_ = 0;
+  std::map<std::string, AttrValue> aliases_;  // `#name = <attr>` definitions
+};
+
+}  // namespace accy::stablehlo_internal
+
+#endif  // ACCY_SRC_STABLEHLO_PARSER_H_

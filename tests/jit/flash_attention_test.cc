@@ -1,0 +1,232 @@
+// flash_attention kernels (jit/flash_attention_emitter.cc) against the unfused reference
+// (accy::Evaluate of the same program): multiply and divide scales (a folded constant or a
+// rank-0 parameter), no mask, a full additive mask, a causal mask given as a [q, k] tensor of
+// 0/-inf broadcast over batch and heads, pre-transposed K, query counts and key counts that are
+// not multiples of the query tile (16) and the key tile (256); fully masked rows (NaN, as the
+// reference) and rows whose first key tile is fully masked (finite); bitwise determinism at 1
+// and 2 threads; f16 refused by name.
+//
+// Bound: |jit - reference| <= kAtol + kRtol * |reference| per element. The kernel accumulates
+// the dot products in f32 (reassociated by the vectorizer), rescales online and divides after
+// P·V, where the reference rounds P and sums in double: a few f32 ulps of the output scale.
+#include <cmath>
+#include <cstring>
+#include <iostream>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "accy/builder.h"
+#include "gtest/gtest.h"
+#include "src/reference/reference_evaluator.h"
+#include "src/util/str_cat.h"
+#include "tests/jit/jit_test_util.h"
+#include "tests/test_util.h"
+
+namespace accy::jit::testing {
+namespace {
+
+constexpr double kAtol = 2e-6;
+constexpr double kRtol = 2e-5;
+const double kInf = std::numeric_limits<double>::infinity();
+
+enum class Mask { kNone, kFull, kCausal };
+enum class Scale { kMultiplyConstant, kDivideConstant, kMultiplyParameter };
+
+struct AttentionCase {
+  std::vector<int64_t> batch;  // leading batch dims
+  int64_t queries, keys, head_dim, value_dim;
+  Mask mask = Mask::kNone;
+  Scale scale = Scale::kMultiplyConstant;
+  bool keys_transposed = false;  // K given as [batch..., d, k]
+  ElementType type = ElementType::kF32;
+};
+
+std::vector<int64_t> Dims(const std::vector<int64_t>& batch, int64_t a, int64_t b) {
+  std::vector<int64_t> dims = batch;
+  dims.push_back(a);
+  dims.push_back(b);
+  return dims;
+}
+
+struct Built {
+  std::unique_ptr<Module> module;
+  std::vector<TensorType> params;
+};
+
+// main(Q, K, V [, mask] [, scale]) -> softmax(scale(Q·K^T) [+ mask]) · V.
+StatusOr<Built> BuildAttention(const AttentionCase& c) {
+  Builder builder("attention");
+  const ElementType t = c.type;
+  const int64_t b = static_cast<int64_t>(c.batch.size());
+  Built built;
+  ACCY_ASSIGN_OR_RETURN(TensorType q, builder.Type(t, Dims(c.batch, c.queries, c.head_dim)));
+  ACCY_ASSIGN_OR_RETURN(TensorType k, builder.Type(t, c.keys_transposed
+                                                          ? Dims(c.batch, c.head_dim, c.keys)
+                                                          : Dims(c.batch, c.keys, c.head_dim)));
+  ACCY_ASSIGN_OR_RETURN(TensorType v, builder.Type(t, Dims(c.batch, c.keys, c.value_dim)));
+  ACCY_ASSIGN_OR_RETURN(TensorType scores, builder.Type(t, Dims(c.batch, c.queries, c.keys)));
+  ACCY_ASSIGN_OR_RETURN(TensorType out, builder.Type(t, Dims(c.batch, c.queries, c.value_dim)));
+  built.params = {q, k, v};
+  if (c.mask == Mask::kFull) built.params.push_back(scores);
+  if (c.mask == Mask::kCausal) {
+    ACCY_ASSIGN_OR_RETURN(TensorType causal, builder.Type(t, {c.queries, c.keys}));
+    built.params.push_back(causal);
+  }
+  if (c.scale == Scale::kMultiplyParameter) {
+    ACCY_ASSIGN_OR_RETURN(TensorType scalar, builder.Type(t, {}));
+    built.params.push_back(scalar);
+  }
+  ACCY_ASSIGN_OR_RETURN(FunctionBuilder f, builder.BeginFunction("main", built.params, {out}));
+  std::vector<int64_t> batch_dims;
+  for (int64_t i = 0; i < b; ++i) batch_dims.push_back(i);
+  ACCY_ASSIGN_OR_RETURN(Value * qk, f.DotGeneral(f.Parameter(0), f.Parameter(1), scores, {b + 1},
+                                                 {c.keys_transposed ? b : b + 1}, batch_dims,
+                                                 batch_dims));
+  Value* scale_value;
+  if (c.scale == Scale::kMultiplyParameter) {
+    scale_value = f.Parameter(static_cast<int64_t>(built.params.size()) - 1);
+  } else {
+    const double s = 1.0 / std::sqrt(static_cast<double>(c.head_dim));
+    ACCY_ASSIGN_OR_RETURN(scale_value,
+                          f.ConstantScalar(t, c.scale == Scale::kDivideConstant ? 1.0 / s : s));
+  }
+  ACCY_ASSIGN_OR_RETURN(Value * scale_b, f.BroadcastInDim(scale_value, scores, {}));
+  Value* logits;
+  if (c.scale == Scale::kDivideConstant) {
+    ACCY_ASSIGN_OR_RETURN(logits, f.Divide(qk, scale_b));
+  } else {
+    ACCY_ASSIGN_OR_RETURN(logits, f.Multiply(scale_b, qk));
+  }
+  if (c.mask == Mask::kFull) {
+    ACCY_ASSIGN_OR_RETURN(logits, f.Add(f.Parameter(3), logits));
+  } else if (c.mask == Mask::kCausal) {
+    ACCY_ASSIGN_OR_RETURN(Value * mask_b, f.BroadcastInDim(f.Parameter(3), scores, {b, b + 1}));
+    ACCY_ASSIGN_OR_RETURN(logits, f.Add(logits, mask_b));
+  }
+  std::vector<int64_t> row_dims = Dims(c.batch, c.queries, 1);
+  row_dims.pop_back();
+  ACCY_ASSIGN_OR_RETURN(TensorType row_type, builder.Type(t, row_dims));
+  std::vector<int64_t> keep;
+  for (int64_t i = 0; i < b + 1; ++i) keep.push_back(i);
+  ACCY_ASSIGN_OR_RETURN(Value * low, f.ConstantScalar(t, -kInf));
+  ACCY_ASSIGN_OR_RETURN(Value * max, f.Reduce(logits, low, row_type, "max", {b + 1}));
+  ACCY_ASSIGN_OR_RETURN(Value * max_b, f.BroadcastInDim(max, scores, keep));
+  ACCY_ASSIGN_OR_RETURN(Value * e, f.Exponential(*f.Subtract(logits, max_b)));
+  ACCY_ASSIGN_OR_RETURN(Value * zero, f.ConstantScalar(t, 0.0));
+  ACCY_ASSIGN_OR_RETURN(Value * sum, f.Reduce(e, zero, row_type, "sum", {b + 1}));
+  ACCY_ASSIGN_OR_RETURN(Value * sum_b, f.BroadcastInDim(sum, scores, keep));
+  ACCY_ASSIGN_OR_RETURN(Value * probs, f.Divide(e, sum_b));
+  ACCY_ASSIGN_OR_RETURN(Value * result, f.DotGeneral(probs, f.Parameter(2), out, {b + 1}, {b},
+                                                     batch_dims, batch_dims));
+  ACCY_RETURN_IF_ERROR(f.Return({result}));
+  ACCY_ASSIGN_OR_RETURN(built.module, builder.Finish());
+  return built;
+}
+
+// Q, K, V uniform in [-2, 2]; a full mask of 0 or -1e4 plus some -inf; a causal mask of 0 on
+// and below the diagonal and -inf above; a scale parameter of 0.3.
+std::vector<Tensor> Arguments(const AttentionCase& c, const std::vector<TensorType>& params) {
+  std::vector<Tensor> args;
+  std::mt19937_64 rng(c.keys * 131 + c.queries);
+  std::uniform_real_distribution<double> unit(-2.0, 2.0);
+  for (size_t p = 0; p < params.size(); ++p) {
+    Tensor t = Tensor::Allocate(params[p]).value();
+    for (int64_t i = 0; i < t.element_count(); ++i) {
+      double v = unit(rng);
+      if (p == 3 && c.mask == Mask::kFull) v = v > 1.5 ? -kInf : v > 0.0 ? -1e4 : 0.0;
+      if (p == 3 && c.mask == Mask::kCausal) v = i % c.keys > i / c.keys ? -kInf : 0.0;
+      if (params[p].rank() == 0) v = 0.3;
+      t.SetFromDouble(i, v);
+    }
+    args.push_back(std::move(t));
+  }
+  return args;
+}
+
+int CountKind(const JitProgram& program, WorkKind kind) {
+  int n = 0;
+  for (const WorkItem& item : program.plan().items()) n += item.kind == kind ? 1 : 0;
+  return n;
+}
+
+// Plans, compiles and runs `c` at `threads`; compares with the reference.
+void CheckAttention(const AttentionCase& c, std::vector<Tensor> args = {}, int threads = 2) {
+  ASSERT_OK_AND_ASSIGN(Built built, BuildAttention(c));
+  SCOPED_TRACE(StrCat("scores ", TensorType::Create(c.type, Dims(c.batch, c.queries, c.keys))->ToString(),
+                      " d=", c.head_dim, " dv=", c.value_dim, " mask=", static_cast<int>(c.mask),
+                      " scale=", static_cast<int>(c.scale), " k^T=", c.keys_transposed));
+  if (args.empty()) args = Arguments(c, built.params);
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, Evaluate(*built.module, "main", args));
+  ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(std::move(built.module)));
+  EXPECT_EQ(CountKind(*program, WorkKind::kFlashAttention), 1) << program->plan().ToText();
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> actual, program->Run(args, threads));
+  TensorComparison close = CompareClose(actual[0], expected[0], kAtol, kRtol);
+  EXPECT_TRUE(close.ok) << close.message << " (first bad index " << close.first_bad_index << ")";
+  std::cout << "  max |jit - reference| = " << close.max_distance << "\n";
+}
+
+TEST(FlashAttentionTest, MatchesUnfusedReferenceOverShapesScalesAndMasks) {
+  const std::vector<AttentionCase> cases = {
+      {{1, 2}, 4, 6, 8, 8, Mask::kFull, Scale::kMultiplyConstant},
+      {{1, 2}, 4, 6, 8, 8, Mask::kNone, Scale::kDivideConstant},
+      {{2, 3}, 37, 300, 17, 24, Mask::kFull, Scale::kMultiplyConstant},
+      {{2}, 33, 513, 64, 64, Mask::kCausal, Scale::kMultiplyParameter},
+      {{3}, 1, 1, 1, 1, Mask::kNone, Scale::kMultiplyConstant},
+      {{2, 2}, 16, 256, 32, 16, Mask::kNone, Scale::kMultiplyParameter, /*keys_transposed=*/true},
+      {{}, 20, 40, 8, 5, Mask::kCausal, Scale::kDivideConstant},
+  };
+  for (const AttentionCase& c : cases) CheckAttention(c);
+}
+
+// Row 0 fully masked: NaN (the reference's exp(-inf - -inf)). Row 1: its first key tile (256
+// keys) masked, later keys open: finite, as the reference (the online update must not turn the
+// empty first tile into NaN). Row 2: one +inf score: NaN.
+TEST(FlashAttentionTest, MaskedRowsAndInfiniteScoresMatchReference) {
+  const AttentionCase c{{1}, 3, 300, 8, 4, Mask::kFull, Scale::kMultiplyConstant};
+  ASSERT_OK_AND_ASSIGN(Built built, BuildAttention(c));
+  std::vector<Tensor> args = Arguments(c, built.params);
+  Tensor& mask = args[3];
+  for (int64_t j = 0; j < 300; ++j) {
+    mask.SetFromDouble(j, -kInf);
+    mask.SetFromDouble(300 + j, j < 256 ? -kInf : 0.0);
+    mask.SetFromDouble(600 + j, j == 7 ? kInf : 0.0);
+  }
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, Evaluate(*built.module, "main", args));
+  ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(std::move(built.module)));
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> actual, program->Run(args, 2));
+  EXPECT_TRUE(std::isnan(expected[0].GetAsDouble(0)));
+  EXPECT_TRUE(std::isnan(actual[0].GetAsDouble(0)));
+  EXPECT_TRUE(std::isfinite(actual[0].GetAsDouble(4)));
+  EXPECT_TRUE(std::isnan(actual[0].GetAsDouble(8)));
+  TensorComparison close = CompareClose(actual[0], expected[0], kAtol, kRtol);
+  EXPECT_TRUE(close.ok) << close.message;
+}
+
+TEST(FlashAttentionTest, OneAndTwoThreadsGiveIdenticalBits) {
+  const AttentionCase c{{2, 2}, 50, 300, 16, 16, Mask::kCausal, Scale::kMultiplyConstant};
+  ASSERT_OK_AND_ASSIGN(Built built, BuildAttention(c));
+  std::vector<Tensor> args = Arguments(c, built.params);
+  ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(std::move(built.module)));
+  ASSERT_EQ(program->compiled().items().size(), 1u);
+  EXPECT_EQ(program->compiled().items()[0].launch.block_count, 4 * 4);  // 4 heads x 4 tiles
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> one, program->Run(args, 1));
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> two, program->Run(args, 2));
+  EXPECT_EQ(0, std::memcmp(one[0].data(), two[0].data(), static_cast<size_t>(one[0].byte_size())));
+}
+
+TEST(FlashAttentionErrorTest, F16AttentionIsUnimplementedByName) {
+  AttentionCase c{{1}, 4, 6, 8, 8, Mask::kNone, Scale::kMultiplyConstant};
+  c.type = ElementType::kF16;
+  ASSERT_OK_AND_ASSIGN(Built built, BuildAttention(c));
+  auto program = JitProgram::Create(std::move(built.module));
+  ASSERT_FALSE(program.ok());
+  EXPECT_EQ(program.status().code(), absl::StatusCode::kUnimplemented);
+  const std::string message(program.status().message());
+  EXPECT_NE(message.find("flash_attention emitter"), std::string::npos) << message;
+  EXPECT_NE(message.find("f16"), std::string::npos) << message;
+}
+
+}  // namespace
+}  // namespace accy::jit::testing

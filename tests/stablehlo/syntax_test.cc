@@ -1,0 +1,276 @@
+// Targeted syntax tests of the StableHLO parser: each spelling (JAX module framing, pretty and
+// generic op forms, attributes, dense literals, calls, checks, split files) read into the exact
+// IR expected (op kinds, attributes, types, constant bytes).
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "accy/ir.h"
+#include "accy/stablehlo.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/test_util.h"
+
+namespace accy {
+namespace {
+
+using ::testing::ElementsAre;
+
+std::vector<OpKind> KindsOf(const Block& block) {
+  std::vector<OpKind> kinds;
+  for (const auto& op : block.operations()) kinds.push_back(op->kind());
+  return kinds;
+}
+
+const Operation& OpAt(const Module& module, size_t index) {
+  return *module.functions()[0]->entry_block()->operations()[index];
+}
+
+// The constant bytes of `text`'s `%0 = stablehlo.constant <literal> : <type>`.
+StatusOr<std::vector<uint8_t>> ConstantBytes(const std::string& literal, const std::string& type) {
+  const std::string text = "func.func @f() -> " + type + " {\n  %0 = stablehlo.constant " +
+                           literal + " : " + type + "\n  return %0 : " + type + "\n}\n";
+  ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, ParseStableHlo(text));
+  return OpAt(*module, 0).GetDense("value")->bytes;
+}
+
+TEST(SyntaxTest, JaxModuleWithAttributesLocationsAndInlinedCalls) {
+  const char* text = R"mlir(#loc1 = loc("x")
+module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<2xf32> {mhlo.sharding = "{replicated}"} loc("x")) -> (tensor<2xf32> {jax.result_info = ""}) {
+    %0 = call @helper(%arg0) : (tensor<2xf32>) -> tensor<2xf32> loc(#loc1)
+    %1 = func.call @helper(%0) : (tensor<2xf32>) -> tensor<2xf32>
+    return %1 : tensor<2xf32> loc(fused[#loc1, "y"])
+  } loc(#loc1)
+  func.func private @helper(%arg0: tensor<2xf32>) -> tensor<2xf32> {
+    %c = stablehlo.constant dense<2.0> : tensor<2xf32>
+    %0 = stablehlo.multiply %arg0, %c : tensor<2xf32>
+    func.return %0 : tensor<2xf32>
+  }
+}
+#loc2 = loc(callsite(#loc1 at "z":1:2))
+)mlir";
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(text));
+  EXPECT_EQ(module->name(), "jit_f");
+  ASSERT_EQ(module->functions().size(), 1u);  // @helper is inlined twice and dropped
+  const Function& main = *module->functions()[0];
+  EXPECT_TRUE(main.is_public());
+  EXPECT_THAT(KindsOf(*main.entry_block()),
+              ElementsAre(OpKind::kConstant, OpKind::kMultiply, OpKind::kConstant,
+                          OpKind::kMultiply, OpKind::kReturn));
+  EXPECT_EQ(OpAt(*module, 3).operand(0), OpAt(*module, 1).result(0));
+}
+
+TEST(SyntaxTest, UncalledPrivateFunctionIsKept) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(R"mlir(
+func.func private @lonely(%a: tensor<i32>) -> tensor<i32> {
+  return %a : tensor<i32>
+})mlir"));
+  ASSERT_EQ(module->functions().size(), 1u);
+  EXPECT_FALSE(module->functions()[0]->is_public());
+  EXPECT_EQ(module->name(), "");
+}
+
+TEST(SyntaxTest, CompareGenericAndPrettyFormsGiveTheSameAttributes) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(R"mlir(
+func.func @f(%a: tensor<3xf32>, %b: tensor<3xf32>) -> (tensor<3xi1>, tensor<3xi1>) {
+  %0 = stablehlo.compare  LT, %a, %b,  FLOAT : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xi1>
+  %1 = "stablehlo.compare"(%a, %b) {comparison_direction = #stablehlo<comparison_direction LT>, compare_type = #stablehlo<comparison_type FLOAT>} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xi1>
+  return %0, %1 : tensor<3xi1>, tensor<3xi1>
+})mlir"));
+  for (size_t i : {0u, 1u}) {
+    const Operation& op = OpAt(*module, i);
+    EXPECT_EQ(op.kind(), OpKind::kCompare);
+    EXPECT_EQ(op.GetString("comparison_direction"), "LT");
+    EXPECT_EQ(op.GetString("compare_type"), "FLOAT");
+  }
+}
+
+TEST(SyntaxTest, DotGeneralDimensionsAndPrecision) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(R"mlir(
+func.func @f(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>, %c: tensor<3x4xf32>, %d: tensor<4xf32>) -> (tensor<2x3x5xf32>, tensor<3xf32>) {
+  %0 = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1], precision = [DEFAULT, HIGHEST] : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+  %1 = stablehlo.dot %c, %d, precision = [DEFAULT, DEFAULT] : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3xf32>
+  return %0, %1 : tensor<2x3x5xf32>, tensor<3xf32>
+})mlir"));
+  const Operation& batched = OpAt(*module, 0);
+  EXPECT_EQ(batched.kind(), OpKind::kDotGeneral);
+  EXPECT_THAT(batched.GetInts("lhs_batching_dimensions"), ElementsAre(0));
+  EXPECT_THAT(batched.GetInts("rhs_batching_dimensions"), ElementsAre(0));
+  EXPECT_THAT(batched.GetInts("lhs_contracting_dimensions"), ElementsAre(2));
+  EXPECT_THAT(batched.GetInts("rhs_contracting_dimensions"), ElementsAre(1));
+  EXPECT_THAT(batched.GetStrings("precision_config"), ElementsAre("DEFAULT", "HIGHEST"));
+  const Operation& dot = OpAt(*module, 1);
+  EXPECT_EQ(dot.kind(), OpKind::kDotGeneral);
+  EXPECT_THAT(dot.GetInts("lhs_contracting_dimensions"), ElementsAre(1));
+  EXPECT_THAT(dot.GetInts("rhs_contracting_dimensions"), ElementsAre(0));
+  EXPECT_TRUE(dot.GetInts("lhs_batching_dimensions").empty());
+}
+
+TEST(SyntaxTest, JaxGenericGatherWithAttributeDictionary) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(R"mlir(
+func.func @f(%x: tensor<5x4xf32>, %i: tensor<2x1xi32>) -> tensor<2x4xf32> {
+  %0 = "stablehlo.gather"(%x, %i) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = true, slice_sizes = array<i64: 1, 4>} : (tensor<5x4xf32>, tensor<2x1xi32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+})mlir"));
+  const Operation& gather = OpAt(*module, 0);
+  EXPECT_EQ(gather.kind(), OpKind::kGather);
+  EXPECT_THAT(gather.GetInts("offset_dims"), ElementsAre(1));
+  EXPECT_THAT(gather.GetInts("collapsed_slice_dims"), ElementsAre(0));
+  EXPECT_TRUE(gather.GetInts("operand_batching_dims").empty());
+  EXPECT_THAT(gather.GetInts("start_index_map"), ElementsAre(0));
+  EXPECT_EQ(gather.GetInt("index_vector_dim"), 1);
+  EXPECT_THAT(gather.GetInts("slice_sizes"), ElementsAre(1, 4));
+  EXPECT_EQ(gather.GetBool("indices_are_sorted"), true);
+}
+
+TEST(SyntaxTest, CompactReduceBuildsTheReducerBody) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(R"mlir(
+func.func @f(%x: tensor<2x3xi32>) -> tensor<3xi32> {
+  %c = stablehlo.constant dense<0> : tensor<i32>
+  %0 = stablehlo.reduce(%x init: %c) applies stablehlo.maximum across dimensions = [0] : (tensor<2x3xi32>, tensor<i32>) -> tensor<3xi32>
+  return %0 : tensor<3xi32>
+})mlir"));
+  const Operation& reduce = OpAt(*module, 1);
+  EXPECT_EQ(reduce.kind(), OpKind::kReduce);
+  EXPECT_THAT(reduce.GetInts("dimensions"), ElementsAre(0));
+  const Block& body = *reduce.region(0)->entry_block();
+  EXPECT_EQ(body.num_arguments(), 2);
+  EXPECT_THAT(KindsOf(body), ElementsAre(OpKind::kMaximum, OpKind::kReturn));
+  EXPECT_EQ(body.operations()[0]->operand(0), body.argument(0));
+  EXPECT_EQ(body.operations()[0]->operand(1), body.argument(1));
+}
+
+TEST(SyntaxTest, GenericReduceWithBlockHeaderAndOldDenseDimensions) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(R"mlir(
+func.func @f(%x: tensor<2x3xf32>, %init: tensor<f32>) -> tensor<2xf32> {
+  %0 = "stablehlo.reduce"(%x, %init) ({
+  ^bb0(%a: tensor<f32> loc("a"), %b: tensor<f32>):
+    %1 = "stablehlo.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    "stablehlo.return"(%1) : (tensor<f32>) -> ()
+  }) {dimensions = dense<1> : tensor<1xi64>} : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>
+  "func.return"(%0) : (tensor<2xf32>) -> ()
+})mlir"));
+  const Operation& reduce = OpAt(*module, 0);
+  EXPECT_THAT(reduce.GetInts("dimensions"), ElementsAre(1));
+  EXPECT_THAT(KindsOf(*reduce.region(0)->entry_block()),
+              ElementsAre(OpKind::kAdd, OpKind::kReturn));
+}
+
+TEST(SyntaxTest, MultiResultNamesAndUses) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(R"mlir(
+func.func @f(%x: tensor<i64>) -> (tensor<i64>, tensor<i64>) {
+  %w:2 = stablehlo.while(%i = %x, %j = %x) : tensor<i64>, tensor<i64>
+   cond {
+    %t = stablehlo.compare  LT, %i, %j : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    stablehlo.return %t : tensor<i1>
+  } do {
+    stablehlo.return %j, %i : tensor<i64>, tensor<i64>
+  }
+  %a, %b = "stablehlo.while"(%w#1, %w#0) ({
+  ^bb0(%p: tensor<i64>, %q: tensor<i64>):
+    %t = stablehlo.compare  GT, %p, %q : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    stablehlo.return %t : tensor<i1>
+  }, {
+  ^bb0(%p: tensor<i64>, %q: tensor<i64>):
+    stablehlo.return %p, %q : tensor<i64>, tensor<i64>
+  }) : (tensor<i64>, tensor<i64>) -> (tensor<i64>, tensor<i64>)
+  return %b, %a : tensor<i64>, tensor<i64>
+})mlir"));
+  const Operation& second = OpAt(*module, 1);
+  EXPECT_EQ(second.kind(), OpKind::kWhile);
+  EXPECT_EQ(second.operand(0), OpAt(*module, 0).result(1));
+  const Operation& ret = OpAt(*module, 2);
+  EXPECT_EQ(ret.operand(0), second.result(1));
+  EXPECT_EQ(ret.operand(1), second.result(0));
+}
+
+TEST(SyntaxTest, DenseLiteralsOfEveryForm) {
+  using Bytes = std::vector<uint8_t>;
+  EXPECT_EQ(ConstantBytes("dense<[[1, -2], [3, 4]]>", "tensor<2x2xi8>").value(),
+            (Bytes{1, 0xFE, 3, 4}));
+  EXPECT_EQ(ConstantBytes("dense<\"0x0100000002000000\">", "tensor<2xi32>").value(),
+            (Bytes{1, 0, 0, 0, 2, 0, 0, 0}));
+  EXPECT_EQ(ConstantBytes("dense<\"0x0300\">", "tensor<3xui16>").value(),
+            (Bytes{3, 0, 3, 0, 3, 0}));  // a one-element hex payload is a splat
+  EXPECT_EQ(ConstantBytes("dense<[0x7FC00000, -1.0]>", "tensor<2xf32>").value(),
+            (Bytes{0, 0, 0xC0, 0x7F, 0, 0, 0x80, 0xBF}));
+  EXPECT_EQ(ConstantBytes("dense<[inf, -inf, nan]>", "tensor<3xf16>").value(),
+            (Bytes{0x00, 0x7C, 0x00, 0xFC, 0x00, 0x7E}));
+  EXPECT_EQ(ConstantBytes("dense<[1.0, -2.5]>", "tensor<2xbf16>").value(),
+            (Bytes{0x80, 0x3F, 0x20, 0xC0}));
+  EXPECT_EQ(ConstantBytes("dense<1.000000e-01>", "tensor<f16>").value(), (Bytes{0x66, 0x2E}));
+  EXPECT_EQ(ConstantBytes("dense<[true, false]>", "tensor<2xi1>").value(), (Bytes{1, 0}));
+  EXPECT_EQ(ConstantBytes("dense<[255, 0]>", "tensor<2xui8>").value(), (Bytes{255, 0}));
+  EXPECT_EQ(ConstantBytes("dense<>", "tensor<0x3xf32>").value(), Bytes{});
+  EXPECT_EQ(ConstantBytes("dense<[]>", "tensor<0xf32>").value(), Bytes{});
+  EXPECT_EQ(ConstantBytes("dense<2>", "tensor<2xf64>").value(),
+            (Bytes{0, 0, 0, 0, 0, 0, 0, 0x40, 0, 0, 0, 0, 0, 0, 0, 0x40}));
+  EXPECT_EQ(ConstantBytes("dense<1e5>", "tensor<f32>").value(), (Bytes{0x00, 0x50, 0xC3, 0x47}));
+}
+
+TEST(SyntaxTest, InterpreterChecksAreKeptWithTheirValues) {
+  const char* text = R"mlir(// RUN: header
+func.func @t() {
+  %0 = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
+  check.expect_eq_const %0, dense<[1, 2]> : tensor<2xi32>
+  func.return
+}
+
+// -----
+
+func.func @t() {
+  %0 = stablehlo.constant dense<1.0> : tensor<f32>
+  check.expect_almost_eq_const %0, dense<1.0001> : tensor<f32>
+  check.expect_eq %0, %0 : tensor<f32>
+  func.return
+}
+)mlir";
+  ASSERT_OK_AND_ASSIGN(std::vector<StableHloProgram> programs, ParseStableHloProgramSplit(text));
+  ASSERT_EQ(programs.size(), 2u);
+  ASSERT_EQ(programs[0].checks.size(), 1u);
+  const Check& first = programs[0].checks[0];
+  EXPECT_EQ(first.kind, CheckKind::kExpectEqConst);
+  EXPECT_EQ(first.actual_result, 0);
+  EXPECT_FALSE(first.expected_result.has_value());
+  ASSERT_TRUE(first.expected_constant.has_value());
+  EXPECT_EQ(first.expected_constant->bytes, (std::vector<uint8_t>{1, 0, 0, 0, 2, 0, 0, 0}));
+  EXPECT_EQ(first.line, 4);
+  ASSERT_EQ(programs[1].checks.size(), 2u);
+  EXPECT_EQ(programs[1].checks[0].kind, CheckKind::kExpectAlmostEqConst);
+  EXPECT_EQ(programs[1].checks[0].line, 12);  // lines count in the whole file
+  EXPECT_EQ(programs[1].checks[1].actual_result, 1);
+  EXPECT_EQ(programs[1].checks[1].expected_result, 2);
+  EXPECT_EQ(programs[1].module->functions()[0]->result_types().size(), 3u);
+  // Without checks: dropped, and the function keeps its own signature.
+  ASSERT_OK_AND_ASSIGN(std::vector<std::unique_ptr<Module>> modules, ParseStableHloSplit(text));
+  ASSERT_EQ(modules.size(), 2u);
+  EXPECT_TRUE(modules[1]->functions()[0]->result_types().empty());
+}
+
+TEST(SyntaxTest, SliceIotaPadConcatenateAndSelect) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(R"mlir(
+func.func @f(%x: tensor<7x5xf32>, %p: tensor<f32>, %m: tensor<i1>) -> tensor<4x3xf32> {
+  %0 = stablehlo.slice %x [1:5:2, 1:3] : (tensor<7x5xf32>) -> tensor<2x2xf32>
+  %1 = stablehlo.pad %0, %p, low = [0, -1], high = [0, 1], interior = [0, 1] : (tensor<2x2xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %2 = stablehlo.iota dim = 1 : tensor<2x3xf32>
+  %3 = stablehlo.concatenate %1, %2, dim = 0 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>
+  %4 = stablehlo.select %m, %3, %3 : tensor<i1>, tensor<4x3xf32>
+  return %4 : tensor<4x3xf32>
+})mlir"));
+  const Operation& slice = OpAt(*module, 0);
+  EXPECT_THAT(slice.GetInts("start_indices"), ElementsAre(1, 1));
+  EXPECT_THAT(slice.GetInts("limit_indices"), ElementsAre(5, 3));
+  EXPECT_THAT(slice.GetInts("strides"), ElementsAre(2, 1));
+  const Operation& pad = OpAt(*module, 1);
+  EXPECT_THAT(pad.GetInts("edge_padding_low"), ElementsAre(0, -1));
+  EXPECT_THAT(pad.GetInts("interior_padding"), ElementsAre(0, 1));
+  EXPECT_EQ(OpAt(*module, 2).GetInt("iota_dimension"), 1);
+  EXPECT_EQ(OpAt(*module, 3).GetInt("dimension"), 0);
+  EXPECT_EQ(OpAt(*module, 4).kind(), OpKind::kSelect);
+  EXPECT_EQ(OpAt(*module, 4).result(0)->type().ToString(), "tensor<4x3xf32>");
+}
+
+}  // namespace
+}  // namespace accy
