@@ -300,6 +300,9 @@ Status JitCompiler::AddModule(std::unique_ptr<llvm::LLVMContext> context,
     std::string problems;
     llvm::raw_string_ostream stream(problems);
     if (llvm::verifyModule(*module, &stream)) {
+      // The module must die before its context (function arguments may be destroyed in any
+      // order).
+      module.reset();
       return absl::InternalError(StrCat("jit: module '", name, "' is invalid: ", problems));
     }
   }

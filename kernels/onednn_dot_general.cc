@@ -11,6 +11,7 @@
 //   maximum(chain, scalar constant 0)                           -> eltwise_relu (alpha 0)
 //   add / subtract / multiply with a one-element constant       -> eltwise_linear
 //   divide(chain, one-element constant)                         -> binary_div with a folded scalar
+//   add(chain, bias over N) as the first op                     -> matmul's bias argument
 //   add / subtract(chain, t) / multiply / divide(chain, t)      -> binary_* with src1 = t, where
 //       t is a tensor (or an elided broadcast of one) whose broadcast dims are whole groups
 //       (bias [N] broadcast over M is src1 [1.., 1, N]).
@@ -133,6 +134,10 @@ struct Mapping {
     float scalar = 0;
   };
   std::vector<Binary> binaries;
+  // A leading bias add over N goes to matmul's own bias argument (measured at 1024^3, 1 thread:
+  // +0.05 ms vs +0.24 ms as a binary post-op).
+  std::optional<dnnl::memory::desc> bias_md;
+  int bias_buffer = -1;
   uint64_t element_ops = 0;
   bool empty_output = false, empty_contraction = false;
 };
@@ -384,8 +389,16 @@ Status MapEpilogue(Mapping& m, std::span<const Operation* const> ops, const Fusi
           return Unmapped(m, StrCat("epilogue op ", op_name, " reads a tensor broadcast over "
                                     "part of a matmul dim group"));
         }
-        m.binaries.push_back({m.post_ops.len(), *md, BufferOf(m, source.value), 0});
-        m.post_ops.append_binary(alg, *md);
+        const dnnl::memory::dims src1_dims = md->dims();
+        const bool over_n = std::all_of(src1_dims.begin(), src1_dims.end() - 1,
+                                         [](int64_t d) { return d == 1; });
+        if (alg == dnnl::algorithm::binary_add && over_n && m.post_ops.len() == 0 && !m.bias_md) {
+          m.bias_md = *md;
+          m.bias_buffer = BufferOf(m, source.value);
+        } else {
+          m.binaries.push_back({m.post_ops.len(), *md, BufferOf(m, source.value), 0});
+          m.post_ops.append_binary(alg, *md);
+        }
       }
     } else {
       return Unmapped(m, StrCat("epilogue op ", op_name, " has no exact post-op"));
@@ -462,9 +475,16 @@ StatusOr<BoundPrimitive> BindDotGeneral(std::span<const Operation* const> ops,
     const DenseElements* weights = m.lhs_buffer == m.rhs_buffer ? nullptr : ConstantPayload(m.dot->operand(1));
     const dnnl::memory::desc weights_any(m.weights_md.dims(), m.weights_md.data_type(),
                                          dnnl::memory::format_tag::any);
+    const dnnl::memory::desc& matmul_weights_md = weights != nullptr ? weights_any : m.weights_md;
     dnnl::matmul::primitive_desc matmul_pd(
-        dnnl::matmul::desc(m.src_md, weights != nullptr ? weights_any : m.weights_md, m.dst_md),
+        m.bias_md ? dnnl::matmul::desc(m.src_md, matmul_weights_md, *m.bias_md, m.dst_md)
+                  : dnnl::matmul::desc(m.src_md, matmul_weights_md, m.dst_md),
         attr, CpuEngine());
+    if (!options.allow_reference_implementation &&
+        std::string_view(matmul_pd.impl_info_str()).substr(0, 4) == "ref:") {
+      return Unmapped(m, StrCat("oneDNN offers only its reference implementation (",
+                                matmul_pd.impl_info_str(), ") for these dims and post-ops"));
+    }
     bound.primitive = dnnl::matmul(matmul_pd);
     const dnnl::engine& engine = CpuEngine();
     bound.arguments.push_back({DNNL_ARG_SRC, dnnl::memory(m.src_md, engine, DNNL_MEMORY_NONE), m.lhs_buffer});
@@ -476,6 +496,9 @@ StatusOr<BoundPrimitive> BindDotGeneral(std::span<const Operation* const> ops,
           {DNNL_ARG_WEIGHTS, dnnl::memory(m.weights_md, engine, DNNL_MEMORY_NONE), m.rhs_buffer});
     }
     bound.arguments.push_back({DNNL_ARG_DST, dnnl::memory(m.dst_md, engine, DNNL_MEMORY_NONE), out_buffer});
+    if (m.bias_md) {
+      bound.arguments.push_back({DNNL_ARG_BIAS, dnnl::memory(*m.bias_md, engine, DNNL_MEMORY_NONE), m.bias_buffer});
+    }
     for (const Mapping::Binary& binary : m.binaries) {
       const int arg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(binary.post_op_index) | DNNL_ARG_SRC_1;
       if (binary.buffer >= 0) {

@@ -38,6 +38,11 @@ struct LibraryKernelOptions {
   // dot_general items below this many element ops are left to the JIT (ClassifyDotGeneral says
   // kJitSmall, CreateForDotGeneral returns kUnimplemented). Tests set 0 to bind every size.
   uint64_t min_dot_element_ops = kMinLibraryDotElementOps;
+  // oneDNN falls back to its reference kernels (impl "ref:any") for shapes its optimized
+  // matmuls lack, e.g. a post-op broadcast over M in 2.6; those are far slower than the JIT, so
+  // dot_general items refuse them (kUnimplemented) unless this is set. kernel_calls, which
+  // have no JIT alternative, always accept them.
+  bool allow_reference_implementation = false;
 };
 
 // Where a dot_general item (a lone dot_general or a dot_epilogue cluster) should run.

@@ -3,6 +3,7 @@
 // executor's item table and constant area.
 #include "accy/engine.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -137,6 +138,8 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
     item.launch = compiled.launch;
     item.buffer_bytes = compiled.buffer_bytes;
     item.aliasing = item_buffers[i].output_aliases_input;
+    item.scratch_bytes = compiled.scratch_bytes;
+    impl->scratch_bytes = std::max(impl->scratch_bytes, compiled.scratch_bytes);
     for (const auto* list : {&compiled.inputs, &compiled.outputs}) {
       for (const Value* value : *list) item.buffers.push_back(*assignment.SliceOf(value));
     }

@@ -76,6 +76,13 @@ Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> o
     if (!arena.ok()) return arena.status();
     context->arena = *std::move(arena);
   }
+  if (context->scratch.byte_size() < scratch_bytes) {
+    auto type = TensorType::Create(ElementType::kU8, {scratch_bytes});
+    if (!type.ok()) return type.status();
+    auto scratch = Tensor::Allocate(*type);
+    if (!scratch.ok()) return scratch.status();
+    context->scratch = *std::move(scratch);
+  }
   auto* arena = static_cast<uint8_t*>(context->arena.data());
   const auto* constant_area = static_cast<const uint8_t*>(constants.data());
   auto locate = [&](const BufferSlice& slice) -> void* {
@@ -98,6 +105,7 @@ Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> o
     for (size_t b = 0; b < item.buffers.size(); ++b) {
       context->pointers[b] = locate(item.buffers[b]);
     }
+    if (item.scratch_bytes > 0) context->pointers.push_back(context->scratch.data());
     if (item.aliasing) {
       // Input 0 and output 0 hold the same bytes: nothing to do when they are the same memory.
       if (context->pointers.front() == context->pointers.back()) continue;

@@ -26,7 +26,10 @@ namespace accy {
 struct ExecutorItem {
   jit::KernelLaunch launch;
   std::vector<BufferSlice> buffers;  // inputs then outputs, ABI order
-  std::vector<int64_t> buffer_bytes;
+  std::vector<int64_t> buffer_bytes;  // one per buffer, then scratch_bytes when it is > 0
+  // A two-phase kernel's scratch buffer (kernel_abi.h), passed after the outputs; items run one
+  // after another, so all items share one per-run scratch area.
+  int64_t scratch_bytes = 0;
   // A reshape whose output may share its input's bytes: skipped when the two slices coincide.
   bool aliasing = false;
 };
@@ -39,6 +42,7 @@ struct Executable::Impl {
   // The constant area (64-byte aligned), filled at compile time.
   Tensor constants;
   int64_t arena_bytes = 0;
+  int64_t scratch_bytes = 0;  // the largest item scratch buffer
   int num_threads = 1;
   ExecutableStats stats;
   std::string plan_text;
@@ -53,6 +57,7 @@ struct Executable::Impl {
   // fresh pages after the first run).
   struct RunContext {
     Tensor arena;
+    Tensor scratch;
     std::vector<void*> pointers;
   };
   std::unique_ptr<RunContext> AcquireContext() const;

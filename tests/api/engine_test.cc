@@ -216,5 +216,23 @@ TEST(EngineTest, EightThreadsTimesOneHundredRunsAllCorrect) {
   for (int t = 0; t < 8; ++t) EXPECT_EQ(failures[static_cast<size_t>(t)], 0) << "thread " << t;
 }
 
+TEST(EngineTest, LongFullReductionUsesTheScratchBufferOfTwoPhaseKernels) {
+  // 1M f32 elements to a scalar: the reduction kernel splits the range into segments whose
+  // partials go through the executor's scratch area (kernel_abi.h).
+  const int64_t n = 1 << 20;
+  Builder builder("sum");
+  FunctionBuilder f = *builder.BeginFunction("main", {F32({n})}, {F32({})});
+  Value* zero = *f.ConstantScalar(ElementType::kF32, 0);
+  ASSERT_OK(f.Return({*f.Reduce(f.Parameter(0), zero, F32({}), "sum", {0})}));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create());
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, engine->Compile(*module));
+  std::vector<Tensor> inputs = {*Tensor::Filled(F32({n}), 1.0)};
+  for (int run = 0; run < 2; ++run) {
+    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> out, exe->Run(inputs));
+    EXPECT_EQ(out[0].GetAsDouble(0), static_cast<double>(n));
+  }
+}
+
 }  // namespace
 }  // namespace accy
