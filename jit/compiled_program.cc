@@ -30,7 +30,7 @@ StatusOr<int64_t> BufferBytes(const Value& value) {
 
 StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(
     const Function& function, const SchedulePlan& plan, const FusionPlan& fusion,
-    const JitCompilerOptions& options) {
+    const JitCompilerOptions& options, std::span<const bool> skip) {
   const auto start = std::chrono::steady_clock::now();
   std::unique_ptr<CompiledProgram> program(new CompiledProgram());
   ACCY_ASSIGN_OR_RETURN(program->compiler_, JitCompiler::Create(options));
@@ -38,6 +38,7 @@ StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(
   auto context = std::make_unique<llvm::LLVMContext>();
   auto module = std::make_unique<llvm::Module>(StrCat("accy_", function.name()), *context);
   for (size_t i = 0; i < plan.items().size(); ++i) {
+    if (i < skip.size() && skip[i]) continue;
     const WorkItem& item = plan.items()[i];
     CompiledItem compiled;
     compiled.item_index = static_cast<int64_t>(i);

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -40,15 +41,18 @@ struct CompiledItem {
 class CompiledProgram {
  public:
   // Emits every item of `plan` (a plan of `function`, with `fusion` its fusion plan) as one LLVM
-  // function "accy_<function>_item<i>" of a single module, compiles the module once at O3 (or
-  // loads it from options.cache_dir) and looks every kernel up. Kinds with an emitter today:
-  // elementwise_single, elementwise_fusion. Errors: kUnimplemented naming the item, its kind and
-  // root op for any other kind, or naming the op an emitter cannot lower (no fallback to the
-  // reference evaluator); kInternal from LLVM (JitCompiler::AddModule).
+  // function "accy_<function>_item<i>" of a single module, compiles the module once (or loads it
+  // from options.cache_dir) and looks every kernel up. Items whose entry in `skip` is true (the
+  // executor runs them on a library, e.g. oneDNN) are left out; `skip` is empty or has one entry
+  // per plan item. Kinds with an emitter: elementwise_single/fusion, shape, reduction, scan,
+  // row_pipeline, flash_attention. Errors: kUnimplemented naming the item, its kind and root op
+  // for any other kind, or naming the op an emitter cannot lower (no fallback to the reference
+  // evaluator); kInternal from LLVM (JitCompiler::AddModule).
   static StatusOr<std::unique_ptr<CompiledProgram>> Compile(const Function& function,
                                                             const SchedulePlan& plan,
                                                             const FusionPlan& fusion,
-                                                            const JitCompilerOptions& options = {});
+                                                            const JitCompilerOptions& options = {},
+                                                            std::span<const bool> skip = {});
 
   const std::vector<CompiledItem>& items() const { return items_; }
   const JitCompiler& compiler() const { return *compiler_; }

@@ -1,6 +1,6 @@
 // Contracts of the shape-generic catalog kernels: attribute parsing, operand/result checks and
 // element-op estimates. The catalog (kernel_catalog.cc) validates calls with these functions and
-// the oneDNN binding (onednn_kernel.cc) builds its memory descriptors from the parsed values, so
+// the oneDNN binding (onednn_kernel_call.cc) builds its memory descriptors from the parsed values, so
 // both read one definition. Pure functions of a kernel_call op: thread-safe.
 //
 // Kernel-specific attributes ride on the kernel_call op next to call_target_name and version

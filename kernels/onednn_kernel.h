@@ -1,13 +1,9 @@
 // LibraryKernel: a library work item (kernel_call, dot_general, dot_epilogue cluster) bound to a
-// oneDNN primitive at compile time and run many times over raw buffers.
-//
-// Create builds the memory descriptors, primitive descriptor, primitive and scratchpad once;
-// Run only points the memories at the caller's buffers and executes (no allocation, no copy,
-// no exception: oneDNN errors become statuses naming the item). The buffer order is the JIT's
-// (jit/kernel_abi.h): the item's external inputs, then its outputs, as raw pointers with byte
-// sizes, so the executor runs JIT and library items alike. The module the item's ops belong to
-// must outlive the kernel. A LibraryKernel is move-only; Run is not reentrant (it re-points the
-// bound memories): one run at a time per kernel, distinct kernels run concurrently.
+// oneDNN primitive once at compile time, then run over raw buffers in the JIT's order (inputs,
+// then outputs; jit/kernel_abi.h) with no allocation, copy or exception (oneDNN errors become
+// statuses naming the item). The module of the item's ops must outlive the kernel. Move-only;
+// Run re-points the bound memories, so one run at a time per kernel (distinct kernels may run
+// concurrently).
 #ifndef ACCY_KERNELS_ONEDNN_KERNEL_H_
 #define ACCY_KERNELS_ONEDNN_KERNEL_H_
 
@@ -107,7 +103,9 @@ class LibraryKernel {
   std::unique_ptr<Impl> impl_;
 };
 
-// Where dot_general item `ops` should run (see DotPlacement); never fails.
+// Where dot_general item `ops` should run (see DotPlacement); never fails. It maps dims, types
+// and ops without creating a primitive descriptor, so Create may still refuse a kLibrary item
+// when oneDNN has only a reference implementation for it (see allow_reference_implementation).
 DotClassification ClassifyDotGeneral(std::span<const Operation* const> ops,
                                      const FusionPlan* fusion,
                                      const LibraryKernelOptions& options = {});

@@ -1,102 +1,42 @@
-// `accy`: the command-line program. The main job builds a small built-in program with the
-// builder API, prints it as StableHLO text and its plan, compiles it with the engine (JIT),
-// runs it, and checks the results against the reference evaluator (exit code 1 on mismatch).
-// The `accy demo` transformer block replaces this program once dot_general and attention run.
+// `accy`: the command-line program. Subcommands (tools/commands.h):
+//   accy [demo-small]   the built-in demo (make run's main job), the default
+//   accy run            compile and run a StableHLO file on .npy inputs
+//   accy plan           print the plan of a StableHLO function
+//   accy conformance    run StableHLO test programs and evaluate their checks
+// Exit codes: 0 ok, 1 error or failed conformance, 2 bad command line (tools/cli.h).
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
-#include <algorithm>
-#include <chrono>
-#include <cmath>
-
-#include "accy/builder.h"
-#include "accy/engine.h"
-#include "accy/tensor.h"
-#include "src/reference/reference_evaluator.h"
+#include "tools/cli.h"
+#include "tools/commands.h"
 
 namespace {
 
-// y = tanh(a * b + c) * 0.5 + a, and its row sums: the fused chain the benchmarks use.
-accy::StatusOr<std::unique_ptr<accy::Module>> BuildDemo() {
-  using accy::ElementType;
-  accy::Builder builder("demo");
-  ACCY_ASSIGN_OR_RETURN(accy::TensorType matrix, builder.Type(ElementType::kF32, {2, 4}));
-  ACCY_ASSIGN_OR_RETURN(accy::TensorType rows, builder.Type(ElementType::kF32, {2}));
-  ACCY_ASSIGN_OR_RETURN(accy::TensorType scalar, builder.Type(ElementType::kF32, {}));
-  ACCY_ASSIGN_OR_RETURN(accy::FunctionBuilder f,
-                        builder.BeginFunction("main", {matrix, matrix, matrix}, {matrix, rows}));
-  ACCY_ASSIGN_OR_RETURN(accy::Value * ab, f.Multiply(f.Parameter(0), f.Parameter(1)));
-  ACCY_ASSIGN_OR_RETURN(accy::Value * abc, f.Add(ab, f.Parameter(2)));
-  ACCY_ASSIGN_OR_RETURN(accy::Value * t, f.Tanh(abc));
-  ACCY_ASSIGN_OR_RETURN(accy::Value * half, f.ConstantScalar(ElementType::kF32, 0.5));
-  ACCY_ASSIGN_OR_RETURN(accy::Value * half_b, f.BroadcastInDim(half, matrix, {}));
-  ACCY_ASSIGN_OR_RETURN(accy::Value * scaled, f.Multiply(t, half_b));
-  ACCY_ASSIGN_OR_RETURN(accy::Value * y, f.Add(scaled, f.Parameter(0)));
-  ACCY_ASSIGN_OR_RETURN(accy::Value * zero, f.ConstantScalar(ElementType::kF32, 0.0));
-  ACCY_ASSIGN_OR_RETURN(accy::Value * sums, f.Reduce(y, zero, rows, "sum", {1}));
-  (void)scalar;
-  ACCY_RETURN_IF_ERROR(f.Return({y, sums}));
-  ACCY_RETURN_IF_ERROR(f.Finish());
-  return builder.Finish();
-}
-
-int Fail(const accy::Status& status) {
-  std::fprintf(stderr, "accy: %s\n", std::string(status.ToString()).c_str());
-  return 1;
-}
+constexpr char kUsage[] =
+    "usage: accy [COMMAND] [ARGS...]\n"
+    "commands:\n"
+    "  demo-small    build, compile and run the built-in demo program (the default)\n"
+    "  run           compile a StableHLO .mlir function through the JIT and run it on .npy inputs\n"
+    "  plan          print the plan (work items) of a StableHLO function as text, JSON or DOT\n"
+    "  conformance   run StableHLO test programs (.mlir with check ops) and evaluate their checks\n"
+    "`accy COMMAND --help` describes each command.\n";
 
 }  // namespace
 
-int main() {
-  auto module = BuildDemo();
-  if (!module.ok()) return Fail(module.status());
-  std::printf("%s\n", accy::PrintModule(**module).c_str());
-
-  auto engine = accy::Engine::Create();
-  if (!engine.ok()) return Fail(engine.status());
-  auto executable = (*engine)->Compile(**module, "main");
-  if (!executable.ok()) return Fail(executable.status());
-  const accy::ExecutableStats stats = (*executable)->Stats();
-  std::printf("plan:\n%s", (*executable)->plan_text().c_str());
-  std::printf("planning %.2f ms, JIT compile %.2f ms, arena %lld bytes\n\n",
-              stats.plan_milliseconds, stats.compile_milliseconds,
-              static_cast<long long>(stats.arena_bytes));
-
-  auto type = accy::TensorType::Create(accy::ElementType::kF32, {2, 4});
-  std::vector<accy::Tensor> inputs;
-  const std::vector<std::vector<float>> values = {
-      {1, 2, 3, 4, -1, -2, -3, -4},
-      {0.5f, 0.25f, 0.125f, 0, 1, 2, 3, 4},
-      {0, 0, 0, 0, 1, 1, 1, 1}};
-  for (const auto& v : values) {
-    auto tensor = accy::Tensor::FromVector(*type, v);
-    if (!tensor.ok()) return Fail(tensor.status());
-    inputs.push_back(*std::move(tensor));
+int main(int argc, char** argv) {
+  using namespace accy::tools;
+  const std::string command = argc > 1 ? argv[1] : "demo-small";
+  const std::vector<std::string> args(argv + (argc > 1 ? 2 : 1), argv + argc);
+  if (command == "demo-small") return DemoSmallCommand(args);
+  if (command == "run") return RunCommand(args);
+  if (command == "plan") return PlanCommand(args);
+  if (command == "conformance") return ConformanceCommand(args);
+  if (command == "-h" || command == "--help" || command == "help") {
+    std::printf("%s", kUsage);
+    return kExitOk;
   }
-  std::vector<double> microseconds;
-  accy::StatusOr<std::vector<accy::Tensor>> outputs = std::vector<accy::Tensor>{};
-  for (int run = 0; run < 21; ++run) {
-    const auto start = std::chrono::steady_clock::now();
-    outputs = (*executable)->Run(inputs);
-    microseconds.push_back(std::chrono::duration<double, std::micro>(
-                               std::chrono::steady_clock::now() - start).count());
-    if (!outputs.ok()) return Fail(outputs.status());
-  }
-  std::nth_element(microseconds.begin(), microseconds.begin() + 10, microseconds.end());
-  std::printf("run: median %.1f us over 21 runs\n", microseconds[10]);
-
-  auto expected = accy::Evaluate(**module, "main", inputs);
-  if (!expected.ok()) return Fail(expected.status());
-  bool ok = true;
-  for (size_t i = 0; i < outputs->size(); ++i) {
-    // tanh comes from glibc's vector math in the JIT and from libm in the reference.
-    accy::TensorComparison c = accy::CompareClose((*outputs)[i], (*expected)[i], 1e-6, 1e-5);
-    std::printf("result %zu: %s\n  reference: %s\n  %s\n", i, (*outputs)[i].ToString().c_str(),
-                (*expected)[i].ToString().c_str(),
-                c.ok ? "matches the reference evaluator (atol 1e-6, rtol 1e-5)"
-                     : c.message.c_str());
-    ok = ok && c.ok;
-  }
-  return ok ? 0 : 1;
+  std::fprintf(stderr, "accy: unknown command '%s'\n%s", command.c_str(), kUsage);
+  return kExitUsage;
 }

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "jit/compiled_program.h"
+#include "kernels/onednn_kernel.h"
 #include "src/fusion/fusion_analysis.h"
 #include "src/passes/analysis_cache.h"
 #include "src/passes/work_ledger.h"
@@ -108,42 +109,117 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
     ++impl->stats.work_items_by_kind[std::string(WorkKindName(item.kind))];
   }
 
+  // Library items first: kernel_calls and the dot_general items (with their epilogues) that map
+  // onto oneDNN matmul. Every mappable product is bound, however small, until the JIT has a
+  // dot_general emitter; the rest is left to the JIT, which names what it cannot lower.
+  const size_t item_count = plan->items().size();
+  std::vector<std::unique_ptr<kernels::LibraryKernel>> library(item_count);
+  std::vector<bool> on_library(item_count, false);
+  kernels::LibraryKernelOptions library_options;
+  library_options.min_dot_element_ops = 0;
+  library_options.allow_reference_implementation = true;
+  for (size_t i = 0; i < item_count; ++i) {
+    const WorkItem& item = plan->items()[i];
+    if (item.kind == WorkKind::kDotGeneral) {
+      kernels::DotClassification placement =
+          kernels::ClassifyDotGeneral(item.ops, &fusion->plan(), library_options);
+      if (placement.placement != kernels::DotPlacement::kLibrary) {
+        return absl::UnimplementedError(StrCat(
+            "Compile: dot_general work item ", i, " does not map onto a oneDNN matmul (",
+            placement.reason, ") and the JIT has no dot_general emitter yet"));
+      }
+    } else if (item.kind != WorkKind::kKernelCall) {
+      continue;
+    }
+    if (item.kind == WorkKind::kKernelCall) {
+      for (int64_t alias : item.root->GetInts("result_aliases")) {
+        if (alias >= 0) {
+          return absl::UnimplementedError(StrCat(
+              "Compile: kernel_call work item ", i,
+              " has an in-place result (result_aliases); the executor does not run those yet"));
+        }
+      }
+    }
+    ACCY_ASSIGN_OR_RETURN(kernels::LibraryKernel kernel,
+                          kernels::LibraryKernel::Create(item, &fusion->plan(), library_options));
+    library[i] = std::make_unique<kernels::LibraryKernel>(std::move(kernel));
+    on_library[i] = true;
+  }
+
   jit::JitCompilerOptions jit_options;
   jit_options.cache_dir = options_.cache_dir;
   jit_options.dump_dir = options_.dump_dir;
   jit_options.optimization_level = options_.optimization_level;
-  ACCY_ASSIGN_OR_RETURN(impl->program, jit::CompiledProgram::Compile(*function, *plan,
-                                                                     fusion->plan(), jit_options));
+  std::unique_ptr<bool[]> skip(new bool[item_count == 0 ? 1 : item_count]);
+  for (size_t i = 0; i < item_count; ++i) skip[i] = on_library[i];
+  ACCY_ASSIGN_OR_RETURN(
+      impl->program,
+      jit::CompiledProgram::Compile(*function, *plan, fusion->plan(), jit_options,
+                                    std::span<const bool>(skip.get(), item_count)));
   impl->stats.compile_milliseconds = impl->program->compile_milliseconds();
 
-  // Buffers: every compiled item's inputs and outputs, in execution order.
-  std::vector<ItemBuffers> item_buffers;
+  // Every item in plan (dependency) order, JIT or library, with its buffers.
+  struct Pending {
+    const jit::CompiledItem* jit = nullptr;
+    kernels::LibraryKernel* library = nullptr;
+    const WorkItem* item = nullptr;
+  };
+  std::vector<Pending> pending(item_count);
+  for (size_t i = 0; i < item_count; ++i) {
+    pending[i].item = &plan->items()[i];
+    pending[i].library = library[i].get();
+  }
   for (const jit::CompiledItem& compiled : impl->program->items()) {
-    const WorkItem& item = plan->items()[static_cast<size_t>(compiled.item_index)];
+    pending[static_cast<size_t>(compiled.item_index)].jit = &compiled;
+  }
+  std::vector<ItemBuffers> item_buffers;
+  for (const Pending& p : pending) {
     ItemBuffers buffers;
-    buffers.inputs = compiled.inputs;
-    buffers.outputs = compiled.outputs;
-    buffers.may_write_in_place = IsElementwiseKind(item.kind) && compiled.outputs.size() == 1;
-    buffers.output_aliases_input = item.kind == WorkKind::kShape &&
-                                   item.root->kind() == OpKind::kReshape &&
-                                   compiled.inputs.size() == 1 && compiled.outputs.size() == 1;
+    if (p.library != nullptr) {
+      buffers.inputs.assign(p.library->inputs().begin(), p.library->inputs().end());
+      buffers.outputs.assign(p.library->outputs().begin(), p.library->outputs().end());
+    } else {
+      ACCY_CHECK(p.jit != nullptr);
+      buffers.inputs = p.jit->inputs;
+      buffers.outputs = p.jit->outputs;
+      buffers.may_write_in_place = IsElementwiseKind(p.item->kind) && p.jit->outputs.size() == 1;
+      buffers.output_aliases_input = p.item->kind == WorkKind::kShape &&
+                                     p.item->root->kind() == OpKind::kReshape &&
+                                     p.jit->inputs.size() == 1 && p.jit->outputs.size() == 1;
+    }
     item_buffers.push_back(std::move(buffers));
   }
   ACCY_ASSIGN_OR_RETURN(BufferAssignment assignment,
                         BufferAssignment::Assign(*function, item_buffers));
 
-  for (size_t i = 0; i < item_buffers.size(); ++i) {
-    const jit::CompiledItem& compiled = impl->program->items()[i];
+  for (size_t i = 0; i < item_count; ++i) {
+    const Pending& p = pending[i];
     ExecutorItem item;
-    item.launch = compiled.launch;
-    item.buffer_bytes = compiled.buffer_bytes;
-    item.aliasing = item_buffers[i].output_aliases_input;
-    item.scratch_bytes = compiled.scratch_bytes;
-    impl->scratch_bytes = std::max(impl->scratch_bytes, compiled.scratch_bytes);
-    for (const auto* list : {&compiled.inputs, &compiled.outputs}) {
-      for (const Value* value : *list) item.buffers.push_back(*assignment.SliceOf(value));
+    if (p.library != nullptr) {
+      impl->library_mutexes.push_back(std::make_unique<std::mutex>());
+      item.library = p.library;
+      item.library_mutex = impl->library_mutexes.back().get();
+      for (const auto* list : {&item_buffers[i].inputs, &item_buffers[i].outputs}) {
+        for (const Value* value : *list) {
+          item.buffers.push_back(*assignment.SliceOf(value));
+          item.buffer_bytes.push_back(static_cast<int64_t>(*value->type().ByteSize()));
+        }
+      }
+    } else {
+      const jit::CompiledItem& compiled = *p.jit;
+      item.launch = compiled.launch;
+      item.buffer_bytes = compiled.buffer_bytes;
+      item.aliasing = item_buffers[i].output_aliases_input;
+      item.scratch_bytes = compiled.scratch_bytes;
+      impl->scratch_bytes = std::max(impl->scratch_bytes, compiled.scratch_bytes);
+      for (const auto* list : {&compiled.inputs, &compiled.outputs}) {
+        for (const Value* value : *list) item.buffers.push_back(*assignment.SliceOf(value));
+      }
     }
     impl->items.push_back(std::move(item));
+  }
+  for (auto& kernel : library) {
+    if (kernel != nullptr) impl->library_kernels.push_back(std::move(kernel));
   }
   impl->result_copies = assignment.result_copies();
   impl->arena_bytes = assignment.arena_bytes();

@@ -106,6 +106,16 @@ Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> o
       context->pointers[b] = locate(item.buffers[b]);
     }
     if (item.scratch_bytes > 0) context->pointers.push_back(context->scratch.data());
+    if (item.library != nullptr) {
+      std::lock_guard<std::mutex> lock(*item.library_mutex);
+      Status status = item.library->Run(context->pointers.data(), item.buffer_bytes.data(),
+                                        static_cast<int64_t>(context->pointers.size()));
+      if (!status.ok()) {
+        ReleaseContext(std::move(context));
+        return status;
+      }
+      continue;
+    }
     if (item.aliasing) {
       // Input 0 and output 0 hold the same bytes: nothing to do when they are the same memory.
       if (context->pointers.front() == context->pointers.back()) continue;

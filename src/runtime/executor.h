@@ -17,6 +17,7 @@
 #include "accy/engine.h"
 #include "accy/tensor.h"
 #include "jit/compiled_program.h"
+#include "kernels/onednn_kernel.h"
 #include "src/runtime/buffer_assignment.h"
 
 namespace accy {
@@ -25,6 +26,10 @@ namespace accy {
 // output slices differ) and where each of its buffers lives.
 struct ExecutorItem {
   jit::KernelLaunch launch;
+  // A library item (oneDNN primitive or registered host kernel) instead of a JIT kernel. Its Run
+  // re-points bound memories, so runs of one library item are serialized by `library_mutex`.
+  kernels::LibraryKernel* library = nullptr;
+  std::mutex* library_mutex = nullptr;
   std::vector<BufferSlice> buffers;  // inputs then outputs, ABI order
   std::vector<int64_t> buffer_bytes;  // one per buffer, then scratch_bytes when it is > 0
   // A two-phase kernel's scratch buffer (kernel_abi.h), passed after the outputs; items run one
@@ -46,8 +51,10 @@ struct Executable::Impl {
   int num_threads = 1;
   ExecutableStats stats;
   std::string plan_text;
-  // Keeps the JIT code alive.
+  // Keeps the JIT code and the library primitives alive.
   std::unique_ptr<jit::CompiledProgram> program;
+  std::vector<std::unique_ptr<kernels::LibraryKernel>> library_kernels;
+  std::vector<std::unique_ptr<std::mutex>> library_mutexes;
 
   // Validates and runs (Executable::Run).
   Status Run(std::span<const Tensor> inputs, std::span<Tensor> outputs) const;

@@ -1,6 +1,7 @@
 // Engine and Executable: compile once, run many times, validation errors, concurrency.
 #include "accy/engine.h"
 
+#include <cmath>
 #include <thread>
 
 #include "accy/builder.h"
@@ -232,6 +233,45 @@ TEST(EngineTest, LongFullReductionUsesTheScratchBufferOfTwoPhaseKernels) {
     ASSERT_OK_AND_ASSIGN(std::vector<Tensor> out, exe->Run(inputs));
     EXPECT_EQ(out[0].GetAsDouble(0), static_cast<double>(n));
   }
+}
+
+// x[b, 784] -> relu(x W1 + b1) -> relu(. W2 + b2) -> . W3 + b3 (an MLP on oneDNN matmuls with
+// bias/relu post-ops) with a softmax row pipeline on the JIT.
+TEST(EngineTest, MlpRunsOnOnednnMatmulsAndJitKernelsMatchingTheReference) {
+  const int64_t batch = 8, in = 64, hidden = 32, out = 10;
+  Builder builder("mlp");
+  FunctionBuilder f = *builder.BeginFunction(
+      "main", {F32({batch, in}), F32({in, hidden}), F32({hidden}), F32({hidden, out}), F32({out})},
+      {F32({batch, out})});
+  Value* h = *f.DotGeneral(f.Parameter(0), f.Parameter(1), F32({batch, hidden}), {1}, {0}, {}, {});
+  h = *f.Add(h, *f.BroadcastInDim(f.Parameter(2), F32({batch, hidden}), {1}));
+  h = *f.Maximum(h, *f.BroadcastInDim(*f.ConstantScalar(ElementType::kF32, 0),
+                                      F32({batch, hidden}), {}));
+  Value* y = *f.DotGeneral(h, f.Parameter(3), F32({batch, out}), {1}, {0}, {}, {});
+  y = *f.Add(y, *f.BroadcastInDim(f.Parameter(4), F32({batch, out}), {1}));
+  Value* m = *f.Reduce(y, *f.ConstantScalar(ElementType::kF32, -INFINITY), F32({batch}), "max",
+                       {1});
+  Value* e = *f.Exponential(*f.Subtract(y, *f.BroadcastInDim(m, F32({batch, out}), {0})));
+  Value* s = *f.Reduce(e, *f.ConstantScalar(ElementType::kF32, 0), F32({batch}), "sum", {1});
+  ASSERT_OK(f.Return({*f.Divide(e, *f.BroadcastInDim(s, F32({batch, out}), {0}))}));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create());
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, engine->Compile(*module));
+  EXPECT_EQ(exe->Stats().work_items_by_kind["dot_general"], 2);
+  EXPECT_EQ(exe->Stats().work_items_by_kind["row_pipeline"], 1);
+  std::vector<Tensor> inputs;
+  int k = 0;
+  for (const TensorType& type : exe->parameter_types()) {
+    std::vector<float> v(static_cast<size_t>(type.element_count()));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = 0.5f * std::sin(0.1f * (i + 1) * (k + 1));
+    inputs.push_back(*Tensor::FromVector(type, v));
+    ++k;
+  }
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> outputs, exe->Run(inputs));
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, Evaluate(*module, "main", inputs));
+  // oneDNN accumulates in f32 in its own order; the reference in double.
+  TensorComparison c = CompareClose(outputs[0], expected[0], 1e-5, 1e-4);
+  EXPECT_TRUE(c.ok) << c.message;
 }
 
 }  // namespace

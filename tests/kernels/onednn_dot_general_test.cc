@@ -152,6 +152,52 @@ TEST(DotGeneralMappingTest, ConstantWeightsArePrepackedOnce) {
   }
 }
 
+TEST(DotGeneralMappingTest, Bf16ProductWithF32Result) {
+  auto planned = PlannedDot::Make({T(kBF16, {9, 40}), T(kBF16, {40, 11})}, T(kF32, {9, 11}),
+                                  [](FunctionBuilder& fb) {
+                                    return fb.DotGeneral(fb.Parameter(0), fb.Parameter(1),
+                                                         T(kF32, {9, 11}), {1}, {0}, {}, {});
+                                  });
+  if (!planned.ok()) GTEST_SKIP() << "the IR rejects bf16 x bf16 -> f32: " << planned.status();
+  ExpectMatchesReference(**planned, kF32, 40);
+}
+
+TEST(DotGeneralMappingTest, BatchedEpilogueWithNonLeadingBatchDim) {
+  // lhs [m, b, k] batched over dim 1, then bias over n and relu: result [b, m, n].
+  const TensorType out = T(kF32, {3, 5, 7});
+  ASSERT_OK_AND_ASSIGN(auto planned,
+                       PlannedDot::Make({T(kF32, {5, 3, 8}), T(kF32, {3, 8, 7}), T(kF32, {7})}, out,
+                                        [&](FunctionBuilder& fb) -> StatusOr<Value*> {
+                                          ACCY_ASSIGN_OR_RETURN(
+                                              Value * dot, fb.DotGeneral(fb.Parameter(0), fb.Parameter(1),
+                                                                         out, {2}, {1}, {1}, {0}));
+                                          ACCY_ASSIGN_OR_RETURN(Value * bias,
+                                                                fb.BroadcastInDim(fb.Parameter(2), out, {2}));
+                                          ACCY_ASSIGN_OR_RETURN(Value * sum, fb.Add(dot, bias));
+                                          ACCY_ASSIGN_OR_RETURN(Value * zero, fb.ConstantScalar(kF32, 0));
+                                          ACCY_ASSIGN_OR_RETURN(Value * zeros, fb.BroadcastInDim(zero, out, {}));
+                                          return fb.Maximum(sum, zeros);
+                                        }));
+  ASSERT_EQ(planned->item().ops.size(), 3u);
+  ExpectMatchesReference(*planned, kF32, 8);
+}
+
+TEST(DotGeneralMappingTest, IntegerProductsAreUnmapped) {
+  const auto i32 = ElementType::kI32;
+  ASSERT_OK_AND_ASSIGN(auto planned,
+                       PlannedDot::Make({T(i32, {40, 40}), T(i32, {40, 40})}, T(i32, {40, 40}),
+                                        [&](FunctionBuilder& fb) {
+                                          return fb.DotGeneral(fb.Parameter(0), fb.Parameter(1),
+                                                               T(i32, {40, 40}), {1}, {0}, {}, {});
+                                        }));
+  auto cls = kernels::ClassifyDotGeneral(planned->item().ops, planned->fusion());
+  EXPECT_EQ(cls.placement, DotPlacement::kJitUnmapped);
+  EXPECT_THAT(cls.reason, HasSubstr("element types i32 x i32 -> i32"));
+  auto kernel = LibraryKernel::Create(planned->item(), planned->fusion());
+  EXPECT_EQ(kernel.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(std::string(kernel.status().message()), HasSubstr("dot_general %"));
+}
+
 TEST(DotGeneralMappingTest, TinyProductsAreLeftToTheJit) {
   ASSERT_OK_AND_ASSIGN(auto planned,
                        PlannedDot::Make({T(kF32, {4, 8}), T(kF32, {8, 4})}, T(kF32, {4, 4}),

@@ -1,0 +1,260 @@
+// The `accy` program end to end: runs the built binary (ACCY_CLI_PATH) on small files written to
+// a temporary folder and checks its output, the .npy files it writes and its exit codes
+// (0 ok, 1 error, 2 bad command line).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/test_util.h"
+#include "tools/npy.h"
+
+namespace accy::tools {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+// A fresh folder per test, removed afterwards.
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           (std::string("accy_cli_test_") + std::to_string(::getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string Write(const std::string& name, const std::string& text) {
+    const fs::path path = dir_ / name;
+    std::ofstream(path, std::ios::binary) << text;
+    return path.string();
+  }
+
+  // Runs `accy ARGS` in the test folder.
+  CommandResult Accy(const std::string& args) {
+    const std::string command =
+        "cd '" + dir_.string() + "' && '" + std::string(ACCY_CLI_PATH) + "' " + args + " 2>&1";
+    CommandResult result;
+    FILE* pipe = ::popen(command.c_str(), "r");
+    if (pipe == nullptr) return result;
+    char buffer[4096];
+    size_t n;
+    while ((n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0) result.output.append(buffer, n);
+    const int status = ::pclose(pipe);
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return result;
+  }
+
+  fs::path dir_;
+};
+
+// Two parameters, two results of different element types.
+constexpr char kAddProgram[] = R"(
+module @add {
+  func.func public @main(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xi32>) {
+    %0 = stablehlo.add %a, %b : tensor<2x2xf32>
+    %1 = stablehlo.convert %0 : (tensor<2x2xf32>) -> tensor<2x2xi32>
+    return %0, %1 : tensor<2x2xf32>, tensor<2x2xi32>
+  }
+}
+)";
+
+Tensor F32Matrix(std::vector<float> values) {
+  return *Tensor::FromVector<float>(*TensorType::Create(ElementType::kF32, {2, 2}), values);
+}
+
+TEST_F(CliTest, RunReadsNpyInputsAndWritesNpyOutputs) {
+  Write("add.mlir", kAddProgram);
+  ASSERT_OK(WriteNpyFile((dir_ / "a.npy").string(), F32Matrix({1, 2, 3, 4})));
+  ASSERT_OK(WriteNpyFile((dir_ / "b.npy").string(), F32Matrix({0.5f, 0.25f, -10, 4})));
+  const CommandResult run =
+      Accy("run add.mlir --input a.npy --input=b.npy --threads 1 --output-dir out");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("out0.npy (tensor<2x2xf32>)"));
+  ASSERT_OK_AND_ASSIGN(Tensor sum, ReadNpyFile((dir_ / "out" / "out0.npy").string()));
+  ASSERT_OK_AND_ASSIGN(Tensor truncated, ReadNpyFile((dir_ / "out" / "out1.npy").string()));
+  EXPECT_EQ(sum.type().ToString(), "tensor<2x2xf32>");
+  EXPECT_EQ(truncated.type().ToString(), "tensor<2x2xi32>");
+  const std::vector<double> expected = {1.5, 2.25, -7, 8};
+  for (int64_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(sum.GetAsDouble(i), expected[i]) << i;
+    EXPECT_EQ(truncated.GetAsInt64(i), static_cast<int64_t>(expected[i])) << i;
+  }
+}
+
+TEST_F(CliTest, RunPrintsResultsWithoutOutputDir) {
+  Write("add.mlir", kAddProgram);
+  ASSERT_OK(WriteNpyFile((dir_ / "a.npy").string(), F32Matrix({1, 2, 3, 4})));
+  const CommandResult run = Accy("run add.mlir --function main --input a.npy --input a.npy");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("result 0: tensor<2x2xf32> [2, 4, 6, 8]"));
+  EXPECT_THAT(run.output, HasSubstr("result 1: tensor<2x2xi32> [2, 4, 6, 8]"));
+}
+
+TEST_F(CliTest, RunWithoutParametersNeedsNoInputs) {
+  Write("iota.mlir", R"(func.func @only() -> tensor<4xi32> {
+  %0 = stablehlo.iota dim = 0 : tensor<4xi32>
+  func.return %0 : tensor<4xi32>
+})");
+  const CommandResult run = Accy("run iota.mlir");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("result 0: tensor<4xi32> [0, 1, 2, 3]"));
+}
+
+TEST_F(CliTest, RunReadsBf16FromF32AndWritesBf16AsF32) {
+  Write("bf16.mlir", R"(func.func @main(%a: tensor<3xbf16>) -> tensor<3xbf16> {
+  %0 = stablehlo.add %a, %a : tensor<3xbf16>
+  func.return %0 : tensor<3xbf16>
+})");
+  // 1 + 2^-8 rounds to bf16 1 (ties to even); 1.5 and -3 are exact.
+  ASSERT_OK(WriteNpyFile((dir_ / "a.npy").string(),
+                         *Tensor::FromVector<float>(*TensorType::Create(ElementType::kF32, {3}),
+                                                    {1.00390625f, 1.5f, -3})));
+  const CommandResult run = Accy("run bf16.mlir --input a.npy --output-dir .");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  ASSERT_OK_AND_ASSIGN(Tensor out, ReadNpyFile((dir_ / "out0.npy").string()));
+  EXPECT_EQ(out.type().ToString(), "tensor<3xf32>");
+  EXPECT_EQ(out.GetAsDouble(0), 2.0);
+  EXPECT_EQ(out.GetAsDouble(1), 3.0);
+  EXPECT_EQ(out.GetAsDouble(2), -6.0);
+}
+
+TEST_F(CliTest, PlanPrintsTextJsonAndDot) {
+  Write("add.mlir", kAddProgram);
+  const CommandResult text = Accy("plan add.mlir");
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_THAT(text.output, HasSubstr("#0 "));
+  EXPECT_THAT(text.output, HasSubstr("add"));
+  const CommandResult dot = Accy("plan add.mlir --dot");
+  ASSERT_EQ(dot.exit_code, 0) << dot.output;
+  EXPECT_THAT(dot.output, HasSubstr("digraph"));
+  const CommandResult json = Accy("plan add.mlir --format json");
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  EXPECT_THAT(json.output, HasSubstr("\"function\": \"main\""));
+  EXPECT_THAT(json.output, HasSubstr("\"kind\": "));
+}
+
+TEST_F(CliTest, ConformanceReportsEachProgramAndExitsOneOnFailure) {
+  fs::create_directories(dir_ / "suite");
+  Write("suite/ok.mlir", R"(func.func @ok() {
+  %0 = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
+  %1 = stablehlo.multiply %0, %0 : tensor<2xi32>
+  check.expect_eq_const %1, dense<[1, 4]> : tensor<2xi32>
+  func.return
+}
+// -----
+func.func @wrong() {
+  %0 = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %1 = stablehlo.add %0, %0 : tensor<2xf32>
+  check.expect_almost_eq_const %1, dense<[2.0, 4.5]> : tensor<2xf32>
+  func.return
+})");
+  const CommandResult failing = Accy("conformance suite --jobs 2");
+  EXPECT_EQ(failing.exit_code, 1) << failing.output;
+  EXPECT_THAT(failing.output, HasSubstr("PASS suite/ok.mlir#1\n"));
+  EXPECT_THAT(failing.output, HasSubstr("FAIL suite/ok.mlir#2: expect_almost_eq_const at 11:3: "
+                                        "element 1 [1]: got 4, expected 4.5"));
+  EXPECT_THAT(failing.output, HasSubstr("1 passed, 1 failed, 0 unsupported"));
+
+  Write("suite/ok.mlir", R"(func.func @ok() {
+  %0 = stablehlo.constant dense<[true, false]> : tensor<2xi1>
+  %1 = stablehlo.not %0 : tensor<2xi1>
+  check.expect_eq_const %1, dense<[false, true]> : tensor<2xi1>
+  func.return
+})");
+  const CommandResult passing = Accy("conformance suite/ok.mlir");
+  EXPECT_EQ(passing.exit_code, 0) << passing.output;
+  EXPECT_THAT(passing.output, HasSubstr("1 passed, 0 failed, 0 unsupported"));
+}
+
+// Error paths: exit code and the message fragment.
+TEST_F(CliTest, ParseErrorExitsOneWithFileLineAndColumn) {
+  Write("bad.mlir",
+        "func.func @main() {\n  %0 = stablehlo.constant dense<[1.0> : tensor<2xf32>\n}\n");
+  const CommandResult run = Accy("run bad.mlir");
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.output, HasSubstr("accy run: "));
+  EXPECT_THAT(run.output, HasSubstr("bad.mlir:2:"));
+  EXPECT_EQ(Accy("plan bad.mlir").exit_code, 1);
+}
+
+TEST_F(CliTest, WrongInputsExitOneNamingTheProblem) {
+  Write("add.mlir", kAddProgram);
+  ASSERT_OK(WriteNpyFile((dir_ / "a.npy").string(), F32Matrix({1, 2, 3, 4})));
+  const CommandResult count = Accy("run add.mlir --input a.npy");
+  EXPECT_EQ(count.exit_code, 1);
+  EXPECT_THAT(count.output, HasSubstr("@main takes 2 parameters, 1 --input given"));
+
+  ASSERT_OK(WriteNpyFile((dir_ / "v.npy").string(),
+                         *Tensor::Allocate(*TensorType::Create(ElementType::kF32, {4}))));
+  const CommandResult shape = Accy("run add.mlir --input a.npy --input v.npy");
+  EXPECT_EQ(shape.exit_code, 1);
+  EXPECT_THAT(shape.output, HasSubstr("input 1 (v.npy)"));
+  EXPECT_THAT(shape.output, HasSubstr("does not match the parameter type tensor<2x2xf32>"));
+
+  Write("junk.npy", "not an array");
+  const CommandResult junk = Accy("run add.mlir --input a.npy --input junk.npy");
+  EXPECT_EQ(junk.exit_code, 1);
+  EXPECT_THAT(junk.output, HasSubstr("junk.npy: malformed .npy"));
+
+  const CommandResult missing = Accy("run nothere.mlir");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.output, HasSubstr("nothere.mlir: cannot open"));
+}
+
+TEST_F(CliTest, UnknownFunctionExitsOneListingTheFunctions) {
+  Write("add.mlir", kAddProgram);
+  const CommandResult plan = Accy("plan add.mlir --function nope");
+  EXPECT_EQ(plan.exit_code, 1);
+  EXPECT_THAT(plan.output, HasSubstr("no function @nope in the module (functions: @main)"));
+}
+
+TEST_F(CliTest, BadCommandLinesExitTwoWithUsage) {
+  Write("add.mlir", kAddProgram);
+  const CommandResult unknown_option = Accy("run add.mlir --frobnicate");
+  EXPECT_EQ(unknown_option.exit_code, 2);
+  EXPECT_THAT(unknown_option.output, HasSubstr("unknown option --frobnicate"));
+  EXPECT_THAT(unknown_option.output, HasSubstr("usage: accy run"));
+  EXPECT_EQ(Accy("run").exit_code, 2);
+  EXPECT_EQ(Accy("run add.mlir --threads -1").exit_code, 2);
+  EXPECT_EQ(Accy("plan add.mlir --format svg").exit_code, 2);
+  EXPECT_EQ(Accy("conformance").exit_code, 2);
+  EXPECT_EQ(Accy("conformance x --jobs many").exit_code, 2);
+  const CommandResult unknown_command = Accy("frobnicate");
+  EXPECT_EQ(unknown_command.exit_code, 2);
+  EXPECT_THAT(unknown_command.output, HasSubstr("unknown command 'frobnicate'"));
+}
+
+TEST_F(CliTest, EverySubcommandHasHelp) {
+  for (const char* command : {"run", "plan", "conformance", "demo-small"}) {
+    const CommandResult help = Accy(std::string(command) + " --help");
+    EXPECT_EQ(help.exit_code, 0) << command;
+    EXPECT_THAT(help.output, HasSubstr(std::string("usage: accy ")));
+  }
+  const CommandResult top = Accy("--help");
+  EXPECT_EQ(top.exit_code, 0);
+  EXPECT_THAT(top.output, HasSubstr("conformance"));
+}
+
+TEST_F(CliTest, NoSubcommandRunsTheDemo) {
+  const CommandResult demo = Accy("");
+  EXPECT_EQ(demo.exit_code, 0) << demo.output;
+  EXPECT_THAT(demo.output, HasSubstr("matches the reference evaluator"));
+}
+
+}  // namespace
+}  // namespace accy::tools

@@ -1,0 +1,120 @@
+// Shared pieces of the `accy` subcommands (cli.h).
+#include "tools/cli.h"
+
+#include <cctype>
+#include <charconv>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "accy/stablehlo.h"
+#include "src/util/str_cat.h"
+
+namespace accy::tools {
+
+std::string ParsedArgs::Get(const std::string& name, const std::string& fallback) const {
+  auto it = values.find(name);
+  return it == values.end() || it->second.empty() ? fallback : it->second.back();
+}
+
+StatusOr<ParsedArgs> ParseArgs(std::span<const std::string> args,
+                               std::span<const OptionSpec> specs) {
+  ParsedArgs parsed;
+  bool options_done = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (options_done || arg.size() < 2 || arg[0] != '-') {
+      parsed.positional.push_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      options_done = true;
+      continue;
+    }
+    if (arg == "-h" || arg == "--help") {
+      parsed.help = true;
+      continue;
+    }
+    if (!arg.starts_with("--")) return absl::InvalidArgumentError(StrCat("unknown option ", arg));
+    const size_t equals = arg.find('=');
+    const std::string name =
+        arg.substr(2, equals == std::string::npos ? std::string::npos : equals - 2);
+    const OptionSpec* spec = nullptr;
+    for (const OptionSpec& candidate : specs) {
+      if (candidate.name == name) spec = &candidate;
+    }
+    if (spec == nullptr) return absl::InvalidArgumentError(StrCat("unknown option --", name));
+    std::string value;
+    if (!spec->takes_value) {
+      if (equals != std::string::npos) {
+        return absl::InvalidArgumentError(StrCat("--", name, " takes no value"));
+      }
+    } else if (equals != std::string::npos) {
+      value = arg.substr(equals + 1);
+    } else if (i + 1 < args.size()) {
+      value = args[++i];
+    } else {
+      return absl::InvalidArgumentError(StrCat("--", name, " needs a value"));
+    }
+    std::vector<std::string>& slot = parsed.values[name];
+    if (!slot.empty() && !spec->repeatable) {
+      return absl::InvalidArgumentError(StrCat("--", name, " given more than once"));
+    }
+    slot.push_back(std::move(value));
+  }
+  return parsed;
+}
+
+StatusOr<int> ParseIntOption(const std::string& name, const std::string& text, int min, int max) {
+  int value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, error] = std::from_chars(text.data(), end, value);
+  if (text.empty() || error != std::errc() || ptr != end || value < min || value > max) {
+    return absl::InvalidArgumentError(
+        StrCat("--", name, " takes an integer in [", min, ", ", max, "], got '", text, "'"));
+  }
+  return value;
+}
+
+StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(StrCat(path, ": cannot open"));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  StatusOr<std::unique_ptr<Module>> module = ParseStableHlo(buffer.str());
+  if (!module.ok()) {
+    const std::string message(module.status().message());
+    // Parse errors start with "line:column: "; keep the compiler convention FILE:line:column.
+    const bool located = !message.empty() && std::isdigit(static_cast<unsigned char>(message[0]));
+    return Status(module.status().code(), StrCat(path, located ? ":" : ": ", message));
+  }
+  return module;
+}
+
+StatusOr<std::string> ChooseFunction(const Module& module, const std::string& requested) {
+  if (!requested.empty() && module.FindFunction(requested) != nullptr) return requested;
+  if (requested.empty() && module.FindFunction("main") != nullptr) return std::string("main");
+  if (requested.empty() && module.functions().size() == 1) return module.functions()[0]->name();
+  std::string names;
+  for (const auto& function : module.functions()) {
+    names += StrCat(names.empty() ? "" : ", ", "@", function->name());
+  }
+  if (names.empty()) names = "none";
+  return absl::InvalidArgumentError(
+      requested.empty()
+          ? StrCat("no function @main and several functions; choose one with --function (", names,
+                   ")")
+          : StrCat("no function @", requested, " in the module (functions: ", names, ")"));
+}
+
+int ReportError(const std::string& command, const Status& status) {
+  std::fprintf(stderr, "accy %s: %s\n", command.c_str(), std::string(status.message()).c_str());
+  return kExitError;
+}
+
+int ReportUsage(const std::string& command, const std::string& message, const char* usage) {
+  std::fprintf(stderr, "accy %s: %s\n%s", command.c_str(), message.c_str(), usage);
+  return kExitUsage;
+}
+
+}  // namespace accy::tools

@@ -1,0 +1,66 @@
+// Shared pieces of the `accy` subcommands: a small command-line option parser, reading and
+// parsing StableHLO files, choosing the function, and the exit-code convention.
+//
+// Everything here is called from the main thread of the `accy` program; nothing is shared.
+#ifndef ACCY_TOOLS_CLI_H_
+#define ACCY_TOOLS_CLI_H_
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "accy/ir.h"
+#include "accy/status.h"
+
+namespace accy::tools {
+
+// Exit codes of every subcommand.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitError = 1;  // bad input, unsupported program, failed conformance
+inline constexpr int kExitUsage = 2;  // bad command line
+
+// One option a subcommand accepts: `--name VALUE` / `--name=VALUE`, or a `--name` flag.
+struct OptionSpec {
+  std::string name;  // without the dashes
+  bool takes_value = false;
+  bool repeatable = false;
+};
+
+struct ParsedArgs {
+  std::vector<std::string> positional;
+  std::map<std::string, std::vector<std::string>> values;  // option -> values in order
+  bool help = false;                                       // -h or --help anywhere
+
+  bool Has(const std::string& name) const { return values.count(name) > 0; }
+  // The value of a single-valued option, or `fallback`.
+  std::string Get(const std::string& name, const std::string& fallback = "") const;
+};
+
+// Parses `args` (after the subcommand name). `--` ends the options. kInvalidArgument naming the
+// option for unknown options, a missing value, a value given to a flag, or a non-repeatable
+// option given twice.
+StatusOr<ParsedArgs> ParseArgs(std::span<const std::string> args,
+                               std::span<const OptionSpec> specs);
+
+// Parses an integer option in [min, max]; kInvalidArgument naming the option otherwise.
+StatusOr<int> ParseIntOption(const std::string& name, const std::string& text, int min, int max);
+
+// Reads and parses one StableHLO module (check ops dropped). Errors carry the path in front:
+// "FILE:line:column: message" for syntax errors, "FILE: message" otherwise.
+StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& path);
+
+// `requested` if given (kInvalidArgument listing the module's functions when absent), else
+// "main", else the module's only function.
+StatusOr<std::string> ChooseFunction(const Module& module, const std::string& requested);
+
+// Prints "accy <command>: <message>" to stderr and returns kExitError.
+int ReportError(const std::string& command, const Status& status);
+// Prints "accy <command>: <message>" and the usage line to stderr; returns kExitUsage.
+int ReportUsage(const std::string& command, const std::string& message, const char* usage);
+
+}  // namespace accy::tools
+
+#endif  // ACCY_TOOLS_CLI_H_

@@ -1,0 +1,24 @@
+// The `accy` subcommands. Each takes the arguments after its name, prints to stdout/stderr and
+// returns the process exit code (cli.h: 0 ok, 1 error, 2 bad command line). `--help` on each.
+// Called from main() only; not thread-safe.
+#ifndef ACCY_TOOLS_COMMANDS_H_
+#define ACCY_TOOLS_COMMANDS_H_
+
+#include <span>
+#include <string>
+
+namespace accy::tools {
+
+// accy demo-small: the built-in program (builder API) compiled by the engine and checked against
+// the reference evaluator; the default when no subcommand is given.
+int DemoSmallCommand(std::span<const std::string> args);
+// accy run FILE.mlir [--function NAME] [--input FILE.npy]... [--threads N] [--output-dir DIR]
+int RunCommand(std::span<const std::string> args);
+// accy plan FILE.mlir [--function NAME] [--format text|json|dot] [--dot]
+int PlanCommand(std::span<const std::string> args);
+// accy conformance DIR_OR_FILE... [--jobs N]
+int ConformanceCommand(std::span<const std::string> args);
+
+}  // namespace accy::tools
+
+#endif  // ACCY_TOOLS_COMMANDS_H_

@@ -1,0 +1,72 @@
+// `accy conformance`: runs StableHLO test programs through the engine and evaluates their check
+// ops (the runner is src/stablehlo/conformance.h); one line per program and a summary.
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "src/stablehlo/conformance.h"
+#include "tools/cli.h"
+#include "tools/commands.h"
+
+namespace accy::tools {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: accy conformance DIR_OR_FILE... [--jobs N]\n"
+    "  Runs every .mlir program (folders are searched recursively; `// -----` splits a file into\n"
+    "  programs) through the JIT with no inputs and evaluates its check ops: expect_eq (IEEE ==),\n"
+    "  expect_close (3 ULP of the element type), expect_almost_eq (|difference| <= 0.001), and\n"
+    "  their _const forms. Prints PASS, FAIL (first bad element) or UNSUPPORTED (what accy lacks)\n"
+    "  per program, then `N passed, M failed, K unsupported`. Exit code 1 when anything failed.\n"
+    "  --jobs N   programs compiled and run at once (default 1; 0 = all cores)\n";
+
+}  // namespace
+
+int ConformanceCommand(std::span<const std::string> args) {
+  const OptionSpec specs[] = {{"jobs", true, false}};
+  StatusOr<ParsedArgs> parsed = ParseArgs(args, specs);
+  if (!parsed.ok()) {
+    return ReportUsage("conformance", std::string(parsed.status().message()), kUsage);
+  }
+  if (parsed->help) {
+    std::printf("%s", kUsage);
+    return kExitOk;
+  }
+  if (parsed->positional.empty()) {
+    return ReportUsage("conformance", "expected at least one folder or .mlir file", kUsage);
+  }
+  ConformanceOptions options;
+  if (parsed->Has("jobs")) {
+    StatusOr<int> jobs = ParseIntOption("jobs", parsed->Get("jobs"), 0, 1024);
+    if (!jobs.ok()) {
+      return ReportUsage("conformance", std::string(jobs.status().message()), kUsage);
+    }
+    options.jobs = *jobs;
+  }
+
+  StatusOr<ConformanceReport> report =
+      RunConformance(parsed->positional, options, [](const ConformanceResult& result) {
+        std::string line = std::string(ConformanceOutcomeName(result.outcome)) + " " + result.name;
+        if (!result.detail.empty()) line += ": " + result.detail;
+        std::printf("%s\n", line.c_str());
+        std::fflush(stdout);
+      });
+  if (!report.ok()) return ReportError("conformance", report.status());
+
+  std::printf("%s\n", report->Summary().c_str());
+  // Unsupported programs grouped by reason, so missing features read as a list.
+  std::map<std::string, std::vector<std::string>> unsupported;
+  for (const ConformanceResult& result : report->results) {
+    if (result.outcome == ConformanceOutcome::kUnsupported) {
+      unsupported[result.detail].push_back(result.name);
+    }
+  }
+  if (!unsupported.empty()) std::printf("unsupported:\n");
+  for (const auto& [reason, names] : unsupported) {
+    std::printf("  %zu x %s\n", names.size(), reason.c_str());
+  }
+  return report->failed == 0 ? kExitOk : kExitError;
+}
+
+}  // namespace accy::tools

@@ -1,0 +1,110 @@
+// `accy run`: parse a StableHLO file, compile one function through the engine (the JIT
+// pipeline), run it on .npy inputs, and write the results as .npy files or print them.
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "accy/engine.h"
+#include "src/util/str_cat.h"
+#include "tools/cli.h"
+#include "tools/commands.h"
+#include "tools/npy.h"
+
+namespace accy::tools {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: accy run FILE.mlir [--function NAME] [--input FILE.npy]... [--threads N]\n"
+    "                [--output-dir DIR]\n"
+    "  Compiles the function (default @main, or the module's only function) through the JIT and\n"
+    "  runs it. One --input per parameter, in order (NumPy .npy; bf16 parameters read <f4 or <u2\n"
+    "  bit patterns). With --output-dir, writes DIR/out0.npy, out1.npy, ... (bf16 as <f4);\n"
+    "  otherwise prints the results.\n"
+    "  --threads N   intra-op threads (0 = all cores, the default)\n";
+
+// Printed elements per result; --output-dir has them all.
+constexpr int64_t kPrintedElements = 256;
+
+}  // namespace
+
+int RunCommand(std::span<const std::string> args) {
+  const OptionSpec specs[] = {{"function", true, false},
+                              {"input", true, true},
+                              {"threads", true, false},
+                              {"output-dir", true, false}};
+  StatusOr<ParsedArgs> parsed = ParseArgs(args, specs);
+  if (!parsed.ok()) return ReportUsage("run", std::string(parsed.status().message()), kUsage);
+  if (parsed->help) {
+    std::printf("%s", kUsage);
+    return kExitOk;
+  }
+  if (parsed->positional.size() != 1) {
+    return ReportUsage("run", "expected one FILE.mlir", kUsage);
+  }
+  EngineOptions engine_options;
+  if (parsed->Has("threads")) {
+    StatusOr<int> threads = ParseIntOption("threads", parsed->Get("threads"), 0, 4096);
+    if (!threads.ok()) return ReportUsage("run", std::string(threads.status().message()), kUsage);
+    engine_options.num_threads = *threads;
+  }
+
+  StatusOr<std::unique_ptr<Module>> module = LoadModule(parsed->positional[0]);
+  if (!module.ok()) return ReportError("run", module.status());
+  StatusOr<std::string> function_name = ChooseFunction(**module, parsed->Get("function"));
+  if (!function_name.ok()) return ReportError("run", function_name.status());
+  const Function& function = *(*module)->FindFunction(*function_name);
+
+  const std::vector<std::string> input_paths =
+      parsed->Has("input") ? parsed->values.at("input") : std::vector<std::string>{};
+  if (input_paths.size() != function.parameter_types().size()) {
+    return ReportError(
+        "run", absl::InvalidArgumentError(
+                   StrCat("@", *function_name, " takes ", function.parameter_types().size(),
+                          function.parameter_types().size() == 1 ? " parameter, " : " parameters, ",
+                          input_paths.size(), " --input given")));
+  }
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < input_paths.size(); ++i) {
+    StatusOr<Tensor> array = ReadNpyFile(input_paths[i]);
+    if (!array.ok()) return ReportError("run", array.status());
+    StatusOr<Tensor> input = ConvertNpyInput(*array, function.parameter_types()[i]);
+    if (!input.ok()) {
+      return ReportError(
+          "run", absl::InvalidArgumentError(
+                     StrCat("input ", i, " (", input_paths[i], "): ", input.status().message())));
+    }
+    inputs.push_back(*std::move(input));
+  }
+
+  StatusOr<std::unique_ptr<Engine>> engine = Engine::Create(engine_options);
+  if (!engine.ok()) return ReportError("run", engine.status());
+  StatusOr<std::unique_ptr<Executable>> executable = (*engine)->Compile(**module, *function_name);
+  if (!executable.ok()) return ReportError("run", executable.status());
+  StatusOr<std::vector<Tensor>> outputs = (*executable)->Run(inputs);
+  if (!outputs.ok()) return ReportError("run", outputs.status());
+
+  if (!parsed->Has("output-dir")) {
+    for (size_t i = 0; i < outputs->size(); ++i) {
+      std::printf("result %zu: %s\n", i, (*outputs)[i].ToString(kPrintedElements).c_str());
+    }
+    return kExitOk;
+  }
+  const std::filesystem::path dir = parsed->Get("output-dir");
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) {
+    return ReportError("run", absl::PermissionDeniedError(
+                                  StrCat(dir.string(), ": cannot create: ", error.message())));
+  }
+  for (size_t i = 0; i < outputs->size(); ++i) {
+    const std::string path = (dir / StrCat("out", i, ".npy")).string();
+    if (Status written = WriteNpyFile(path, (*outputs)[i]); !written.ok()) {
+      return ReportError("run", written);
+    }
+    std::printf("wrote %s (%s)\n", path.c_str(), (*outputs)[i].type().ToString().c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace accy::tools
