@@ -127,15 +127,12 @@ std::optional<uint64_t> DotGeneralElementOps(const Operation& op) {
   return SaturatedMul(SaturatedMul(SaturatedMul(m, n), k), 2);
 }
 
+// The catalog's (or a registered host kernel's) estimate for a valid call; nullopt for a
+// kernel_call the catalog does not know or rejects (the seed falls back to element count x ops).
 std::optional<uint64_t> KernelCallElementOps(const Operation& op) {
-  std::optional<std::string> target = op.GetString("call_target_name");
-  std::optional<int64_t> version = op.GetInt("version");
-  if (!target || !version || *version < 0 || *version > std::numeric_limits<uint32_t>::max()) {
-    return std::nullopt;
-  }
-  auto entry = kernels::FindEntry(*target, static_cast<uint32_t>(*version));
-  if (!entry) return std::nullopt;
-  return entry->specialization.estimated_element_ops;
+  StatusOr<uint64_t> estimate = kernels::EstimateElementOps(op);
+  if (!estimate.ok()) return std::nullopt;
+  return *estimate;
 }
 
 uint64_t EstimatedElementOps(std::span<const Operation* const> ops, uint64_t element_count,

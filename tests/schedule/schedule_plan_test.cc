@@ -128,6 +128,22 @@ TEST(SchedulePlanTest, PrintsTextAndGraphvizWithDependencies) {
   EXPECT_THAT(dot, HasSubstr("item0 -> item1;"));
 }
 
+TEST(SchedulePlanTest, ShapeGenericCatalogKernelCallIsEstimatedFromItsShapes) {
+  Builder builder;
+  ASSERT_OK_AND_ASSIGN(FunctionBuilder fb, builder.BeginFunction("mm", {T({4, 8}), T({8, 16})},
+                                                                 {T({4, 16})}));
+  ASSERT_OK_AND_ASSIGN(Operation * call,
+                       fb.KernelCall({fb.Parameter(0), fb.Parameter(1)}, {T({4, 16})},
+                                     {.target = "accy.linalg.matmul"}));
+  ASSERT_OK(fb.Return({call->result(0)}));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
+  PlannedModule planned(std::move(module), "mm");
+  ASSERT_OK_AND_ASSIGN(const SchedulePlan* plan, planned.Plan());
+  ASSERT_EQ(plan->work_item_count(), 1);
+  EXPECT_EQ(plan->items()[0].kind, WorkKind::kKernelCall);
+  EXPECT_EQ(plan->items()[0].resources.estimated_element_ops, 2u * 4 * 16 * 8);
+}
+
 // A resource that counts live bytes and refuses allocations past a limit.
 class LimitedResource : public std::pmr::memory_resource {
  public:
