@@ -17,8 +17,8 @@ constexpr char kUsage[] =
     "  Runs every .mlir program (folders are searched recursively; `// -----` splits a file into\n"
     "  programs) through the JIT with no inputs and evaluates its check ops: expect_eq (IEEE ==),\n"
     "  expect_close (3 ULP of the element type), expect_almost_eq (|difference| <= 0.001), and\n"
-    "  their _const forms. Prints PASS, FAIL (first bad element) or UNSUPPORTED (what accy lacks)\n"
-    "  per program, then `N passed, M failed, K unsupported`. Exit code 1 when anything failed.\n"
+    "  their _const forms. Prints PASS, FAIL (first bad element) or SKIP (the unsupported feature named)\n"
+    "  per program, then `N passed, M failed, K skipped`. Exit code 1 when anything failed.\n"
     "  --jobs N   programs compiled and run at once (default 1; 0 = all cores)\n";
 
 }  // namespace
@@ -62,7 +62,7 @@ int ConformanceCommand(std::span<const std::string> args) {
       unsupported[result.detail].push_back(result.name);
     }
   }
-  if (!unsupported.empty()) std::printf("unsupported:\n");
+  if (!unsupported.empty()) std::printf("skipped (unsupported features):\n");
   for (const auto& [reason, names] : unsupported) {
     std::printf("  %zu x %s\n", names.size(), reason.c_str());
   }

@@ -53,13 +53,13 @@ std::string_view ConformanceOutcomeName(ConformanceOutcome outcome) {
     case ConformanceOutcome::kFail:
       return "FAIL";
     case ConformanceOutcome::kUnsupported:
-      return "UNSUPPORTED";
+      return "SKIP";
   }
   return "?";
 }
 
 std::string ConformanceReport::Summary() const {
-  return StrCat(passed, " passed, ", failed, " failed, ", unsupported, " unsupported");
+  return StrCat(passed, " passed, ", failed, " failed, ", unsupported, " skipped");
 }
 
 ConformanceResult RunConformanceProgram(const Engine& engine, std::string_view name,

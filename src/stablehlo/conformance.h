@@ -27,7 +27,7 @@ inline constexpr int64_t kExpectCloseMaxUlps = 3;          // expect_close: ULPs
 inline constexpr double kExpectAlmostEqTolerance = 0.001;  // expect_almost_eq: absolute
 
 enum class ConformanceOutcome { kPass, kFail, kUnsupported };
-// "PASS", "FAIL", "UNSUPPORTED".
+// "PASS", "FAIL", "SKIP" (an unsupported feature, named in the detail).
 std::string_view ConformanceOutcomeName(ConformanceOutcome outcome);
 
 // The verdict on one program (one `// -----` chunk of a file).
@@ -45,7 +45,7 @@ struct ConformanceReport {
   int passed = 0;
   int failed = 0;
   int unsupported = 0;
-  // "N passed, M failed, K unsupported".
+  // "N passed, M failed, K skipped" (skipped = unsupported features).
   std::string Summary() const;
 };
 

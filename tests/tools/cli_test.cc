@@ -168,7 +168,7 @@ func.func @wrong() {
   EXPECT_THAT(failing.output, HasSubstr("PASS suite/ok.mlir#1\n"));
   EXPECT_THAT(failing.output, HasSubstr("FAIL suite/ok.mlir#2: expect_almost_eq_const at 11:3: "
                                         "element 1 [1]: got 4, expected 4.5"));
-  EXPECT_THAT(failing.output, HasSubstr("1 passed, 1 failed, 0 unsupported"));
+  EXPECT_THAT(failing.output, HasSubstr("1 passed, 1 failed, 0 skipped"));
 
   Write("suite/ok.mlir", R"(func.func @ok() {
   %0 = stablehlo.constant dense<[true, false]> : tensor<2xi1>
@@ -178,7 +178,7 @@ func.func @wrong() {
 })");
   const CommandResult passing = Accy("conformance suite/ok.mlir");
   EXPECT_EQ(passing.exit_code, 0) << passing.output;
-  EXPECT_THAT(passing.output, HasSubstr("1 passed, 0 failed, 0 unsupported"));
+  EXPECT_THAT(passing.output, HasSubstr("1 passed, 0 failed, 0 skipped"));
 }
 
 // Error paths: exit code and the message fragment.
