@@ -284,6 +284,22 @@ StatusOr<KernelSignature> EmitStaticCopy(const Operation& op, llvm::Module& modu
   return signature;
 }
 
+// bitcast_convert between widths (spec "bitcast_convert"): the result holds the operand's bytes
+// in the same row-major order, so the kernel is a byte copy.
+StatusOr<KernelSignature> EmitByteCopy(const Operation& op, llvm::Module& module,
+                                       std::string_view symbol) {
+  KernelSignature signature;
+  AddInput(signature, op.operand(0));
+  signature.outputs.push_back(op.result(0));
+  auto bytes = op.result(0)->type().ByteSize();
+  if (!bytes.ok()) return bytes.status();
+  AffineCopy copy{{static_cast<int64_t>(*bytes)}, {1}};
+  ShapeKernelBuilder k(module, symbol, 1, 1);
+  ACCY_RETURN_IF_ERROR(EmitAffineCopy(k, ElementType::kU8, copy, k.Int(0), 1, signature));
+  k.Finish();
+  return signature;
+}
+
 // Spec "dynamic_slice": result[i] = operand[i + clamp(start, 0, dim - slice_size)].
 StatusOr<KernelSignature> EmitDynamicSlice(const Operation& op, llvm::Module& module,
                                            std::string_view symbol) {
@@ -546,6 +562,8 @@ StatusOr<KernelSignature> EmitShapeKernel(const WorkItem& item, const FusionPlan
     case OpKind::kSlice:
     case OpKind::kReverse:
       return EmitStaticCopy(op, module, symbol);
+    case OpKind::kBitcastConvert:
+      return EmitByteCopy(op, module, symbol);
     case OpKind::kDynamicSlice:
       return EmitDynamicSlice(op, module, symbol);
     case OpKind::kPad:

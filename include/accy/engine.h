@@ -63,7 +63,8 @@ class Executable {
   // returns new owned output tensors. kInvalidArgument naming the input and what was expected.
   StatusOr<std::vector<Tensor>> Run(std::span<const Tensor> inputs) const;
   // Runs writing into caller-provided `outputs` (one per result, of the declared types): no
-  // allocation after the first run and no copies of inputs or outputs.
+  // allocation after the first run and no copies of inputs or outputs. kInvalidArgument when an
+  // output shares memory with an input or another output (no in-place runs over caller tensors).
   Status Run(std::span<const Tensor> inputs, std::span<Tensor> outputs) const;
 
   const std::vector<TensorType>& parameter_types() const;

@@ -183,8 +183,10 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
       buffers.inputs = p.jit->inputs;
       buffers.outputs = p.jit->outputs;
       buffers.may_write_in_place = IsElementwiseKind(p.item->kind) && p.jit->outputs.size() == 1;
+      // reshape and width-changing bitcast_convert keep the bytes as they are.
       buffers.output_aliases_input = p.item->kind == WorkKind::kShape &&
-                                     p.item->root->kind() == OpKind::kReshape &&
+                                     (p.item->root->kind() == OpKind::kReshape ||
+                                      p.item->root->kind() == OpKind::kBitcastConvert) &&
                                      p.jit->inputs.size() == 1 && p.jit->outputs.size() == 1;
     }
     item_buffers.push_back(std::move(buffers));

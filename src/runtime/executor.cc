@@ -48,6 +48,39 @@ Status Executable::Impl::ValidateOutputs(std::span<const Tensor> outputs) const 
   return absl::OkStatus();
 }
 
+namespace {
+
+bool Overlaps(const Tensor& a, const Tensor& b) {
+  if (a.byte_size() == 0 || b.byte_size() == 0) return false;
+  auto lo_a = reinterpret_cast<uintptr_t>(a.data()), lo_b = reinterpret_cast<uintptr_t>(b.data());
+  return lo_a < lo_b + static_cast<uintptr_t>(b.byte_size()) &&
+         lo_b < lo_a + static_cast<uintptr_t>(a.byte_size());
+}
+
+}  // namespace
+
+// Kernels read inputs while writing outputs in an order of their own, so an output sharing
+// memory with an input or another output would give wrong results: refuse it.
+Status CheckNoOverlap(std::span<const Tensor> inputs, std::span<const Tensor> outputs) {
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (Overlaps(outputs[o], inputs[i])) {
+        return absl::InvalidArgumentError(StrCat(
+            "Run: output ", o, " shares memory with input ", i,
+            "; outputs must not overlap inputs (accy does not compute in place over caller "
+            "tensors)"));
+      }
+    }
+    for (size_t p = 0; p < o; ++p) {
+      if (Overlaps(outputs[o], outputs[p])) {
+        return absl::InvalidArgumentError(
+            StrCat("Run: output ", o, " shares memory with output ", p));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 std::unique_ptr<Executable::Impl::RunContext> Executable::Impl::AcquireContext() const {
   {
     std::lock_guard<std::mutex> lock(pool_mutex_);
@@ -68,6 +101,7 @@ void Executable::Impl::ReleaseContext(std::unique_ptr<RunContext> context) const
 Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> outputs) const {
   ACCY_RETURN_IF_ERROR(ValidateInputs(inputs));
   ACCY_RETURN_IF_ERROR(ValidateOutputs(outputs));
+  ACCY_RETURN_IF_ERROR(CheckNoOverlap(inputs, outputs));
   std::unique_ptr<RunContext> context = AcquireContext();
   if (context->arena.byte_size() < arena_bytes) {
     auto type = TensorType::Create(ElementType::kU8, {arena_bytes});

@@ -38,6 +38,7 @@ bool IsShapeKernelOp(OpKind kind) {
     case OpKind::kReverse:
     case OpKind::kDynamicSlice:
     case OpKind::kDynamicUpdateSlice:
+    case OpKind::kBitcastConvert:  // between widths: a byte copy (same-width ones are elementwise)
       return true;
     default:
       return false;
@@ -77,11 +78,16 @@ WorkKind WorkKindForCluster(ClusterKind kind) {
   return WorkKind::kElementwiseFusion;
 }
 
-// The value an item really reads for `operand`: an elided broadcast's input.
-const Value* KernelInputValueForOperand(WorkKind kind, const Value* operand) {
+// The value an item really reads for `operand`: the input of a broadcast_in_dim that the fusion
+// plan elided (the seed's kernelInputValueForOperand, for the kinds above). A broadcast the plan
+// keeps (it also has users that cannot read through it, or is returned) is materialized as a
+// shape item, and every consumer -- which the emitters then let read its buffer -- depends on it.
+const Value* KernelInputValueForOperand(WorkKind kind, const Value* operand,
+                                        const FusionPlan& fusion) {
   if (!ElidesBroadcastOperands(kind)) return operand;
   const Operation* def = operand->defining_op();
-  if (def == nullptr || def->kind() != OpKind::kBroadcastInDim || def->num_operands() != 1) {
+  if (def == nullptr || def->kind() != OpKind::kBroadcastInDim || def->num_operands() != 1 ||
+      !fusion.IsElided(def)) {
     return operand;
   }
   return def->operand(0);
@@ -414,7 +420,7 @@ class SchedulePlanner {
       for (const Operation* member : work.ops) {
         for (const Value* operand : member->operands()) {
           ACCY_RETURN_IF_ERROR(
-              MaterializeBroadcast(KernelInputValueForOperand(work.kind, operand)));
+              MaterializeBroadcast(KernelInputValueForOperand(work.kind, operand, fusion_)));
         }
       }
     }
@@ -438,7 +444,7 @@ class SchedulePlanner {
       scratch_items_.clear();
       for (const Operation* op : work.ops) {
         for (const Value* operand : op->operands()) {
-          const Value* producer_value = KernelInputValueForOperand(work.kind, operand);
+          const Value* producer_value = KernelInputValueForOperand(work.kind, operand, fusion_);
           int64_t producer = output_to_item[static_cast<size_t>(producer_value->id())];
           if (producer < 0 || producer == consumer) continue;
           scratch_items_.push_back(producer);

@@ -235,6 +235,54 @@ TEST(EngineTest, LongFullReductionUsesTheScratchBufferOfTwoPhaseKernels) {
   }
 }
 
+TEST(EngineTest, BroadcastWithElementwiseAndOtherUsersIsMaterializedFirst) {
+  // b feeds an elementwise op, a reduce and the return: the plan materializes it before its
+  // readers (a review found it left out, or ordered after its elementwise reader).
+  Builder builder("bcast");
+  FunctionBuilder f = *builder.BeginFunction("main", {F32({8})}, {F32({3, 8}), F32({8}), F32({3, 8})});
+  Value* b = *f.BroadcastInDim(f.Parameter(0), F32({3, 8}), {1});
+  Value* n = *f.Negate(b);
+  Value* s = *f.Reduce(b, *f.ConstantScalar(ElementType::kF32, 0), F32({8}), "sum", {0});
+  ASSERT_OK(f.Return({n, s, b}));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create());
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, engine->Compile(*module));
+  std::vector<Tensor> in = {*Tensor::FromVector(F32({8}), std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8})};
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> out, exe->Run(in));
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, Evaluate(*module, "main", in));
+  for (size_t i = 0; i < out.size(); ++i) EXPECT_TRUE(CompareExact(out[i], expected[i]).ok) << i;
+}
+
+TEST(EngineTest, BitcastConvertBetweenWidthsRuns) {
+  Builder builder("bitcast");
+  FunctionBuilder f = *builder.BeginFunction("main", {F32({4})}, {F32({4})});
+  TensorType halves = *TensorType::Create(ElementType::kF16, {4, 2});
+  Value* h = *f.BitcastConvert(f.Parameter(0), halves);
+  Value* back = *f.BitcastConvert(*f.Negate(h), F32({4}));
+  ASSERT_OK(f.Return({back}));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create());
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, engine->Compile(*module));
+  std::vector<Tensor> in = {*Tensor::FromVector(F32({4}), std::vector<float>{1.5f, -2, 0, 1e-3f})};
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> out, exe->Run(in));
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, Evaluate(*module, "main", in));
+  EXPECT_TRUE(CompareExact(out[0], expected[0]).ok);
+}
+
+TEST(EngineTest, OutputsSharingMemoryWithInputsAreRejected) {
+  Builder builder("rev");
+  FunctionBuilder f = *builder.BeginFunction("main", {F32({8})}, {F32({8})});
+  ASSERT_OK(f.Return({*f.Reverse(f.Parameter(0), {0})}));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create());
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, engine->Compile(*module));
+  std::vector<Tensor> io = {*Tensor::Filled(F32({8}), 1.0)};
+  std::vector<Tensor> out = {io[0]};
+  Status s = exe->Run(io, out);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("output 0 shares memory with input 0"));
+}
+
 // x[b, 784] -> relu(x W1 + b1) -> relu(. W2 + b2) -> . W3 + b3 (an MLP on oneDNN matmuls with
 // bias/relu post-ops) with a softmax row pipeline on the JIT.
 TEST(EngineTest, MlpRunsOnOnednnMatmulsAndJitKernelsMatchingTheReference) {
