@@ -4,7 +4,10 @@
 // stride per output dim (0 for a broadcast dim or a scalar). Output dims of size 1 are dropped
 // and adjacent dims merged when every access (and the row-major output) is contiguous across
 // them, so same-shape operands and scalars give one flat loop; otherwise the kernel walks row
-// segments of the last merged dim, decomposing each row index once. The innermost loop is a
+// segments of the last merged dim, decomposing each row index once. The kernel walks its
+// [block_begin, block_end) range one block at a time and every loop restarts at the block's
+// start, so the vector/remainder split of an element never depends on the thread split (rows
+// that cross a block boundary are split there into two segments). The innermost loop is a
 // plain counted loop with noalias scopes between the output and the inputs, which the O3 loop
 // vectorizer widens (with its own remainder loop: no hand-written tail).
 #include "jit/elementwise_emitter.h"
@@ -213,12 +216,22 @@ StatusOr<KernelSignature> EmitElementwiseKernel(const WorkItem& item, const Fusi
       invariant[a] = lowering.ConstantElement(accesses[a].type, accesses[a].constant);
     }
   }
-  llvm::Value* lo = builder.CreateMul(block_begin, builder.getInt64(kElementwiseBlockElements));
+  // One block at a time: each block [lo, hi) is processed by the same code whatever range the
+  // call covers, so which elements take the vector loop (libmvec) or its scalar remainder (libm)
+  // depends only on the block, never on the thread split (kernel_abi.h: bitwise identical).
+  llvm::BasicBlock* preheader = builder.GetInsertBlock();
+  auto* block_head = llvm::BasicBlock::Create(context, "block", function, exit);
+  auto* block_done = llvm::BasicBlock::Create(context, "block_done", function, exit);
+  builder.CreateCondBr(builder.CreateICmpSLT(block_begin, block_end), block_head, exit);
+  builder.SetInsertPoint(block_head);
+  llvm::PHINode* block = builder.CreatePHI(i64, 2, "block");
+  block->addIncoming(block_begin, preheader);
+  llvm::Value* lo = builder.CreateMul(block, builder.getInt64(kElementwiseBlockElements));
   llvm::Value* hi = builder.CreateBinaryIntrinsic(
-      llvm::Intrinsic::smin, builder.CreateMul(block_end, builder.getInt64(kElementwiseBlockElements)),
+      llvm::Intrinsic::smin, builder.CreateAdd(lo, builder.getInt64(kElementwiseBlockElements)),
       builder.getInt64(count));
-  auto* body_start = llvm::BasicBlock::Create(context, "start", function, exit);
-  builder.CreateCondBr(builder.CreateICmpSLT(lo, hi), body_start, exit);
+  auto* body_start = llvm::BasicBlock::Create(context, "start", function, block_done);
+  builder.CreateCondBr(builder.CreateICmpSLT(lo, hi), body_start, block_done);
   builder.SetInsertPoint(body_start);
   for (size_t a = 0; a < accesses.size(); ++a) {
     const bool all_zero = std::all_of(strides[a].begin(), strides[a].end(),
@@ -232,8 +245,8 @@ StatusOr<KernelSignature> EmitElementwiseKernel(const WorkItem& item, const Fusi
                       const std::vector<llvm::Value*>& offsets,
                       llvm::Value* out_offset) -> Status {
     llvm::BasicBlock* before = builder.GetInsertBlock();
-    auto* body = llvm::BasicBlock::Create(context, "body", function, exit);
-    auto* done = llvm::BasicBlock::Create(context, "row_done", function, exit);
+    auto* body = llvm::BasicBlock::Create(context, "body", function, block_done);
+    auto* done = llvm::BasicBlock::Create(context, "row_done", function, block_done);
     builder.CreateCondBr(builder.CreateICmpSLT(col_begin, col_end), body, done);
     builder.SetInsertPoint(body);
     llvm::PHINode* col = builder.CreatePHI(i64, 2, "col");
@@ -275,11 +288,11 @@ StatusOr<KernelSignature> EmitElementwiseKernel(const WorkItem& item, const Fusi
   std::vector<llvm::Value*> zero_offsets(accesses.size(), builder.getInt64(0));
   if (rank == 1) {
     ACCY_RETURN_IF_ERROR(emit_row(lo, hi, zero_offsets, builder.getInt64(0)));
-    builder.CreateBr(exit);
+    builder.CreateBr(block_done);
   } else {
     // Row segments: pos runs over [lo, hi) one (partial) row of the last merged dim at a time.
     llvm::BasicBlock* before = builder.GetInsertBlock();
-    auto* segment = llvm::BasicBlock::Create(context, "segment", function, exit);
+    auto* segment = llvm::BasicBlock::Create(context, "segment", function, block_done);
     builder.CreateBr(segment);
     builder.SetInsertPoint(segment);
     llvm::PHINode* pos = builder.CreatePHI(i64, 2, "pos");
@@ -304,8 +317,12 @@ StatusOr<KernelSignature> EmitElementwiseKernel(const WorkItem& item, const Fusi
     }
     ACCY_RETURN_IF_ERROR(emit_row(col_begin, col_end, offsets, row_start));
     pos->addIncoming(segment_end, builder.GetInsertBlock());
-    builder.CreateCondBr(builder.CreateICmpSLT(segment_end, hi), segment, exit);
+    builder.CreateCondBr(builder.CreateICmpSLT(segment_end, hi), segment, block_done);
   }
+  builder.SetInsertPoint(block_done);
+  llvm::Value* next_block = builder.CreateAdd(block, builder.getInt64(1), "block.next", true, true);
+  block->addIncoming(next_block, block_done);
+  builder.CreateCondBr(builder.CreateICmpSLT(next_block, block_end), block_head, exit);
   builder.SetInsertPoint(exit);
   builder.CreateRetVoid();
   return signature;

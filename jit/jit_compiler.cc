@@ -41,7 +41,28 @@ namespace {
 
 // Bumped whenever emitted code changes meaning for the same IR text (ABI, runtime helpers), so
 // stale cache entries are never loaded.
-constexpr std::string_view kCacheFormatVersion = "accy-jit-cache-1";
+constexpr std::string_view kCacheFormatVersion = "accy-jit-cache-2";
+
+// A cache entry is the object file followed by the BLAKE3 digest of its bytes, so a truncated,
+// overwritten or partly written entry is detected before LLVM parses it.
+constexpr size_t kCacheDigestBytes = 16;
+
+std::string CacheEntry(std::string_view object) {
+  const auto digest = llvm::BLAKE3::hash<kCacheDigestBytes>(llvm::ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t*>(object.data()), object.size()));
+  std::string entry(object);
+  entry.append(reinterpret_cast<const char*>(digest.data()), digest.size());
+  return entry;
+}
+
+// The object of a cache entry, or false when the entry is damaged.
+bool ObjectOfCacheEntry(std::string_view entry, std::string* object) {
+  if (entry.size() <= kCacheDigestBytes) return false;
+  const std::string_view body = entry.substr(0, entry.size() - kCacheDigestBytes);
+  if (CacheEntry(body) != entry) return false;
+  *object = std::string(body);
+  return true;
+}
 
 Status LlvmError(std::string_view what, llvm::Error error) {
   return absl::InternalError(StrCat("jit: ", what, ": ", llvm::toString(std::move(error))));
@@ -326,8 +347,20 @@ Status JitCompiler::AddModule(std::unique_ptr<llvm::LLVMContext> context,
     cache_path = std::filesystem::path(impl.options.cache_dir) / StrCat("accy-", HexDigest(digest), ".o");
     auto cached = llvm::MemoryBuffer::getFile(cache_path.string());
     if (cached) {
-      object = (*cached)->getBuffer().str();
-      from_cache = true;
+      // A damaged entry (or one LLVM refuses) is ignored: the module is compiled below and the
+      // entry rewritten.
+      if (ObjectOfCacheEntry((*cached)->getBuffer(), &object)) {
+        auto buffer = llvm::MemoryBuffer::getMemBufferCopy(object, name);
+        if (llvm::Error error = impl.jit->addObjectFile(std::move(buffer))) {
+          llvm::consumeError(std::move(error));
+        } else {
+          from_cache = true;
+        }
+      }
+      if (!from_cache) {
+        std::error_code ignored;
+        std::filesystem::remove(cache_path, ignored);
+      }
     }
   }
 
@@ -350,15 +383,18 @@ Status JitCompiler::AddModule(std::unique_ptr<llvm::LLVMContext> context,
       ACCY_RETURN_IF_ERROR(impl.Dump(stem, ".s", assembly));
     }
     ACCY_ASSIGN_OR_RETURN(object, impl.EmitFile(*module, llvm::CodeGenFileType::ObjectFile));
-    if (!cache_path.empty()) ACCY_RETURN_IF_ERROR(WriteFileAtomically(cache_path, object));
+    if (!cache_path.empty()) {
+      ACCY_RETURN_IF_ERROR(WriteFileAtomically(cache_path, CacheEntry(object)));
+    }
+    module.reset();
+    context.reset();
+    auto buffer = llvm::MemoryBuffer::getMemBufferCopy(object, name);
+    if (llvm::Error error = impl.jit->addObjectFile(std::move(buffer))) {
+      return LlvmError(StrCat("adding the object of module '", name, "'"), std::move(error));
+    }
   }
   module.reset();
   context.reset();
-
-  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(object, name);
-  if (llvm::Error error = impl.jit->addObjectFile(std::move(buffer))) {
-    return LlvmError(StrCat("adding the object of module '", name, "'"), std::move(error));
-  }
   if (from_cache) {
     ++impl.stats.modules_from_cache;
   } else {

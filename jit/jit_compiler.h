@@ -25,7 +25,9 @@ struct JitCompilerOptions {
   // Directory of the object cache; empty (the default) disables it, so a library user never gets
   // files written behind their back (the CLI passes ~/.cache/accy). Objects are keyed by a
   // BLAKE3 hash of the unoptimized module text, the host CPU name and features, the LLVM version
-  // and the accy emitter version; a hit skips optimization and code generation.
+  // and the accy emitter version; a hit skips optimization and code generation. Each entry carries
+  // a digest of its bytes: a damaged entry (or one LLVM refuses) is ignored, the module compiled
+  // again (counted in modules_compiled) and the entry rewritten.
   std::string cache_dir;
   // Directory for dumps; empty means the environment variable ACCY_DUMP_DIR if set, else none.
   // Each freshly compiled module writes <n>-<module>.before.ll, .after.ll (after O3) and .s.

@@ -152,6 +152,64 @@ TEST(JitDeterminismTest, ResultsAreBitwiseEqualAtOneAndTwoThreads) {
   EXPECT_EQ(0, std::memcmp(one[0].data(), three[0].data(), static_cast<size_t>(one[0].byte_size())));
 }
 
+// Row broadcasts walk row segments that do not line up with blocks: which elements take the
+// vector (libmvec) or the scalar (libm) path of tanh/exp must depend only on the fixed blocks,
+// never on how the blocks are split over threads.
+TEST(JitDeterminismTest, RowBroadcastChainsAreBitwiseEqualAtOneTwoAndThreeThreads) {
+  // tanh(p0 * broadcast_in_dim(p1: [1023] -> [17, 1023])): 3 blocks, rows cross both boundaries.
+  Builder repro_builder("row_tanh");
+  TensorType rows = repro_builder.Type(ElementType::kF32, {17, 1023}).value();
+  TensorType row = repro_builder.Type(ElementType::kF32, {1023}).value();
+  {
+    auto f = repro_builder.BeginFunction("main", {rows, row}, {rows}).value();
+    Value* b = f.BroadcastInDim(f.Parameter(1), rows, {1}).value();
+    Value* out = f.Tanh(f.Multiply(f.Parameter(0), b).value()).value();
+    ASSERT_OK(f.Return({out}));
+  }
+  // A 3x4097 chain: exp(tanh(a * broadcast(r) + a)) * 0.5 + broadcast(r), 2 blocks.
+  Builder chain_builder("row_chain");
+  TensorType wide = chain_builder.Type(ElementType::kF32, {3, 4097}).value();
+  TensorType wide_row = chain_builder.Type(ElementType::kF32, {4097}).value();
+  {
+    auto f = chain_builder.BeginFunction("main", {wide, wide_row}, {wide}).value();
+    Value* a = f.Parameter(0);
+    Value* r = f.BroadcastInDim(f.Parameter(1), wide, {1}).value();
+    Value* th = f.Tanh(f.Add(f.Multiply(a, r).value(), a).value()).value();
+    Value* e = f.Exponential(th).value();
+    Value* half = f.BroadcastInDim(f.ConstantScalar(ElementType::kF32, 0.5).value(), wide, {}).value();
+    Value* out = f.Add(f.Multiply(e, half).value(), r).value();
+    ASSERT_OK(f.Return({out}));
+  }
+  struct Case {
+    std::unique_ptr<Module> module;
+    std::vector<Tensor> args;
+  };
+  std::vector<Case> cases;
+  cases.push_back({repro_builder.Finish().value(), {MakeInput(rows, 21), MakeInput(row, 22)}});
+  cases.push_back({chain_builder.Finish().value(), {MakeInput(wide, 23), MakeInput(wide_row, 24)}});
+  for (Case& c : cases) {
+    const std::string name = c.module->name();
+    ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(std::move(c.module)));
+    ASSERT_EQ(program->plan().work_item_count(), 1) << name;
+    ASSERT_GE(program->compiled().items()[0].launch.block_count, 2) << name;
+    ASSERT_OK_AND_ASSIGN(auto one, program->Run(c.args, 1));
+    const size_t bytes = static_cast<size_t>(one[0].byte_size());
+    for (int threads : {2, 3}) {
+      ASSERT_OK_AND_ASSIGN(auto other, program->Run(c.args, threads));
+      const float* x = static_cast<const float*>(one[0].data());
+      const float* y = static_cast<const float*>(other[0].data());
+      int64_t differing = 0, first = -1;
+      for (size_t i = 0; i < bytes / sizeof(float); ++i) {
+        if (std::memcmp(&x[i], &y[i], sizeof(float)) != 0) {
+          if (first < 0) first = static_cast<int64_t>(i);
+          ++differing;
+        }
+      }
+      EXPECT_EQ(differing, 0) << name << " at " << threads << " threads, first at " << first;
+    }
+  }
+}
+
 std::string ReadFile(const std::filesystem::path& path) {
   std::ifstream in(path);
   std::stringstream text;
@@ -184,6 +242,52 @@ TEST(JitCompilerTest, SecondCompileLoadsTheObjectFromTheCache) {
   ASSERT_OK_AND_ASSIGN(auto a, cold->Run(args));
   ASSERT_OK_AND_ASSIGN(auto b, warm->Run(args));
   EXPECT_EQ(0, std::memcmp(a[0].data(), b[0].data(), static_cast<size_t>(a[0].byte_size())));
+  std::filesystem::remove_all(dir);
+}
+
+// A truncated or overwritten cache entry is ignored: the module is compiled again (counted as
+// compiled), the entry is rewritten, and the next compile loads it.
+TEST(JitCompilerTest, CorruptedCacheEntryIsRecompiledAndRewritten) {
+  const auto dir = FreshDirectory("accy_jit_cache_corrupt_test");
+  JitCompilerOptions options;
+  options.cache_dir = dir.string();
+  TensorType t = TensorType::Create(ElementType::kF32, {1023}).value();
+  std::vector<Tensor> args = {MakeInput(t, 1), MakeInput(t, 2), MakeInput(t, 3)};
+  ASSERT_OK_AND_ASSIGN(auto cold, JitProgram::Create(BuildChain(1023), "main", options));
+  ASSERT_OK_AND_ASSIGN(auto expected, cold->Run(args));
+  std::vector<std::filesystem::path> entries;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) entries.push_back(entry.path());
+  ASSERT_EQ(entries.size(), 1u);
+  const std::filesystem::path entry = entries[0];
+  const uintmax_t size = std::filesystem::file_size(entry);
+  // Truncated, overwritten with garbage, and one flipped byte deep inside (the headers parse).
+  const std::vector<std::string> corruptions = {"truncate", "garbage", "flip"};
+  for (const std::string& corruption : corruptions) {
+    SCOPED_TRACE(corruption);
+    if (corruption == "truncate") {
+      std::filesystem::resize_file(entry, size / 2);
+    } else if (corruption == "garbage") {
+      std::ofstream(entry, std::ios::binary | std::ios::trunc) << std::string(size, 'x');
+    } else {
+      std::string bytes = ReadFile(entry);
+      ASSERT_EQ(bytes.size(), size);
+      bytes[bytes.size() / 2] ^= 0x5a;
+      std::ofstream(entry, std::ios::binary | std::ios::trunc) << bytes;
+    }
+    ASSERT_OK_AND_ASSIGN(auto recompiled, JitProgram::Create(BuildChain(1023), "main", options));
+    EXPECT_EQ(recompiled->compiled().compiler().stats().modules_compiled, 1);
+    EXPECT_EQ(recompiled->compiled().compiler().stats().modules_from_cache, 0);
+    ASSERT_OK_AND_ASSIGN(auto actual, recompiled->Run(args));
+    EXPECT_EQ(0, std::memcmp(actual[0].data(), expected[0].data(),
+                             static_cast<size_t>(expected[0].byte_size())));
+    EXPECT_EQ(std::filesystem::file_size(entry), size);  // rewritten
+    ASSERT_OK_AND_ASSIGN(auto warm, JitProgram::Create(BuildChain(1023), "main", options));
+    EXPECT_EQ(warm->compiled().compiler().stats().modules_compiled, 0);
+    EXPECT_EQ(warm->compiled().compiler().stats().modules_from_cache, 1);
+    ASSERT_OK_AND_ASSIGN(auto again, warm->Run(args));
+    EXPECT_EQ(0, std::memcmp(again[0].data(), expected[0].data(),
+                             static_cast<size_t>(expected[0].byte_size())));
+  }
   std::filesystem::remove_all(dir);
 }
 
