@@ -1,5 +1,6 @@
 // `accy`: the command-line program. Subcommands (tools/commands.h):
-//   accy [demo-small]   the built-in demo (make run's main job), the default
+//   accy demo           the transformer block demo (make run's main job)
+//   accy [demo-small]   the small built-in demo, the default
 //   accy run            compile and run a StableHLO file on .npy inputs
 //   accy plan           print the plan of a StableHLO function
 //   accy conformance    run StableHLO test programs and evaluate their checks
@@ -17,7 +18,8 @@ namespace {
 constexpr char kUsage[] =
     "usage: accy [COMMAND] [ARGS...]\n"
     "commands:\n"
-    "  demo-small    build, compile and run the built-in demo program (the default)\n"
+    "  demo          build, compile, time and check a GPT-2-small transformer block\n"
+    "  demo-small    build, compile and run the small built-in demo program (the default)\n"
     "  run           compile a StableHLO .mlir function through the JIT and run it on .npy inputs\n"
     "  plan          print the plan (work items) of a StableHLO function as text, JSON or DOT\n"
     "  conformance   run StableHLO test programs (.mlir with check ops) and evaluate their checks\n"
@@ -29,6 +31,7 @@ int main(int argc, char** argv) {
   using namespace accy::tools;
   const std::string command = argc > 1 ? argv[1] : "demo-small";
   const std::vector<std::string> args(argv + (argc > 1 ? 2 : 1), argv + argc);
+  if (command == "demo") return DemoCommand(args);
   if (command == "demo-small") return DemoSmallCommand(args);
   if (command == "run") return RunCommand(args);
   if (command == "plan") return PlanCommand(args);

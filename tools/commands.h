@@ -12,6 +12,10 @@ namespace accy::tools {
 // accy demo-small: the built-in program (builder API) compiled by the engine and checked against
 // the reference evaluator; the default when no subcommand is given.
 int DemoSmallCommand(std::span<const std::string> args);
+// accy demo [--threads N] [--seq L] [--runs R]: the GPT-2-small transformer block
+// (tools/transformer_block.h) compiled cold and warm, timed, and checked against the reference
+// evaluator; make run's main job.
+int DemoCommand(std::span<const std::string> args);
 // accy run FILE.mlir [--function NAME] [--input FILE.npy]... [--threads N] [--output-dir DIR]
 int RunCommand(std::span<const std::string> args);
 // accy plan FILE.mlir [--function NAME] [--format text|json|dot] [--dot]

@@ -3,6 +3,8 @@
 
 #include <cstring>
 
+#include <omp.h>
+
 #include "src/util/str_cat.h"
 
 namespace accy {
@@ -134,6 +136,14 @@ Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> o
   };
   jit::RunOptions run_options;
   run_options.num_threads = num_threads;
+  // oneDNN primitives size their OpenMP team from this thread's nthreads ICV: set it to the
+  // engine's thread count for the run and give the caller's setting back afterwards.
+  const int caller_threads = omp_get_max_threads();
+  omp_set_num_threads(num_threads);
+  struct RestoreThreads {
+    int threads;
+    ~RestoreThreads() { omp_set_num_threads(threads); }
+  } restore{caller_threads};
   for (const ExecutorItem& item : items) {
     context->pointers.resize(item.buffers.size());
     for (size_t b = 0; b < item.buffers.size(); ++b) {

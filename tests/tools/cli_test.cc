@@ -240,7 +240,7 @@ TEST_F(CliTest, BadCommandLinesExitTwoWithUsage) {
 }
 
 TEST_F(CliTest, EverySubcommandHasHelp) {
-  for (const char* command : {"run", "plan", "conformance", "demo-small"}) {
+  for (const char* command : {"run", "plan", "conformance", "demo-small", "demo"}) {
     const CommandResult help = Accy(std::string(command) + " --help");
     EXPECT_EQ(help.exit_code, 0) << command;
     EXPECT_THAT(help.output, HasSubstr(std::string("usage: accy ")));
@@ -254,6 +254,30 @@ TEST_F(CliTest, NoSubcommandRunsTheDemo) {
   const CommandResult demo = Accy("");
   EXPECT_EQ(demo.exit_code, 0) << demo.output;
   EXPECT_THAT(demo.output, HasSubstr("matches the reference evaluator"));
+}
+
+// The transformer block demo at a short sequence (about a second, mostly the reference
+// evaluator): it compiles cold and warm, runs through the engine and passes its error check.
+TEST_F(CliTest, DemoRunsTheTransformerBlockWithinTolerance) {
+  const CommandResult demo = Accy("demo --seq 16 --threads 1 --runs 10");
+  ASSERT_EQ(demo.exit_code, 0) << demo.output;
+  EXPECT_THAT(demo.output, HasSubstr("seq 16, batch 1, f32"));
+  EXPECT_THAT(demo.output, HasSubstr("compile (cold, empty object cache): "));
+  EXPECT_THAT(demo.output, HasSubstr("compile (warm, from the object cache): "));
+  EXPECT_THAT(demo.output, HasSubstr("flash_attention"));
+  EXPECT_THAT(demo.output, HasSubstr("run: median "));
+  EXPECT_THAT(demo.output, HasSubstr("GFLOP/s"));
+  EXPECT_THAT(demo.output, HasSubstr("same output bits as the cold one"));
+  EXPECT_THAT(demo.output, HasSubstr("max abs error "));
+  EXPECT_THAT(demo.output, HasSubstr("max rel error "));
+  EXPECT_THAT(demo.output, HasSubstr(": PASS"));
+}
+
+TEST_F(CliTest, DemoRejectsBadOptions) {
+  EXPECT_EQ(Accy("demo --seq 0").exit_code, 2);
+  EXPECT_EQ(Accy("demo --threads -1").exit_code, 2);
+  EXPECT_EQ(Accy("demo --runs 3").exit_code, 2);
+  EXPECT_EQ(Accy("demo extra").exit_code, 2);
 }
 
 }  // namespace
