@@ -11,6 +11,7 @@
 // plain counted loop with noalias scopes between the output and the inputs, which the O3 loop
 // vectorizer widens (with its own remainder loop: no hand-written tail).
 #include "jit/elementwise_emitter.h"
+#include "jit/index_math.h"
 
 #include <algorithm>
 #include <map>
@@ -35,18 +36,6 @@ struct Access {
   ElementType type = ElementType::kF32;
   std::vector<int64_t> strides;     // per iteration dim, in elements
 };
-
-std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
-  std::vector<int64_t> strides(dims.size(), 1);
-  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
-  return strides;
-}
-
-std::string ShapeText(const std::vector<int64_t>& dims) {
-  std::string text = "[";
-  for (size_t i = 0; i < dims.size(); ++i) text += StrCat(i ? "," : "", dims[i]);
-  return text + "]";
-}
 
 // Strides (per output dim) of `use`, an operand of an op of the item whose output dims are
 // `out_dims`; `broadcast` is the elided broadcast_in_dim producing it, or null.

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "jit/elementwise_lowering.h"
+#include "jit/index_math.h"
 #include "jit/emitters.h"
 #include "jit/kernel_abi.h"
 #include "jit/row_accumulation.h"
@@ -40,12 +41,6 @@ constexpr int64_t kMaxValueDim = 8192;  // the accumulator row lives on the stac
 Status Unsupported(const WorkItem& item, const std::string& what) {
   return absl::UnimplementedError(StrCat("jit: flash_attention emitter: work item ", item.id,
                                          " (root ", item.root->name(), "): ", what));
-}
-
-std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
-  std::vector<int64_t> strides(dims.size(), 1);
-  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
-  return strides;
 }
 
 // A read of a value over the score space [batch..., q, k]: a buffer through strides, or a folded

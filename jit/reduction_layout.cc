@@ -1,5 +1,6 @@
 // The loop layout of reduction work items (reduction_layout.h).
 #include "jit/reduction_layout.h"
+#include "jit/index_math.h"
 
 #include <algorithm>
 #include <set>
@@ -16,18 +17,6 @@ namespace {
 
 Status Unsupported(const std::string& what) {
   return absl::UnimplementedError(StrCat("jit: reduction emitter: ", what));
-}
-
-std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
-  std::vector<int64_t> strides(dims.size(), 1);
-  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
-  return strides;
-}
-
-std::string ShapeText(const std::vector<int64_t>& dims) {
-  std::string text = "[";
-  for (size_t i = 0; i < dims.size(); ++i) text += StrCat(i ? "," : "", dims[i]);
-  return text + "]";
 }
 
 // Strides (per dim of the reduce input, `dims`) of `source` read by `user`; `broadcast` is the

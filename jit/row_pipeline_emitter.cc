@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "jit/elementwise_lowering.h"
+#include "jit/index_math.h"
 #include "jit/emitters.h"
 #include "jit/kernel_abi.h"
 #include "jit/row_accumulation.h"
@@ -44,18 +45,6 @@ constexpr int64_t kChunk = 512;
 Status Unsupported(const WorkItem& item, const std::string& what) {
   return absl::UnimplementedError(StrCat("jit: row_pipeline emitter: work item ", item.id,
                                          " (root ", item.root->name(), "): ", what));
-}
-
-std::string ShapeText(const std::vector<int64_t>& dims) {
-  std::string text = "[";
-  for (size_t i = 0; i < dims.size(); ++i) text += StrCat(i ? "," : "", dims[i]);
-  return text + "]";
-}
-
-std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
-  std::vector<int64_t> strides(dims.size(), 1);
-  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
-  return strides;
 }
 
 // An external read: a buffer (or a folded one-element constant) addressed per row through

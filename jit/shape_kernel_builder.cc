@@ -1,5 +1,6 @@
 // Shape kernel scaffolding (shape_kernel_builder.h).
 #include "jit/shape_kernel_builder.h"
+#include "jit/index_math.h"
 
 #include <algorithm>
 #include <cstring>
@@ -9,18 +10,6 @@
 #include "src/util/str_cat.h"
 
 namespace accy::jit {
-
-std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
-  std::vector<int64_t> strides(dims.size(), 1);
-  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
-  return strides;
-}
-
-std::string ShapeText(const std::vector<int64_t>& dims) {
-  std::string text = "[";
-  for (size_t i = 0; i < dims.size(); ++i) text += StrCat(i ? "," : "", dims[i]);
-  return text + "]";
-}
 
 size_t AddInput(KernelSignature& signature, const Value* value) {
   auto it = std::find(signature.inputs.begin(), signature.inputs.end(), value);

@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "jit/index_math.h"
+
 #include "accy/ir.h"
 #include "accy/status.h"
 #include "jit/elementwise_lowering.h"
@@ -27,10 +29,6 @@ namespace accy::jit {
 // elementwise block size, for the same balance between load spread and per-block set-up.
 inline constexpr int64_t kShapeBlockElements = kElementwiseBlockElements;
 
-// Row-major strides, in elements, of `dims`.
-std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims);
-// "[2,3,5]".
-std::string ShapeText(const std::vector<int64_t>& dims);
 // The position of `value` in signature.inputs, appending it when absent (a value read twice has
 // one buffer).
 size_t AddInput(KernelSignature& signature, const Value* value);
