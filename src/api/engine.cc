@@ -11,6 +11,7 @@
 #include "kernels/onednn_kernel.h"
 #include "src/fusion/fusion_analysis.h"
 #include "src/passes/analysis_cache.h"
+#include "src/passes/planning_options.h"
 #include "src/passes/work_ledger.h"
 #include "src/runtime/buffer_assignment.h"
 #include "src/runtime/executor.h"
@@ -25,15 +26,6 @@ namespace {
 double MillisecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
       .count();
-}
-
-passes::PlanningOptions ToPlanningOptions(const WorkAllowance& a) {
-  passes::PlanningOptions planning;
-  planning.allowance = {a.structural_visits, a.input_bytes, a.analysis_computations,
-                        a.allocation_capacity};
-  planning.workspace_allowance = a.workspace_bytes;
-  planning.retained_storage_allowance = a.retained_storage_bytes;
-  return planning;
 }
 
 bool IsElementwiseKind(WorkKind kind) {
@@ -98,7 +90,7 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
   if (function == nullptr) {
     return absl::InvalidArgumentError(StrCat("Compile: module has no function '", entry, "'"));
   }
-  passes::WorkLedger ledger(ToPlanningOptions(options_.work_allowance));
+  passes::WorkLedger ledger(passes::ToPlanningOptions(options_.work_allowance));
   passes::AnalysisCache cache(&ledger);
   ACCY_ASSIGN_OR_RETURN(const SchedulePlan* plan, cache.Get<SchedulePlan>(*function));
   ACCY_ASSIGN_OR_RETURN(const FusionPlanAnalysis* fusion, cache.Get<FusionPlanAnalysis>(*function));

@@ -3,6 +3,7 @@
 #include "accy/planner.h"
 
 #include "src/passes/analysis_cache.h"
+#include "src/passes/planning_options.h"
 #include "src/passes/work_ledger.h"
 #include "src/schedule/schedule_plan.h"
 #include "src/util/str_cat.h"
@@ -16,13 +17,7 @@ StatusOr<PlanSummary> PlanFunction(const Module& module, std::string_view functi
     return absl::InvalidArgumentError(
         StrCat("PlanFunction: module has no function '", function_name, "'"));
   }
-  const WorkAllowance& a = options.allowance;
-  passes::PlanningOptions planning;
-  planning.allowance = {a.structural_visits, a.input_bytes, a.analysis_computations,
-                        a.allocation_capacity};
-  planning.workspace_allowance = a.workspace_bytes;
-  planning.retained_storage_allowance = a.retained_storage_bytes;
-  passes::WorkLedger ledger(planning);
+  passes::WorkLedger ledger(passes::ToPlanningOptions(options.allowance));
   passes::AnalysisCache cache(&ledger);
   ACCY_ASSIGN_OR_RETURN(const SchedulePlan* plan, cache.Get<SchedulePlan>(*function));
 

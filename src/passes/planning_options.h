@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "accy/planner.h"
 #include "src/passes/work_contract.h"
 
 namespace accy::passes {
@@ -27,6 +28,17 @@ struct PlanningOptions {
   // Default: unlimited.
   uint64_t retained_storage_allowance = std::numeric_limits<uint64_t>::max();
 };
+
+// The ledger's options for a public WorkAllowance (accy/planner.h), used by PlanFunction and
+// Engine::Compile alike.
+inline PlanningOptions ToPlanningOptions(const WorkAllowance& a) {
+  PlanningOptions planning;
+  planning.allowance = {a.structural_visits, a.input_bytes, a.analysis_computations,
+                        a.allocation_capacity};
+  planning.workspace_allowance = a.workspace_bytes;
+  planning.retained_storage_allowance = a.retained_storage_bytes;
+  return planning;
+}
 
 }  // namespace accy::passes
 
