@@ -42,6 +42,11 @@ struct EngineOptions {
   // Limits on planning work per Compile (accy/planner.h): a refused program fails Compile with
   // kResourceExhausted and leaves the engine usable.
   WorkAllowance work_allowance;
+  // Trip-count bound for every StableHLO `while` (spec "while") the executable runs: a loop still
+  // running after this many body iterations fails Run with kResourceExhausted naming the work
+  // item, so a program whose cond never turns false cannot hang a service. 0 = unbounded (what
+  // XLA and the spec do). Negative values are rejected by Create.
+  int64_t max_while_iterations = 0;
 };
 
 // What an executable is made of and costs.

@@ -10,6 +10,7 @@
 #include "jit/compiled_program.h"
 #include "kernels/onednn_kernel.h"
 #include "src/fusion/fusion_analysis.h"
+#include "src/api/iterate_compile.h"
 #include "src/passes/analysis_cache.h"
 #include "src/passes/planning_options.h"
 #include "src/passes/work_ledger.h"
@@ -72,6 +73,11 @@ StatusOr<std::unique_ptr<Engine>> Engine::Create(EngineOptions options) {
     return absl::InvalidArgumentError(StrCat("EngineOptions: optimization_level is ",
                                              options.optimization_level, ", expected 0-3"));
   }
+  if (options.max_while_iterations < 0) {
+    return absl::InvalidArgumentError(StrCat("EngineOptions: max_while_iterations is ",
+                                             options.max_while_iterations,
+                                             ", expected >= 0 (0 = unbounded)"));
+  }
   if (options.fast_math) {
     return absl::UnimplementedError(
         "EngineOptions: fast_math is not supported yet; accy computes to IEEE rules");
@@ -105,6 +111,13 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
   // onto oneDNN matmul. Every mappable product is bound, however small, until the JIT has a
   // dot_general emitter; the rest is left to the JIT, which names what it cannot lower.
   const size_t item_count = plan->items().size();
+  // Items planned inside a while's regions run in the while's own cond/body executables
+  // (iterate_compile.h), not in this function's item list.
+  std::vector<bool> nested(item_count, false);
+  for (size_t i = 0; i < item_count; ++i) {
+    const Operation* root = plan->items()[i].root;
+    nested[i] = root != nullptr && root->parent_block() != function->entry_block();
+  }
   std::vector<std::unique_ptr<kernels::LibraryKernel>> library(item_count);
   std::vector<bool> on_library(item_count, false);
   kernels::LibraryKernelOptions library_options;
@@ -112,6 +125,7 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
   library_options.allow_reference_implementation = true;
   for (size_t i = 0; i < item_count; ++i) {
     const WorkItem& item = plan->items()[i];
+    if (nested[i]) continue;
     if (item.kind == WorkKind::kDotGeneral) {
       kernels::DotClassification placement =
           kernels::ClassifyDotGeneral(item.ops, &fusion->plan(), library_options);
@@ -143,7 +157,14 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
   jit_options.dump_dir = options_.dump_dir;
   jit_options.optimization_level = options_.optimization_level;
   std::unique_ptr<bool[]> skip(new bool[item_count == 0 ? 1 : item_count]);
-  for (size_t i = 0; i < item_count; ++i) skip[i] = on_library[i];
+  std::vector<CompiledIterate> iterates(item_count);
+  for (size_t i = 0; i < item_count; ++i) {
+    skip[i] = on_library[i] || nested[i];
+    if (!nested[i] && plan->items()[i].kind == WorkKind::kIterate) {
+      ACCY_ASSIGN_OR_RETURN(iterates[i], CompileIterate(*this, *plan->items()[i].root, i));
+      skip[i] = true;
+    }
+  }
   ACCY_ASSIGN_OR_RETURN(
       impl->program,
       jit::CompiledProgram::Compile(*function, *plan, fusion->plan(), jit_options,
@@ -154,20 +175,29 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
   struct Pending {
     const jit::CompiledItem* jit = nullptr;
     kernels::LibraryKernel* library = nullptr;
+    const CompiledIterate* iterate = nullptr;
     const WorkItem* item = nullptr;
   };
   std::vector<Pending> pending(item_count);
   for (size_t i = 0; i < item_count; ++i) {
     pending[i].item = &plan->items()[i];
     pending[i].library = library[i].get();
+    if (iterates[i].kernel != nullptr) pending[i].iterate = &iterates[i];
   }
   for (const jit::CompiledItem& compiled : impl->program->items()) {
     pending[static_cast<size_t>(compiled.item_index)].jit = &compiled;
   }
   std::vector<ItemBuffers> item_buffers;
-  for (const Pending& p : pending) {
+  std::vector<size_t> runnable;  // the item_buffers entry's plan index
+  for (size_t i = 0; i < item_count; ++i) {
+    const Pending& p = pending[i];
+    if (nested[i]) continue;
+    runnable.push_back(i);
     ItemBuffers buffers;
-    if (p.library != nullptr) {
+    if (p.iterate != nullptr) {
+      buffers.inputs = p.iterate->inputs;
+      buffers.outputs = p.iterate->outputs;
+    } else if (p.library != nullptr) {
       buffers.inputs.assign(p.library->inputs().begin(), p.library->inputs().end());
       buffers.outputs.assign(p.library->outputs().begin(), p.library->outputs().end());
     } else {
@@ -186,14 +216,21 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
   ACCY_ASSIGN_OR_RETURN(BufferAssignment assignment,
                         BufferAssignment::Assign(*function, item_buffers));
 
-  for (size_t i = 0; i < item_count; ++i) {
+  for (size_t r = 0; r < runnable.size(); ++r) {
+    const size_t i = runnable[r];
     const Pending& p = pending[i];
     ExecutorItem item;
-    if (p.library != nullptr) {
+    if (p.iterate != nullptr) {
+      item.iterate = p.iterate->kernel.get();
+      for (const auto* list : {&item_buffers[r].inputs, &item_buffers[r].outputs}) {
+        for (const Value* value : *list) item.buffers.push_back(*assignment.SliceOf(value));
+      }
+      impl->iterate_kernels.push_back(std::move(iterates[i].kernel));
+    } else if (p.library != nullptr) {
       impl->library_mutexes.push_back(std::make_unique<std::mutex>());
       item.library = p.library;
       item.library_mutex = impl->library_mutexes.back().get();
-      for (const auto* list : {&item_buffers[i].inputs, &item_buffers[i].outputs}) {
+      for (const auto* list : {&item_buffers[r].inputs, &item_buffers[r].outputs}) {
         for (const Value* value : *list) {
           item.buffers.push_back(*assignment.SliceOf(value));
           item.buffer_bytes.push_back(static_cast<int64_t>(*value->type().ByteSize()));
@@ -203,7 +240,7 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
       const jit::CompiledItem& compiled = *p.jit;
       item.launch = compiled.launch;
       item.buffer_bytes = compiled.buffer_bytes;
-      item.aliasing = item_buffers[i].output_aliases_input;
+      item.aliasing = item_buffers[r].output_aliases_input;
       item.scratch_bytes = compiled.scratch_bytes;
       impl->scratch_bytes = std::max(impl->scratch_bytes, compiled.scratch_bytes);
       for (const auto* list : {&compiled.inputs, &compiled.outputs}) {

@@ -150,6 +150,14 @@ Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> o
       context->pointers[b] = locate(item.buffers[b]);
     }
     if (item.scratch_bytes > 0) context->pointers.push_back(context->scratch.data());
+    if (item.iterate != nullptr) {
+      Status status = item.iterate->Run(context->pointers.data());
+      if (!status.ok()) {
+        ReleaseContext(std::move(context));
+        return status;
+      }
+      continue;
+    }
     if (item.library != nullptr) {
       std::lock_guard<std::mutex> lock(*item.library_mutex);
       Status status = item.library->Run(context->pointers.data(), item.buffer_bytes.data(),

@@ -19,6 +19,7 @@
 #include "jit/compiled_program.h"
 #include "kernels/onednn_kernel.h"
 #include "src/runtime/buffer_assignment.h"
+#include "src/runtime/iterate_kernel.h"
 
 namespace accy {
 
@@ -30,6 +31,8 @@ struct ExecutorItem {
   // re-points bound memories, so runs of one library item are serialized by `library_mutex`.
   kernels::LibraryKernel* library = nullptr;
   std::mutex* library_mutex = nullptr;
+  // An iterate item (StableHLO while): runs its compiled cond and body (iterate_kernel.h).
+  const IterateKernel* iterate = nullptr;
   std::vector<BufferSlice> buffers;  // inputs then outputs, ABI order
   std::vector<int64_t> buffer_bytes;  // one per buffer, then scratch_bytes when it is > 0
   // A two-phase kernel's scratch buffer (kernel_abi.h), passed after the outputs; items run one
@@ -55,6 +58,7 @@ struct Executable::Impl {
   std::unique_ptr<jit::CompiledProgram> program;
   std::vector<std::unique_ptr<kernels::LibraryKernel>> library_kernels;
   std::vector<std::unique_ptr<std::mutex>> library_mutexes;
+  std::vector<std::unique_ptr<IterateKernel>> iterate_kernels;
 
   // Validates and runs (Executable::Run).
   Status Run(std::span<const Tensor> inputs, std::span<Tensor> outputs) const;

@@ -1,0 +1,74 @@
+// CompileIterate (iterate_compile.h).
+#include "src/api/iterate_compile.h"
+
+#include <algorithm>
+
+#include "src/ir/outline.h"
+#include "src/util/str_cat.h"
+
+namespace accy {
+namespace {
+
+bool CopiedIntoRegion(const Operation& op) {
+  return op.kind() == OpKind::kConstant || op.kind() == OpKind::kBroadcastInDim ||
+         op.kind() == OpKind::kIota;
+}
+
+Status Prefixed(const Status& status, std::string_view prefix) {
+  return absl::Status(status.code(), StrCat(prefix, status.message()));
+}
+
+}  // namespace
+
+StatusOr<CompiledIterate> CompileIterate(const Engine& engine, const Operation& while_op,
+                                         size_t item_index) {
+  const std::string prefix = StrCat("Compile: iterate work item ", item_index, " (while): ");
+  if (while_op.kind() != OpKind::kWhile || while_op.num_regions() != 2) {
+    return absl::InvalidArgumentError(StrCat(prefix, "expected a while op with cond and body"));
+  }
+  std::vector<TensorType> carried;
+  for (int64_t r = 0; r < while_op.num_results(); ++r) {
+    carried.push_back(while_op.result(r)->type());
+  }
+  ACCY_ASSIGN_OR_RETURN(TensorType pred, TensorType::Create(ElementType::kI1, {}));
+  Module module("accy_while");
+  auto cond = OutlineRegion(*while_op.region(0), module, "cond", {pred}, CopiedIntoRegion);
+  if (!cond.ok()) return Prefixed(cond.status(), prefix);
+  auto body = OutlineRegion(*while_op.region(1), module, "body", carried, CopiedIntoRegion);
+  if (!body.ok()) return Prefixed(body.status(), prefix);
+
+  CompiledIterate compiled;
+  for (const Value* operand : while_op.operands()) compiled.inputs.push_back(operand);
+  for (int64_t r = 0; r < while_op.num_results(); ++r) {
+    compiled.outputs.push_back(while_op.result(r));
+  }
+  // The captured values of both regions, once each, after the operands.
+  std::vector<const Value*> captured;
+  auto slots = [&](const std::vector<const Value*>& values) {
+    std::vector<int64_t> indices;
+    for (const Value* value : values) {
+      auto it = std::find(captured.begin(), captured.end(), value);
+      if (it == captured.end()) it = captured.insert(captured.end(), value);
+      indices.push_back(it - captured.begin());
+    }
+    return indices;
+  };
+  std::vector<int64_t> cond_slots = slots(cond->captured);
+  std::vector<int64_t> body_slots = slots(body->captured);
+  std::vector<TensorType> captured_types;
+  for (const Value* value : captured) {
+    compiled.inputs.push_back(value);
+    captured_types.push_back(value->type());
+  }
+  auto cond_exe = engine.Compile(module, "cond");
+  if (!cond_exe.ok()) return Prefixed(cond_exe.status(), StrCat(prefix, "cond: "));
+  auto body_exe = engine.Compile(module, "body");
+  if (!body_exe.ok()) return Prefixed(body_exe.status(), StrCat(prefix, "body: "));
+  compiled.kernel = std::make_unique<IterateKernel>(
+      StrCat("iterate work item ", item_index, " (while)"), std::move(carried),
+      std::move(captured_types), *std::move(cond_exe), std::move(cond_slots),
+      *std::move(body_exe), std::move(body_slots), engine.options().max_while_iterations);
+  return compiled;
+}
+
+}  // namespace accy
