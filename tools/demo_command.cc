@@ -227,9 +227,12 @@ int Demo(int threads, int64_t seq, int runs) {
       block->matmul_flops * 1e-9, block->matmul_flops * 1e-6 / median);
   struct rusage usage {};
   ::getrusage(RUSAGE_SELF, &usage);
-  std::printf("memory: arena %.2f MiB per run, constants %.2f MiB, process peak RSS %.1f MiB\n",
-              stats.arena_bytes / 1048576.0, stats.constant_bytes / 1048576.0,
-              usage.ru_maxrss / 1024.0);
+  std::printf(
+      "memory: peak %.2f MiB per run beyond inputs and outputs (arena %.2f, scratch %.2f, "
+      "constants %.2f), process peak RSS %.1f MiB\n",
+      stats.peak_memory_bytes / 1048576.0, stats.arena_bytes / 1048576.0,
+      stats.scratch_bytes / 1048576.0, stats.constant_bytes / 1048576.0,
+      usage.ru_maxrss / 1024.0);
 
   // The warm executable computes the same bits.
   auto warm_outputs = (*warm)->Run(block->inputs);

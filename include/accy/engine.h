@@ -47,6 +47,19 @@ struct EngineOptions {
   // item, so a program whose cond never turns false cannot hang a service. 0 = unbounded (what
   // XLA and the spec do). Negative values are rejected by Create.
   int64_t max_while_iterations = 0;
+  // Per-item profiling: every Run times each work item (steady clock, two reads per item) and
+  // ExecutableStats::item_profiles reports the totals. Off by default (no clock reads).
+  bool enable_profiling = false;
+};
+
+// One work item's run-time totals over every Run since Compile (EngineOptions::enable_profiling).
+struct ItemProfile {
+  int64_t item_index = 0;    // position in the plan's order (plan_text's "#N")
+  std::string kind;          // "elementwise_fusion", "dot_general", "iterate", ...
+  std::string root;          // the root op's name ("add", "dot_general", "while", ...)
+  std::string runs_on;       // "jit", "library" (oneDNN or a registered host kernel) or "loop"
+  int64_t calls = 0;         // times the item ran (a while item counts once per Run)
+  double total_milliseconds = 0;  // wall time summed over calls (a while includes its loop)
 };
 
 // What an executable is made of and costs.
@@ -56,6 +69,17 @@ struct ExecutableStats {
   double compile_milliseconds = 0;  // emission + LLVM (or object cache) + symbol lookup
   int64_t arena_bytes = 0;          // per-run scratch memory for intermediates
   int64_t constant_bytes = 0;       // constants read by kernels
+  int64_t scratch_bytes = 0;        // per-run scratch of two-phase kernels (reductions, scans)
+  // Bytes one run needs beyond the caller's inputs and outputs: arena + scratch + constants,
+  // plus, for each while, its loop state (one spare copy of the carried values) and the peak of
+  // its cond and body executables (the largest while counts, as items run one at a time).
+  int64_t peak_memory_bytes = 0;
+  // Compile stages in milliseconds: plan_milliseconds above, then binding library items
+  // (oneDNN primitive descriptors and primitives), then buffer assignment and the item table.
+  double library_milliseconds = 0;
+  double assignment_milliseconds = 0;
+  // Per-item run-time totals, in plan order; empty unless EngineOptions::enable_profiling.
+  std::vector<ItemProfile> item_profiles;
 };
 
 class Executable {

@@ -59,7 +59,7 @@ const std::vector<TensorType>& Executable::parameter_types() const {
   return impl_->parameter_types;
 }
 const std::vector<TensorType>& Executable::result_types() const { return impl_->result_types; }
-ExecutableStats Executable::Stats() const { return impl_->stats; }
+ExecutableStats Executable::Stats() const { return impl_->CurrentStats(); }
 const std::string& Executable::plan_text() const { return impl_->plan_text; }
 
 // ---- Engine ----
@@ -118,6 +118,7 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
     const Operation* root = plan->items()[i].root;
     nested[i] = root != nullptr && root->parent_block() != function->entry_block();
   }
+  const auto library_start = std::chrono::steady_clock::now();
   std::vector<std::unique_ptr<kernels::LibraryKernel>> library(item_count);
   std::vector<bool> on_library(item_count, false);
   kernels::LibraryKernelOptions library_options;
@@ -152,6 +153,8 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
     on_library[i] = true;
   }
 
+  impl->stats.library_milliseconds = MillisecondsSince(library_start);
+  const auto iterate_start = std::chrono::steady_clock::now();
   jit::JitCompilerOptions jit_options;
   jit_options.cache_dir = options_.cache_dir;
   jit_options.dump_dir = options_.dump_dir;
@@ -169,7 +172,8 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
       impl->program,
       jit::CompiledProgram::Compile(*function, *plan, fusion->plan(), jit_options,
                                     std::span<const bool>(skip.get(), item_count)));
-  impl->stats.compile_milliseconds = impl->program->compile_milliseconds();
+  // The JIT stage includes compiling while loops' cond and body executables.
+  impl->stats.compile_milliseconds = MillisecondsSince(iterate_start);
 
   // Every item in plan (dependency) order, JIT or library, with its buffers.
   struct Pending {
@@ -187,6 +191,7 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
   for (const jit::CompiledItem& compiled : impl->program->items()) {
     pending[static_cast<size_t>(compiled.item_index)].jit = &compiled;
   }
+  const auto assignment_start = std::chrono::steady_clock::now();
   std::vector<ItemBuffers> item_buffers;
   std::vector<size_t> runnable;  // the item_buffers entry's plan index
   for (size_t i = 0; i < item_count; ++i) {
@@ -216,12 +221,18 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
   ACCY_ASSIGN_OR_RETURN(BufferAssignment assignment,
                         BufferAssignment::Assign(*function, item_buffers));
 
+  int64_t iterate_peak_bytes = 0;
   for (size_t r = 0; r < runnable.size(); ++r) {
     const size_t i = runnable[r];
     const Pending& p = pending[i];
     ExecutorItem item;
+    item.profile.item_index = static_cast<int64_t>(i);
+    item.profile.kind = std::string(WorkKindName(p.item->kind));
+    item.profile.root = p.item->root != nullptr ? std::string(p.item->root->name()) : "";
+    item.profile.runs_on = p.iterate != nullptr ? "loop" : p.library != nullptr ? "library" : "jit";
     if (p.iterate != nullptr) {
       item.iterate = p.iterate->kernel.get();
+      iterate_peak_bytes = std::max(iterate_peak_bytes, p.iterate->kernel->peak_bytes());
       for (const auto* list : {&item_buffers[r].inputs, &item_buffers[r].outputs}) {
         for (const Value* value : *list) item.buffers.push_back(*assignment.SliceOf(value));
       }
@@ -269,6 +280,13 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
   impl->num_threads = options_.num_threads;
   impl->stats.arena_bytes = assignment.arena_bytes();
   impl->stats.constant_bytes = assignment.constant_bytes();
+  impl->stats.scratch_bytes = impl->scratch_bytes;
+  impl->stats.peak_memory_bytes = assignment.arena_bytes() + impl->scratch_bytes +
+                                  assignment.constant_bytes() + iterate_peak_bytes;
+  if (options_.enable_profiling) {
+    impl->counters = std::make_unique<ItemCounters[]>(impl->items.size());
+  }
+  impl->stats.assignment_milliseconds = MillisecondsSince(assignment_start);
   return std::unique_ptr<Executable>(new Executable(std::move(impl)));
 }
 

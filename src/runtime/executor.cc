@@ -1,6 +1,7 @@
 // The executor (executor.h): input validation, arena pool, items in dependency order.
 #include "src/runtime/executor.h"
 
+#include <chrono>
 #include <cstring>
 
 #include <omp.h>
@@ -144,7 +145,22 @@ Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> o
     int threads;
     ~RestoreThreads() { omp_set_num_threads(threads); }
   } restore{caller_threads};
-  for (const ExecutorItem& item : items) {
+  for (size_t index = 0; index < items.size(); ++index) {
+    const ExecutorItem& item = items[index];
+    std::chrono::steady_clock::time_point start;
+    if (counters != nullptr) start = std::chrono::steady_clock::now();
+    struct Record {  // adds this item's time on every path out of the loop body
+      ItemCounters* counters;
+      std::chrono::steady_clock::time_point start;
+      ~Record() {
+        if (counters == nullptr) return;
+        counters->calls.fetch_add(1, std::memory_order_relaxed);
+        counters->nanoseconds.fetch_add(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(
+                std::chrono::steady_clock::now() - start).count(),
+            std::memory_order_relaxed);
+      }
+    } record{counters != nullptr ? &counters[index] : nullptr, start};
     context->pointers.resize(item.buffers.size());
     for (size_t b = 0; b < item.buffers.size(); ++b) {
       context->pointers[b] = locate(item.buffers[b]);
@@ -180,6 +196,20 @@ Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> o
   }
   ReleaseContext(std::move(context));
   return absl::OkStatus();
+}
+
+ExecutableStats Executable::Impl::CurrentStats() const {
+  ExecutableStats current = stats;
+  if (counters == nullptr) return current;
+  current.item_profiles.reserve(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    ItemProfile profile = items[i].profile;
+    profile.calls = counters[i].calls.load(std::memory_order_relaxed);
+    profile.total_milliseconds =
+        static_cast<double>(counters[i].nanoseconds.load(std::memory_order_relaxed)) / 1e6;
+    current.item_profiles.push_back(std::move(profile));
+  }
+  return current;
 }
 
 }  // namespace accy

@@ -7,6 +7,7 @@
 #ifndef ACCY_SRC_RUNTIME_EXECUTOR_H_
 #define ACCY_SRC_RUNTIME_EXECUTOR_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -40,6 +41,14 @@ struct ExecutorItem {
   int64_t scratch_bytes = 0;
   // A reshape whose output may share its input's bytes: skipped when the two slices coincide.
   bool aliasing = false;
+  // Profile row of this item (Executable::Impl::profiles), in plan order.
+  ItemProfile profile;
+};
+
+// Run-time totals of one item, updated by concurrent runs (EngineOptions::enable_profiling).
+struct ItemCounters {
+  std::atomic<int64_t> calls{0};
+  std::atomic<int64_t> nanoseconds{0};
 };
 
 struct Executable::Impl {
@@ -53,6 +62,8 @@ struct Executable::Impl {
   int64_t scratch_bytes = 0;  // the largest item scratch buffer
   int num_threads = 1;
   ExecutableStats stats;
+  // One per item when profiling is on, else null.
+  std::unique_ptr<ItemCounters[]> counters;
   std::string plan_text;
   // Keeps the JIT code and the library primitives alive.
   std::unique_ptr<jit::CompiledProgram> program;
@@ -60,6 +71,8 @@ struct Executable::Impl {
   std::vector<std::unique_ptr<std::mutex>> library_mutexes;
   std::vector<std::unique_ptr<IterateKernel>> iterate_kernels;
 
+  // stats with item_profiles filled from the counters.
+  ExecutableStats CurrentStats() const;
   // Validates and runs (Executable::Run).
   Status Run(std::span<const Tensor> inputs, std::span<Tensor> outputs) const;
 

@@ -1,6 +1,7 @@
 // IterateKernel (iterate_kernel.h): the while loop around the compiled cond and body.
 #include "src/runtime/iterate_kernel.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -23,6 +24,12 @@ IterateKernel::IterateKernel(std::string name, std::vector<TensorType> carried_t
       max_iterations_(max_iterations) {}
 
 IterateKernel::~IterateKernel() = default;
+
+int64_t IterateKernel::peak_bytes() const {
+  int64_t bytes = 1;  // the predicate
+  for (const TensorType& type : carried_types_) bytes += static_cast<int64_t>(*type.ByteSize());
+  return bytes + std::max(cond_->Stats().peak_memory_bytes, body_->Stats().peak_memory_bytes);
+}
 
 std::unique_ptr<IterateKernel::State> IterateKernel::Acquire() const {
   {

@@ -49,6 +49,9 @@ class IterateKernel {
   int64_t num_captured() const { return static_cast<int64_t>(captured_types_.size()); }
   const Executable& cond() const { return *cond_; }
   const Executable& body() const { return *body_; }
+  // Bytes a run needs besides the item's buffers: the spare state and the i1 predicate, plus
+  // the larger of cond's and body's ExecutableStats::peak_memory_bytes.
+  int64_t peak_bytes() const;
 
  private:
   struct State {
