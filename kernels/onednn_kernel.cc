@@ -30,6 +30,7 @@ LibraryKernel::~LibraryKernel() = default;
 const std::string& LibraryKernel::name() const { return impl_->bound.name; }
 std::span<const Value* const> LibraryKernel::inputs() const { return impl_->bound.inputs; }
 std::span<const Value* const> LibraryKernel::outputs() const { return impl_->bound.outputs; }
+std::span<const int> LibraryKernel::output_aliases() const { return impl_->bound.output_aliases; }
 const std::string& LibraryKernel::implementation() const { return impl_->bound.implementation; }
 
 namespace {

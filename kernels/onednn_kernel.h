@@ -87,6 +87,9 @@ class LibraryKernel {
   // The values behind the buffers, in buffer order.
   std::span<const Value* const> inputs() const;
   std::span<const Value* const> outputs() const;
+  // Per output, the input position it computes in place over (kernel_call `result_aliases`),
+  // or -1. Run requires that output's buffer to be that input's buffer.
+  std::span<const int> output_aliases() const;
   // oneDNN's implementation name (impl_info_str), e.g. "brg:avx512_core"; empty for a no-op.
   const std::string& implementation() const;
 

@@ -96,7 +96,9 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
   if (function == nullptr) {
     return absl::InvalidArgumentError(StrCat("Compile: module has no function '", entry, "'"));
   }
-  passes::WorkLedger ledger(passes::ToPlanningOptions(options_.work_allowance));
+  passes::PlanningOptions planning = passes::ToPlanningOptions(options_.work_allowance);
+  planning.enable_fusion = options_.enable_fusion;
+  passes::WorkLedger ledger(planning);
   passes::AnalysisCache cache(&ledger);
   ACCY_ASSIGN_OR_RETURN(const SchedulePlan* plan, cache.Get<SchedulePlan>(*function));
   ACCY_ASSIGN_OR_RETURN(const FusionPlanAnalysis* fusion, cache.Get<FusionPlanAnalysis>(*function));
@@ -137,15 +139,6 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
       }
     } else if (item.kind != WorkKind::kKernelCall) {
       continue;
-    }
-    if (item.kind == WorkKind::kKernelCall) {
-      for (int64_t alias : item.root->GetInts("result_aliases")) {
-        if (alias >= 0) {
-          return absl::UnimplementedError(StrCat(
-              "Compile: kernel_call work item ", i,
-              " has an in-place result (result_aliases); the executor does not run those yet"));
-        }
-      }
     }
     ACCY_ASSIGN_OR_RETURN(kernels::LibraryKernel kernel,
                           kernels::LibraryKernel::Create(item, &fusion->plan(), library_options));
@@ -205,6 +198,8 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
     } else if (p.library != nullptr) {
       buffers.inputs.assign(p.library->inputs().begin(), p.library->inputs().end());
       buffers.outputs.assign(p.library->outputs().begin(), p.library->outputs().end());
+      buffers.output_in_place_on.assign(p.library->output_aliases().begin(),
+                                        p.library->output_aliases().end());
     } else {
       ACCY_CHECK(p.jit != nullptr);
       buffers.inputs = p.jit->inputs;
@@ -246,6 +241,11 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
           item.buffers.push_back(*assignment.SliceOf(value));
           item.buffer_bytes.push_back(static_cast<int64_t>(*value->type().ByteSize()));
         }
+      }
+      const int num_inputs = static_cast<int>(item_buffers[r].inputs.size());
+      for (size_t o = 0; o < item_buffers[r].output_in_place_on.size(); ++o) {
+        const int on = item_buffers[r].output_in_place_on[o];
+        if (on >= 0) item.copy_in.emplace_back(on, num_inputs + static_cast<int>(o));
       }
     } else {
       const jit::CompiledItem& compiled = *p.jit;

@@ -181,6 +181,23 @@ StatusOr<BufferAssignment> BufferAssignment::Assign(const Function& function,
         out.slices_[output] = {BufferSlice::Kind::kResult, result->second, 0, bytes};
         continue;
       }
+      const int in_place_on = o < item.output_in_place_on.size() ? item.output_in_place_on[o] : -1;
+      if (in_place_on >= 0 && static_cast<size_t>(in_place_on) < item.inputs.size()) {
+        const Value* input = item.inputs[static_cast<size_t>(in_place_on)];
+        auto region = region_of.find(input);
+        const bool read_twice =
+            std::count(item.inputs.begin(), item.inputs.end(), input) > 1;
+        if (region != region_of.end() && !read_twice) {
+          ArenaRegion& candidate = regions[region->second];
+          if (!candidate.freed && candidate.last_use == now &&
+              out.slices_.at(input).bytes == bytes) {
+            out.slices_[output] = {BufferSlice::Kind::kArena, 0, candidate.offset, bytes};
+            region_of[output] = region->second;
+            candidate.last_use = std::max(now, use_of(output));
+            continue;
+          }
+        }
+      }
       if (o == 0 && item.may_write_in_place) {
         bool placed = false;
         for (const Value* input : item.inputs) {

@@ -30,6 +30,12 @@ struct ItemBuffers {
   bool may_write_in_place = false;
   // Output 0 is input 0 reinterpreted (same bytes): it takes input 0's buffer, no kernel runs.
   bool output_aliases_input = false;
+  // Per output (or empty): the input position the output computes in place over (kernel_call
+  // `result_aliases`), else -1. Such an output takes that input's arena slice when this item is
+  // the input's last read, the sizes match and no other operand of the item reads the same
+  // value; otherwise it gets a slice of its own, which the executor fills with the input's
+  // bytes before the item runs (so a parameter or a value read later is never overwritten).
+  std::vector<int> output_in_place_on;
 };
 
 // Where one value lives.

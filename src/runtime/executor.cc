@@ -175,6 +175,15 @@ Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> o
       continue;
     }
     if (item.library != nullptr) {
+      for (const auto& [in, out] : item.copy_in) {
+        void*& source = context->pointers[static_cast<size_t>(in)];
+        void* destination = context->pointers[static_cast<size_t>(out)];
+        if (source != destination) {
+          const int64_t bytes = item.buffer_bytes[static_cast<size_t>(out)];
+          if (bytes > 0) std::memcpy(destination, source, static_cast<size_t>(bytes));
+          source = destination;
+        }
+      }
       std::lock_guard<std::mutex> lock(*item.library_mutex);
       Status status = item.library->Run(context->pointers.data(), item.buffer_bytes.data(),
                                         static_cast<int64_t>(context->pointers.size()));

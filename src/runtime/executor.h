@@ -41,6 +41,10 @@ struct ExecutorItem {
   int64_t scratch_bytes = 0;
   // A reshape whose output may share its input's bytes: skipped when the two slices coincide.
   bool aliasing = false;
+  // In-place library outputs (kernel_call result_aliases): (input buffer, output buffer). When
+  // buffer assignment gave them different memory, the input's bytes are copied into the output
+  // before the item runs and the item reads the output's memory for that input.
+  std::vector<std::pair<int, int>> copy_in;
   // Profile row of this item (Executable::Impl::profiles), in plan order.
   ItemProfile profile;
 };
