@@ -50,6 +50,12 @@ struct EngineOptions {
   // Per-item profiling: every Run times each work item (steady clock, two reads per item) and
   // ExecutableStats::item_profiles reports the totals. Off by default (no clock reads).
   bool enable_profiling = false;
+  // Fusion (DESIGN.md "Work item kinds"; the rules in src/fusion/fusion_plan.h). false: no
+  // fusion cluster is formed and no broadcast_in_dim is elided, so every op of the program is
+  // its own work item and broadcasts are materialized into arena buffers. Results are the same
+  // (each item computes to the same IEEE rules); only the item count, memory traffic and speed
+  // change. For benchmarks comparing fused against forced-unfused runs. Default true.
+  bool enable_fusion = true;
 };
 
 // One work item's run-time totals over every Run since Compile (EngineOptions::enable_profiling).

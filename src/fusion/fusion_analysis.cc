@@ -11,7 +11,9 @@ const passes::WorkContract& FusionPlanAnalysis::Contract() {
 
 StatusOr<FusionPlanAnalysis*> FusionPlanAnalysis::Compute(passes::AnalysisContext& ctx,
                                                           const Function& function) {
-  ACCY_ASSIGN_OR_RETURN(FusionPlan* plan, PlanFusion(function, ctx.resource()));
+  FusionOptions options;
+  options.enable_fusion = ctx.cache().ledger().options().enable_fusion;
+  ACCY_ASSIGN_OR_RETURN(FusionPlan* plan, PlanFusion(function, ctx.resource(), options));
   allocator_type alloc(ctx.resource());
   try {
     return alloc.new_object<FusionPlanAnalysis>(plan);

@@ -25,7 +25,8 @@ class FusionPlanAnalysis {
 
   // Identity "accy-fusion-plan" v1; estimate EstimateFusionPlanAnalysis.
   static const passes::WorkContract& Contract();
-  // PlanFusion over ctx.resource(), wrapped. Errors as PlanFusion.
+  // PlanFusion over ctx.resource(), wrapped; FusionOptions::enable_fusion comes from the
+  // cache's ledger (PlanningOptions::enable_fusion). Errors as PlanFusion.
   static StatusOr<FusionPlanAnalysis*> Compute(passes::AnalysisContext& ctx,
                                                const Function& function);
 

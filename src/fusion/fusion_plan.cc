@@ -80,12 +80,14 @@ std::string FusionPlan::ToText() const {
   return out;
 }
 
-StatusOr<FusionPlan*> PlanFusion(const Function& function, std::pmr::memory_resource* resource) {
+StatusOr<FusionPlan*> PlanFusion(const Function& function, std::pmr::memory_resource* resource,
+                                 const FusionOptions& options) {
   std::pmr::polymorphic_allocator<> alloc(resource);
   FusionPlan* plan = nullptr;
   Status failure;
   try {
     plan = alloc.new_object<FusionPlan>();
+    if (!options.enable_fusion) return plan;  // the empty plan: every op its own item
     FusionPlanner planner(function, resource);
     failure = planner.Run(*plan);
     if (failure.ok()) return plan;

@@ -121,12 +121,21 @@ class FusionPlan {
   uint64_t visits_ = 0;
 };
 
+// Switches of PlanFusion.
+struct FusionOptions {
+  // false: the plan is empty (no clusters, no elided broadcasts), so the schedule planner makes
+  // every op its own work item and materializes every broadcast_in_dim: the unfused baseline
+  // that EngineOptions::enable_fusion = false asks for. Default true (the rules above).
+  bool enable_fusion = true;
+};
+
 // Plans the fusion of `function` (a verified function) by the rules above. The plan and all
 // scratch come from `resource`; the FusionPlan object itself is constructed there too, and the
 // caller destroys it with std::pmr::polymorphic_allocator<>(resource).delete_object(plan).
 // Errors: kResourceExhausted when `resource` refuses an allocation (nothing leaks: everything
 // allocated so far is given back), kOutOfRange when the function has 2^30 ops or more.
-StatusOr<FusionPlan*> PlanFusion(const Function& function, std::pmr::memory_resource* resource);
+StatusOr<FusionPlan*> PlanFusion(const Function& function, std::pmr::memory_resource* resource,
+                                 const FusionOptions& options = {});
 
 // The bounds PlanFusion declares for `function`, from its Census only: structural visits, input
 // bytes read (attributes), one computation, and bytes (workspace = everything PlanFusion

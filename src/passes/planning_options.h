@@ -27,10 +27,14 @@ struct PlanningOptions {
   // Bytes of results kept after the work returns (cached analyses), summed across charges.
   // Default: unlimited.
   uint64_t retained_storage_allowance = std::numeric_limits<uint64_t>::max();
+  // false: the fusion planner forms no clusters and elides no broadcast_in_dim, so every op is
+  // its own work item and every broadcast is materialized (EngineOptions::enable_fusion; for
+  // comparing fused against unfused runs). Default true.
+  bool enable_fusion = true;
 };
 
 // The ledger's options for a public WorkAllowance (accy/planner.h), used by PlanFunction and
-// Engine::Compile alike.
+// Engine::Compile alike. enable_fusion keeps its default (true).
 inline PlanningOptions ToPlanningOptions(const WorkAllowance& a) {
   PlanningOptions planning;
   planning.allowance = {a.structural_visits, a.input_bytes, a.analysis_computations,

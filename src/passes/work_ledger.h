@@ -67,6 +67,9 @@ class WorkLedger {
   uint64_t retained_storage_bytes() const { return retained_storage_bytes_; }
   uint64_t retained_storage_allowance() const { return options_.retained_storage_allowance; }
   const std::vector<WorkReceipt>& receipts() const { return receipts_; }
+  // The options the ledger was made with (analyses read planning switches such as
+  // enable_fusion from here: one ledger per compilation).
+  const PlanningOptions& options() const { return options_; }
 
  private:
   PlanningOptions options_;
