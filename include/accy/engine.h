@@ -31,10 +31,12 @@ struct EngineOptions {
   // LLVM optimization level, 0-3 (default 3: O3 for the host CPU).
   int optimization_level = 3;
   // Folder of the on-disk object cache (empty = no cache): a second compile of the same program
-  // loads objects instead of running LLVM.
+  // loads objects instead of running LLVM. Create makes it (and missing parents) if needed and
+  // fails when it cannot be created or written. Entries are never evicted.
   std::string cache_dir;
   // Folder for dumps of each stage (plan text, LLVM IR before/after optimization, assembly);
-  // empty = none (the environment variable ACCY_DUMP_DIR also turns dumps on).
+  // empty = none (the environment variable ACCY_DUMP_DIR also turns dumps on). Checked by Create
+  // as cache_dir is (the environment variable's folder too, when the option is empty).
   std::string dump_dir;
   // Reserved: fast-math (reassociation, no NaN/Inf guarantees). accy computes to the IEEE rules
   // in DESIGN.md; `true` is rejected by Create with kUnimplemented until it is supported.
@@ -119,7 +121,10 @@ class Executable {
 class Engine {
  public:
   // kInvalidArgument for out-of-range options (negative threads, optimization level outside
-  // 0-3); kUnimplemented for fast_math.
+  // 0-3, negative max_while_iterations); kUnimplemented for fast_math. cache_dir and dump_dir
+  // (or ACCY_DUMP_DIR) are created when missing; kInvalidArgument naming the option and path
+  // when one cannot be created or is not a folder, kPermissionDenied when no file can be
+  // written in it.
   static StatusOr<std::unique_ptr<Engine>> Create(EngineOptions options = {});
 
   // Compiles function `entry` of `module`. Errors: Verify's errors; kInvalidArgument when the

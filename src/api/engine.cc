@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 
 #include "jit/compiled_program.h"
 #include "kernels/onednn_kernel.h"
 #include "src/fusion/fusion_analysis.h"
 #include "src/api/iterate_compile.h"
+#include "src/api/writable_directory.h"
 #include "src/passes/analysis_cache.h"
 #include "src/passes/planning_options.h"
 #include "src/passes/work_ledger.h"
@@ -81,6 +83,12 @@ StatusOr<std::unique_ptr<Engine>> Engine::Create(EngineOptions options) {
   if (options.fast_math) {
     return absl::UnimplementedError(
         "EngineOptions: fast_math is not supported yet; accy computes to IEEE rules");
+  }
+  // The folders Compile writes are checked (and created) now, not at the first Compile.
+  ACCY_RETURN_IF_ERROR(EnsureWritableDirectory(options.cache_dir, "cache_dir"));
+  ACCY_RETURN_IF_ERROR(EnsureWritableDirectory(options.dump_dir, "dump_dir"));
+  if (const char* env = std::getenv("ACCY_DUMP_DIR"); options.dump_dir.empty() && env != nullptr) {
+    ACCY_RETURN_IF_ERROR(EnsureWritableDirectory(env, "dump_dir (from ACCY_DUMP_DIR)"));
   }
   if (options.num_threads == 0) {
     options.num_threads = std::max(1u, std::thread::hardware_concurrency());
