@@ -2,6 +2,7 @@
 #   make run    install missing packages, configure, build, run the main job
 #   make test   install missing packages, configure, build, run every test through ctest
 #   make bench  full accy-bench run
+#   make compare  accy vs PyTorch (eager, TorchScript) and NumPy: bench/compare/, bench/README.md
 # Everything is idempotent: a second call with nothing changed only re-checks.
 
 BUILD_DIR ?= build
@@ -16,7 +17,7 @@ DEB_PACKAGES := g++ cmake ninja-build pkg-config \
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all setup configure build run test bench clean
+.PHONY: all setup configure build run test bench compare clean
 
 all: build
 
@@ -48,6 +49,15 @@ test: build
 
 bench: build
 	./$(BUILD_DIR)/bin/accy-bench
+
+# The peers come from Debian, installed only if missing; libopenblas0-pthread replaces the
+# reference BLAS (about 6 GFLOP/s) that torch and numpy would otherwise use. Not part of `test`.
+COMPARE_DEB_PACKAGES := python3-torch python3-numpy python3-matplotlib libopenblas0-pthread
+compare: configure
+	@$(MAKE) --no-print-directory setup DEB_PACKAGES="$(COMPARE_DEB_PACKAGES)"
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target accy-compare-runner
+	/usr/bin/python3 bench/compare/compare.py --runner $(BUILD_DIR)/bin/accy-compare-runner \
+	  --out-dir bench/results
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -1,0 +1,137 @@
+// accy-compare-runner: accy's side of the peer comparison (bench/compare/compare.py). Builds one
+// named workload of bench/workloads.h, reads its inputs from DIR/in0.npy, in1.npy, ... (written
+// by compare.py with a fixed seed; the same files the PyTorch and NumPy runs read), compiles it
+// with --threads engine threads, runs it once and writes the result to --output (compare.py
+// checks it against the float64 reference before it uses any timing), then times Run the way
+// compare.py times the peers: `warmup` calls, an inner loop calibrated to ~target_ms, and `reps`
+// timed repetitions; prints one JSON object (per-call milliseconds: median, min, max) on stdout.
+// Exit code 0 on success, 1 with a message on stderr otherwise.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "accy/engine.h"
+#include "bench/workloads.h"
+#include "src/util/str_cat.h"
+#include "tools/npy.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr char kUsage[] =
+    "usage: accy-compare-runner --workload NAME --inputs DIR --output OUT.npy [--threads N]\n"
+    "                           [--reps R] [--warmup W] [--target-ms T]\n"
+    "  NAME: chain_4m softmax layer_norm matmul_1024 block_s128 mlp_b64\n"
+    "  defaults: --threads 1 --reps 25 --warmup 5 --target-ms 20\n";
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "accy-compare-runner: %s\n", message.c_str());
+  return 1;
+}
+
+double Seconds(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string workload_name, input_dir, output_path;
+  int threads = 1, reps = 25, warmup = 5;
+  double target_ms = 20;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (i + 1 >= argc) return Fail(accy::StrCat(flag, " needs a value\n", kUsage));
+    const std::string value = argv[++i];
+    if (flag == "--workload") {
+      workload_name = value;
+    } else if (flag == "--inputs") {
+      input_dir = value;
+    } else if (flag == "--output") {
+      output_path = value;
+    } else if (flag == "--threads") {
+      threads = std::atoi(value.c_str());
+    } else if (flag == "--reps") {
+      reps = std::atoi(value.c_str());
+    } else if (flag == "--warmup") {
+      warmup = std::atoi(value.c_str());
+    } else if (flag == "--target-ms") {
+      target_ms = std::atof(value.c_str());
+    } else {
+      return Fail(accy::StrCat("unknown flag ", flag, "\n", kUsage));
+    }
+  }
+  if (workload_name.empty() || input_dir.empty() || output_path.empty() || threads < 1 ||
+      reps < 1 || warmup < 0) {
+    return Fail(accy::StrCat("missing or invalid arguments\n", kUsage));
+  }
+
+  accy::StatusOr<accy::bench::Workload> workload = accy::bench::BuildNamedWorkload(workload_name);
+  if (!workload.ok()) return Fail(std::string(workload.status().message()));
+  const accy::Function& main_function = *workload->module->FindFunction("main");
+  std::vector<accy::Tensor> inputs;
+  for (size_t p = 0; p < main_function.parameter_types().size(); ++p) {
+    const std::string path = accy::StrCat(input_dir, "/in", p, ".npy");
+    accy::StatusOr<accy::Tensor> array = accy::tools::ReadNpyFile(path);
+    if (!array.ok()) return Fail(std::string(array.status().message()));
+    accy::StatusOr<accy::Tensor> input =
+        accy::tools::ConvertNpyInput(*array, main_function.parameter_types()[p]);
+    if (!input.ok()) return Fail(accy::StrCat(path, ": ", input.status().message()));
+    inputs.push_back(*std::move(input));
+  }
+
+  accy::EngineOptions options;
+  options.num_threads = threads;
+  accy::StatusOr<std::unique_ptr<accy::Engine>> engine = accy::Engine::Create(options);
+  if (!engine.ok()) return Fail(std::string(engine.status().message()));
+  const auto compile_start = Clock::now();
+  accy::StatusOr<std::unique_ptr<accy::Executable>> executable =
+      (*engine)->Compile(*workload->module);
+  const double compile_ms = Seconds(compile_start) * 1e3;
+  if (!executable.ok()) return Fail(std::string(executable.status().message()));
+  std::vector<accy::Tensor> outputs = accy::bench::AllocateOutputs(*workload->module);
+
+  accy::Status status = (*executable)->Run(inputs, outputs);
+  if (!status.ok()) return Fail(std::string(status.message()));
+  if (accy::Status written = accy::tools::WriteNpyFile(output_path, outputs[0]); !written.ok()) {
+    return Fail(std::string(written.message()));
+  }
+
+  auto run = [&] {
+    accy::Status s = (*executable)->Run(inputs, outputs);
+    if (!s.ok()) status = s;
+  };
+  for (int w = 0; w < warmup; ++w) run();
+  auto start = Clock::now();
+  run();
+  const double one = Seconds(start);
+  const int inner = std::max(1, static_cast<int>(target_ms * 1e-3 / std::max(one, 1e-7)));
+  std::vector<double> per_call_ms;
+  for (int r = 0; r < reps; ++r) {
+    start = Clock::now();
+    for (int i = 0; i < inner; ++i) run();
+    per_call_ms.push_back(Seconds(start) * 1e3 / inner);
+  }
+  if (!status.ok()) return Fail(std::string(status.message()));
+  std::sort(per_call_ms.begin(), per_call_ms.end());
+  const size_t n = per_call_ms.size();
+  const double median =
+      n % 2 == 1 ? per_call_ms[n / 2] : 0.5 * (per_call_ms[n / 2 - 1] + per_call_ms[n / 2]);
+  int64_t items = 0;
+  std::string kinds;
+  for (const auto& [kind, count] : (*executable)->Stats().work_items_by_kind) {
+    items += count;
+    kinds += accy::StrCat(kinds.empty() ? "" : ", ", "\"", kind, "\": ", count);
+  }
+  std::printf(
+      "{\"workload\": \"%s\", \"threads\": %d, \"ms_median\": %.6f, \"ms_min\": %.6f, "
+      "\"ms_max\": %.6f, \"reps\": %d, \"inner\": %d, \"compile_ms\": %.3f, \"items\": %lld, "
+      "\"items_by_kind\": {%s}, \"flops\": %.0f, \"bytes\": %.0f}\n",
+      workload_name.c_str(), threads, median, per_call_ms.front(), per_call_ms.back(), reps, inner,
+      compile_ms, static_cast<long long>(items), kinds.c_str(), workload->flops, workload->bytes);
+  return 0;
+}

@@ -1,0 +1,268 @@
+"""accy vs PyTorch eager, TorchScript (trace + freeze) and NumPy on the same workloads, inputs,
+dtypes and thread counts; run by `make compare` (see bench/README.md).
+
+  /usr/bin/python3 bench/compare/compare.py --runner build/bin/accy-compare-runner \
+      [--out-dir bench/results] [--threads 1 2] [--reps 25] [--workloads chain_4m ...]
+
+1. Writes every workload's inputs (fixed seed) as .npy to a temporary folder, and the float64
+   reference result.
+2. For each thread count and workload (waiting up to --max-wait s for an idle machine), runs
+   each engine in its own process with the thread count pinned
+   (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, torch.set_num_threads, accy's --threads). Each engine
+   first checks its result against the reference (max |y - ref| / max(1, max |ref|) within
+   peers.TOLERANCE) and is timed only if it passes: warm-up, then the median of >= 20 timed
+   repetitions (timing.py; accy-compare-runner times the same way).
+3. Writes OUT/compare.json (every measurement plus machine, versions and environment),
+   OUT/compare.md (medians and ratios accy time / peer time: below 1 means accy is faster) and
+   OUT/compare.png (the ratios as bars).
+Peer environment (perf-anchors/README.md): OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are unset
+(they halve OpenBLAS), ATEN_CPU_CAPABILITY=avx512 when the CPU has it, OMP_WAIT_POLICY=passive
+for torch (its spinning OpenMP threads fight OpenBLAS's pool at 2 threads).
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import peers  # noqa: E402
+import timing  # noqa: E402
+
+PEERS = ["torch_eager", "torchscript", "numpy"]
+LABELS = {"accy": "accy", "torch_eager": "PyTorch eager", "torchscript": "TorchScript",
+          "numpy": "NumPy"}
+
+
+def check(name, result, ref):
+    result = np.asarray(result, dtype=np.float64).reshape(ref.shape)
+    err = float(np.max(np.abs(result - ref)) / max(1.0, float(np.max(np.abs(ref)))))
+    return err, bool(np.isfinite(err) and err <= peers.TOLERANCE[name])
+
+
+def load(data_dir, name):
+    d = os.path.join(data_dir, name)
+    n = len([f for f in os.listdir(d) if f.startswith("in")])
+    return [np.load(os.path.join(d, f"in{i}.npy")) for i in range(n)], np.load(
+        os.path.join(d, "ref.npy"))
+
+
+# ---- worker: one engine at one thread count, in its own process -------------------------------
+def worker(engine, threads, data_dir, workloads, reps):
+    if engine in ("torch_eager", "torchscript"):
+        import torch
+        torch.set_num_threads(threads)
+        torch.set_grad_enabled(False)
+    for name in workloads:
+        inputs, ref = load(data_dir, name)
+        record = dict(engine=engine, workload=name, threads=threads, load_before=timing.load_average())
+        if engine == "numpy":
+            fn = peers.numpy_fn(name, inputs)
+        else:
+            module, args = peers.torch_module(name, inputs)
+            if engine == "torchscript":
+                torch._C._jit_override_can_fuse_on_cpu(False)  # no LLVM in Debian's torch
+                module = torch.jit.freeze(torch.jit.trace(module, args))
+            fn = (lambda m, a: (lambda: m(*a)))(module, args)
+        out = fn()
+        out = out.numpy() if hasattr(out, "numpy") else out
+        record["max_rel_err"], record["ok"] = check(name, out, ref)
+        if record["ok"]:
+            record.update(timing.time_calls(fn, reps=reps))
+        record["load_after"] = timing.load_average()
+        print(json.dumps(record), flush=True)
+
+
+def peer_env(engine, threads):
+    env = dict(os.environ)
+    for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+        env.pop(var, None)
+    env.update(OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
+               MKL_NUM_THREADS=str(threads))
+    if engine != "accy":
+        if "avx512f" in open("/proc/cpuinfo").read():
+            env["ATEN_CPU_CAPABILITY"] = "avx512"
+        env["OMP_WAIT_POLICY"] = "passive"
+    return env
+
+
+def run_peer(engine, threads, data_dir, workloads, reps):
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", engine, "--threads",
+           str(threads), "--data-dir", data_dir, "--reps", str(reps), "--workloads", *workloads]
+    proc = subprocess.run(cmd, env=peer_env(engine, threads), capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stderr)
+        raise SystemExit(f"compare: {engine} worker failed at {threads} threads")
+    return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+
+
+def run_accy(runner, threads, data_dir, workloads, reps):
+    records = []
+    for name in workloads:
+        _, ref = load(data_dir, name)
+        out_path = os.path.join(data_dir, name, f"accy_T{threads}.npy")
+        load_before = timing.load_average()
+        cmd = [runner, "--workload", name, "--inputs", os.path.join(data_dir, name), "--threads",
+               str(threads), "--output", out_path, "--reps", str(reps)]
+        proc = subprocess.run(cmd, env=peer_env("accy", threads), capture_output=True, text=True)
+        record = dict(engine="accy", workload=name, threads=threads, load_before=load_before)
+        if proc.returncode != 0:
+            record.update(ok=False, error=proc.stderr.strip()[-500:])
+        else:
+            timed = json.loads(proc.stdout.strip().splitlines()[-1])
+            record["max_rel_err"], record["ok"] = check(name, np.load(out_path), ref)
+            if record["ok"]:
+                record.update({k: timed[k] for k in ("ms_median", "ms_min", "ms_max", "reps",
+                                                     "inner", "compile_ms", "items",
+                                                     "items_by_kind")})
+        record["load_after"] = timing.load_average()
+        records.append(record)
+    return records
+
+
+# ---- report -----------------------------------------------------------------------------------
+def machine_info():
+    info = dict(date_utc=datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"),
+                python=platform.python_version(), nproc=os.cpu_count())
+    try:
+        lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+        info["cpu"] = next(l.split(":", 1)[1].strip() for l in lscpu.splitlines()
+                           if l.startswith("Model name"))
+    except Exception:
+        info["cpu"] = platform.processor()
+    import torch
+    info.update(torch=torch.__version__, numpy=np.__version__)
+    try:
+        rev = subprocess.run(["git", "-C", os.path.dirname(os.path.abspath(__file__)), "rev-parse",
+                              "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+        info["accy_commit"] = rev
+    except Exception:
+        pass
+    return info
+
+
+def table(records, threads_list, workloads):
+    by = {(r["engine"], r["workload"], r["threads"]): r for r in records}
+    ms = lambda r: (f"{r['ms_median']:.3f}" if r and r.get("ok") and "ms_median" in r
+                    else ("FAILED check" if r else "n/a"))
+    lines = ["| workload | threads | accy ms | PyTorch eager ms | TorchScript ms | NumPy ms | "
+             "accy/eager | accy/TorchScript | accy/NumPy |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for name in workloads:
+        for t in threads_list:
+            a = by.get(("accy", name, t))
+            cells = [name, str(t), ms(a)] + [ms(by.get((p, name, t))) for p in PEERS]
+            for p in PEERS:
+                r = ratio(a, by.get((p, name, t)))
+                cells.append(f"{r:.2f}" if r else "n/a")
+            lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def ratio(accy, peer):
+    if accy and peer and accy.get("ok") and peer.get("ok") and "ms_median" in accy \
+            and "ms_median" in peer:
+        return accy["ms_median"] / peer["ms_median"]
+    return None
+
+
+def chart(records, threads_list, workloads, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    by = {(r["engine"], r["workload"], r["threads"]): r for r in records}
+    fig, axes = plt.subplots(1, len(threads_list), figsize=(6 * len(threads_list), 4.5),
+                             sharey=True)
+    axes = np.atleast_1d(axes)
+    width = 0.8 / len(PEERS)
+    for ax, t in zip(axes, threads_list):
+        for i, p in enumerate(PEERS):
+            vals = [ratio(by.get(("accy", w, t)), by.get((p, w, t))) or 0 for w in workloads]
+            ax.bar(np.arange(len(workloads)) + (i - (len(PEERS) - 1) / 2) * width, vals, width,
+                   label=f"accy / {LABELS[p]}")
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_yscale("log")
+        ax.set_xticks(np.arange(len(workloads)), workloads, rotation=30, ha="right")
+        ax.set_title(f"{t} thread{'s' if t > 1 else ''}: accy time / peer time (< 1: accy faster)")
+    axes[0].set_ylabel("time ratio (log scale)")
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runner", help="path of accy-compare-runner")
+    ap.add_argument("--out-dir", default=os.path.join(os.path.dirname(__file__), "..", "results"))
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--reps", type=int, default=25)
+    ap.add_argument("--workloads", nargs="+", default=peers.WORKLOADS)
+    ap.add_argument("--max-wait", type=float, default=60,
+                    help="seconds to wait for an idle machine before each workload")
+    ap.add_argument("--worker", choices=PEERS, help=argparse.SUPPRESS)
+    ap.add_argument("--data-dir", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.reps < 20:
+        raise SystemExit("compare: --reps must be at least 20")
+    if args.worker:
+        return worker(args.worker, args.threads[0], args.data_dir, args.workloads, args.reps)
+    if not args.runner or not os.access(args.runner, os.X_OK):
+        raise SystemExit(f"compare: --runner {args.runner!r} is not an executable")
+    data_dir = tempfile.mkdtemp(prefix="accy-compare-")
+    try:
+        for name in args.workloads:
+            os.makedirs(os.path.join(data_dir, name))
+            inputs = peers.make_inputs(name)
+            for i, x in enumerate(inputs):
+                np.save(os.path.join(data_dir, name, f"in{i}.npy"), x)
+            np.save(os.path.join(data_dir, name, "ref.npy"), peers.reference(name, inputs))
+        records = []
+        # Engines interleaved per workload so that each sees about the same background load.
+        for t in args.threads:
+            for name in args.workloads:
+                busy = timing.wait_idle(args.max_wait)
+                print(f"compare: {name}, {t} thread(s), machine {busy:.0%} busy", flush=True)
+                batch = run_accy(os.path.abspath(args.runner), t, data_dir, [name], args.reps)
+                for p in PEERS:
+                    batch += run_peer(p, t, data_dir, [name], args.reps)
+                for r in batch:
+                    r["busy_before"] = busy
+                records += batch
+    finally:
+        shutil.rmtree(data_dir, ignore_errors=True)
+    os.makedirs(args.out_dir, exist_ok=True)
+    info = machine_info()
+    info["peer_env"] = ("OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset; OMP_NUM_THREADS = "
+                        "OPENBLAS_NUM_THREADS = threads; torch: set_num_threads(threads), "
+                        "ATEN_CPU_CAPABILITY=avx512, OMP_WAIT_POLICY=passive")
+    info["max_load_average"] = max(max(r["load_before"], r["load_after"]) for r in records)
+    info["max_busy_before"] = max(r["busy_before"] for r in records)
+    with open(os.path.join(args.out_dir, "compare.json"), "w") as f:
+        json.dump(dict(machine=info, records=records), f, indent=1)
+    md = (f"accy vs peers, {info['date_utc']}, {info['cpu']} ({info['nproc']} cores), "
+          f"torch {info['torch']}, numpy {info['numpy']}, accy {info.get('accy_commit', '?')}; "
+          f"median ms of {args.reps} repetitions; ratio = accy time / peer time (< 1: accy "
+          f"faster); machine up to {info['max_busy_before']:.0%} busy before a workload, max "
+          f"1-min load average {info['max_load_average']:.2f}"
+          + (" (other processes were running: the numbers are noisy)" if info["max_busy_before"]
+             > 0.15 else "") + ".\n\n"
+          + table(records, args.threads, args.workloads) + "\n")
+    with open(os.path.join(args.out_dir, "compare.md"), "w") as f:
+        f.write(md)
+    chart(records, args.threads, args.workloads, os.path.join(args.out_dir, "compare.png"))
+    print(md)
+    failed = [r for r in records if not r.get("ok")]
+    for r in failed:
+        print(f"compare: {r['engine']} {r['workload']} T={r['threads']} failed its check: "
+              f"{r.get('error') or r.get('max_rel_err')}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
