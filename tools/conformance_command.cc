@@ -8,42 +8,51 @@
 #include "src/stablehlo/conformance.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
+#include "tools/object_cache.h"
 
 namespace accy::tools {
 namespace {
 
-constexpr char kUsage[] =
-    "usage: accy conformance DIR_OR_FILE... [--jobs N]\n"
+constexpr char kUsageHead[] =
+    "usage: accy conformance DIR_OR_FILE... [--jobs N] [--cache-dir DIR | --no-cache]\n"
     "  Runs every .mlir program (folders are searched recursively; `// -----` splits a file into\n"
     "  programs) through the JIT with no inputs and evaluates its check ops: expect_eq (IEEE ==),\n"
     "  expect_close (3 ULP of the element type), expect_almost_eq (|difference| <= 0.001), and\n"
     "  their _const forms. Prints PASS, FAIL (first bad element) or SKIP (the unsupported feature named)\n"
     "  per program, then `N passed, M failed, K skipped`. Exit code 1 when anything failed.\n"
-    "  --jobs N   programs compiled and run at once (default 1; 0 = all cores)\n";
+    "  --jobs N         programs compiled and run at once (default 1; 0 = all cores)\n";
+std::string Usage() { return std::string(kUsageHead) + kCacheOptionsUsage; }
 
 }  // namespace
 
 int ConformanceCommand(std::span<const std::string> args) {
-  const OptionSpec specs[] = {{"jobs", true, false}};
+  const std::vector<OptionSpec> specs = WithCacheOptions({{"jobs", true, false}});
+  const std::string usage_text = Usage();
+  const char* usage = usage_text.c_str();
   StatusOr<ParsedArgs> parsed = ParseArgs(args, specs);
   if (!parsed.ok()) {
-    return ReportUsage("conformance", std::string(parsed.status().message()), kUsage);
+    return ReportUsage("conformance", std::string(parsed.status().message()), usage);
   }
   if (parsed->help) {
-    std::printf("%s", kUsage);
+    std::printf("%s", usage);
     return kExitOk;
   }
   if (parsed->positional.empty()) {
-    return ReportUsage("conformance", "expected at least one folder or .mlir file", kUsage);
+    return ReportUsage("conformance", "expected at least one folder or .mlir file", usage);
   }
   ConformanceOptions options;
   if (parsed->Has("jobs")) {
     StatusOr<int> jobs = ParseIntOption("jobs", parsed->Get("jobs"), 0, 1024);
     if (!jobs.ok()) {
-      return ReportUsage("conformance", std::string(jobs.status().message()), kUsage);
+      return ReportUsage("conformance", std::string(jobs.status().message()), usage);
     }
     options.jobs = *jobs;
   }
+  StatusOr<std::string> cache_dir = ResolveCacheDir(*parsed, "conformance");
+  if (!cache_dir.ok()) {
+    return ReportUsage("conformance", std::string(cache_dir.status().message()), usage);
+  }
+  options.engine_options.cache_dir = *cache_dir;
 
   StatusOr<ConformanceReport> report =
       RunConformance(parsed->positional, options, [](const ConformanceResult& result) {

@@ -15,6 +15,7 @@
 #include "src/reference/reference_evaluator.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
+#include "tools/object_cache.h"
 
 namespace accy::tools {
 
@@ -46,31 +47,41 @@ accy::StatusOr<std::unique_ptr<accy::Module>> BuildDemo() {
 
 int Fail(const accy::Status& status) { return ReportError("demo-small", status); }
 
-constexpr char kUsage[] =
-    "usage: accy [demo-small]\n"
+constexpr char kUsageHead[] =
+    "usage: accy [demo-small] [--cache-dir DIR | --no-cache]\n"
     "  Builds y = tanh(a * b + c) * 0.5 + a and its row sums with the builder API, prints the\n"
     "  StableHLO text and the plan, runs it through the JIT and compares with the reference\n"
     "  evaluator.\n";
+std::string Usage() { return std::string(kUsageHead) + kCacheOptionsUsage; }
 
 }  // namespace
 
 int DemoSmallCommand(std::span<const std::string> args) {
-  StatusOr<ParsedArgs> parsed = ParseArgs(args, {});
+  const std::vector<OptionSpec> specs = WithCacheOptions({});
+  const std::string usage_text = Usage();
+  const char* usage = usage_text.c_str();
+  StatusOr<ParsedArgs> parsed = ParseArgs(args, specs);
   if (!parsed.ok())
-    return ReportUsage("demo-small", std::string(parsed.status().message()), kUsage);
+    return ReportUsage("demo-small", std::string(parsed.status().message()), usage);
   if (parsed->help) {
-    std::printf("%s", kUsage);
+    std::printf("%s", usage);
     return kExitOk;
   }
   if (!parsed->positional.empty()) {
-    return ReportUsage("demo-small", "takes no arguments", kUsage);
+    return ReportUsage("demo-small", "takes no arguments", usage);
   }
+  accy::EngineOptions options;
+  StatusOr<std::string> cache_dir = ResolveCacheDir(*parsed, "demo-small");
+  if (!cache_dir.ok()) {
+    return ReportUsage("demo-small", std::string(cache_dir.status().message()), usage);
+  }
+  options.cache_dir = *cache_dir;
 
   auto module = BuildDemo();
   if (!module.ok()) return Fail(module.status());
   std::printf("%s\n", accy::PrintModule(**module).c_str());
 
-  auto engine = accy::Engine::Create();
+  auto engine = accy::Engine::Create(options);
   if (!engine.ok()) return Fail(engine.status());
   auto executable = (*engine)->Compile(**module, "main");
   if (!executable.ok()) return Fail(executable.status());

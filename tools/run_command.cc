@@ -10,18 +10,20 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/npy.h"
+#include "tools/object_cache.h"
 
 namespace accy::tools {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kUsageHead[] =
     "usage: accy run FILE.mlir [--function NAME] [--input FILE.npy]... [--threads N]\n"
-    "                [--output-dir DIR]\n"
+    "                [--output-dir DIR] [--cache-dir DIR | --no-cache]\n"
     "  Compiles the function (default @main, or the module's only function) through the JIT and\n"
     "  runs it. One --input per parameter, in order (NumPy .npy; bf16 parameters read <f4 or <u2\n"
     "  bit patterns). With --output-dir, writes DIR/out0.npy, out1.npy, ... (bf16 as <f4);\n"
     "  otherwise prints the results.\n"
-    "  --threads N   intra-op threads (0 = all cores, the default)\n";
+    "  --threads N      intra-op threads (0 = all cores, the default)\n";
+std::string Usage() { return std::string(kUsageHead) + kCacheOptionsUsage; }
 
 // Printed elements per result; --output-dir has them all.
 constexpr int64_t kPrintedElements = 256;
@@ -29,25 +31,30 @@ constexpr int64_t kPrintedElements = 256;
 }  // namespace
 
 int RunCommand(std::span<const std::string> args) {
-  const OptionSpec specs[] = {{"function", true, false},
-                              {"input", true, true},
-                              {"threads", true, false},
-                              {"output-dir", true, false}};
+  const std::vector<OptionSpec> specs = WithCacheOptions({{"function", true, false},
+                                                           {"input", true, true},
+                                                           {"threads", true, false},
+                                                           {"output-dir", true, false}});
+  const std::string usage_text = Usage();
+  const char* usage = usage_text.c_str();
   StatusOr<ParsedArgs> parsed = ParseArgs(args, specs);
-  if (!parsed.ok()) return ReportUsage("run", std::string(parsed.status().message()), kUsage);
+  if (!parsed.ok()) return ReportUsage("run", std::string(parsed.status().message()), usage);
   if (parsed->help) {
-    std::printf("%s", kUsage);
+    std::printf("%s", usage);
     return kExitOk;
   }
   if (parsed->positional.size() != 1) {
-    return ReportUsage("run", "expected one FILE.mlir", kUsage);
+    return ReportUsage("run", "expected one FILE.mlir", usage);
   }
   EngineOptions engine_options;
   if (parsed->Has("threads")) {
     StatusOr<int> threads = ParseIntOption("threads", parsed->Get("threads"), 0, 4096);
-    if (!threads.ok()) return ReportUsage("run", std::string(threads.status().message()), kUsage);
+    if (!threads.ok()) return ReportUsage("run", std::string(threads.status().message()), usage);
     engine_options.num_threads = *threads;
   }
+  StatusOr<std::string> cache_dir = ResolveCacheDir(*parsed, "run");
+  if (!cache_dir.ok()) return ReportUsage("run", std::string(cache_dir.status().message()), usage);
+  engine_options.cache_dir = *cache_dir;
 
   StatusOr<std::unique_ptr<Module>> module = LoadModule(parsed->positional[0]);
   if (!module.ok()) return ReportError("run", module.status());
