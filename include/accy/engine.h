@@ -86,6 +86,10 @@ struct ExecutableStats {
   // (oneDNN primitive descriptors and primitives), then buffer assignment and the item table.
   double library_milliseconds = 0;
   double assignment_milliseconds = 0;
+  // Inter-op parallelism: groups of independent single-block JIT items that run concurrently
+  // (one item per thread) when num_threads > 1, and the items in them.
+  int64_t concurrent_groups = 0;
+  int64_t concurrent_items = 0;
   // Per-item run-time totals, in plan order; empty unless EngineOptions::enable_profiling.
   std::vector<ItemProfile> item_profiles;
 };

@@ -230,6 +230,9 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
     const Pending& p = pending[i];
     ExecutorItem item;
     item.profile.item_index = static_cast<int64_t>(i);
+    item.num_inputs = item_buffers[r].inputs.size();
+    item.estimated_bytes = static_cast<int64_t>(
+        std::min<uint64_t>(p.item->resources.static_total_bytes, INT64_MAX));
     item.profile.kind = std::string(WorkKindName(p.item->kind));
     item.profile.root = p.item->root != nullptr ? std::string(p.item->root->name()) : "";
     item.profile.runs_on = p.iterate != nullptr ? "loop" : p.library != nullptr ? "library" : "jit";
@@ -294,6 +297,7 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
   if (options_.enable_profiling) {
     impl->counters = std::make_unique<ItemCounters[]>(impl->items.size());
   }
+  impl->GroupIndependentItems();
   impl->stats.assignment_milliseconds = MillisecondsSince(assignment_start);
   return std::unique_ptr<Executable>(new Executable(std::move(impl)));
 }

@@ -1,6 +1,7 @@
 // The executor (executor.h): input validation, arena pool, items in dependency order.
 #include "src/runtime/executor.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -147,6 +148,11 @@ Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> o
   } restore{caller_threads};
   for (size_t index = 0; index < items.size(); ++index) {
     const ExecutorItem& item = items[index];
+    if (item.group_end > index + 1 && num_threads > 1) {
+      RunGroup(index, item.group_end, locate);
+      index = item.group_end - 1;
+      continue;
+    }
     std::chrono::steady_clock::time_point start;
     if (counters != nullptr) start = std::chrono::steady_clock::now();
     struct Record {  // adds this item's time on every path out of the loop body
@@ -205,6 +211,90 @@ Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> o
   }
   ReleaseContext(std::move(context));
   return absl::OkStatus();
+}
+
+namespace {
+
+constexpr size_t kMaxGroupBuffers = 16;
+
+bool Overlap(const BufferSlice& a, const BufferSlice& b) {
+  if (a.kind != b.kind || a.bytes == 0 || b.bytes == 0) return false;
+  if (a.kind == BufferSlice::Kind::kParameter || a.kind == BufferSlice::Kind::kResult) {
+    return a.index == b.index;
+  }
+  return a.offset < b.offset + b.bytes && b.offset < a.offset + a.bytes;
+}
+
+bool Groupable(const ExecutorItem& item) {
+  return item.library == nullptr && item.iterate == nullptr && !item.aliasing &&
+         item.scratch_bytes == 0 && item.launch.function != nullptr &&
+         item.launch.block_count == 1 && item.launch.finish_block_count == 0 &&
+         item.buffers.size() <= kMaxGroupBuffers;
+}
+
+// Whether `b` may run at the same time as `a`: neither writes memory the other touches.
+bool Independent(const ExecutorItem& a, const ExecutorItem& b) {
+  for (size_t i = 0; i < a.buffers.size(); ++i) {
+    for (size_t j = 0; j < b.buffers.size(); ++j) {
+      const bool a_writes = i >= a.num_inputs, b_writes = j >= b.num_inputs;
+      if ((a_writes || b_writes) && Overlap(a.buffers[i], b.buffers[j])) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+void Executable::Impl::RunGroup(size_t begin, size_t end,
+                                const std::function<void*(const BufferSlice&)>& locate) const {
+  const int64_t count = static_cast<int64_t>(end - begin);
+  const int team = static_cast<int>(std::min<int64_t>(num_threads, count));
+  jit::RunOptions single;
+  single.num_threads = 1;
+#pragma omp parallel for num_threads(team) schedule(dynamic, 1)
+  for (int64_t k = 0; k < count; ++k) {
+    const size_t index = begin + static_cast<size_t>(k);
+    const ExecutorItem& item = items[index];
+    const auto start = std::chrono::steady_clock::now();
+    void* pointers[kMaxGroupBuffers];
+    for (size_t b = 0; b < item.buffers.size(); ++b) pointers[b] = locate(item.buffers[b]);
+    jit::RunKernel(item.launch, pointers, item.buffer_bytes.data(), single);
+    if (counters != nullptr) {
+      counters[index].calls.fetch_add(1, std::memory_order_relaxed);
+      counters[index].nanoseconds.fetch_add(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                               start).count(),
+          std::memory_order_relaxed);
+    }
+  }
+}
+
+void Executable::Impl::GroupIndependentItems() {
+  if (num_threads <= 1) return;  // one thread: everything runs in plan order
+  size_t begin = 0;
+  while (begin < items.size()) {
+    if (!Groupable(items[begin])) {
+      ++begin;
+      continue;
+    }
+    size_t end = begin + 1;
+    int64_t bytes = items[begin].estimated_bytes;
+    while (end < items.size() && Groupable(items[end])) {
+      bool independent = true;
+      for (size_t k = begin; k < end && independent; ++k) {
+        independent = Independent(items[k], items[end]);
+      }
+      if (!independent) break;
+      bytes += items[end].estimated_bytes;
+      ++end;
+    }
+    if (end - begin >= 2 && bytes >= kMinGroupBytes) {
+      items[begin].group_end = end;
+      ++stats.concurrent_groups;
+      stats.concurrent_items += static_cast<int64_t>(end - begin);
+    }
+    begin = end;
+  }
 }
 
 ExecutableStats Executable::Impl::CurrentStats() const {

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -35,6 +36,7 @@ struct ExecutorItem {
   // An iterate item (StableHLO while): runs its compiled cond and body (iterate_kernel.h).
   const IterateKernel* iterate = nullptr;
   std::vector<BufferSlice> buffers;  // inputs then outputs, ABI order
+  size_t num_inputs = 0;             // how many of `buffers` the item only reads
   std::vector<int64_t> buffer_bytes;  // one per buffer, then scratch_bytes when it is > 0
   // A two-phase kernel's scratch buffer (kernel_abi.h), passed after the outputs; items run one
   // after another, so all items share one per-run scratch area.
@@ -45,6 +47,11 @@ struct ExecutorItem {
   // buffer assignment gave them different memory, the input's bytes are copied into the output
   // before the item runs and the item reads the output's memory for that input.
   std::vector<std::pair<int, int>> copy_in;
+  // The plan's estimate of the bytes this item reads and writes (inter-op grouping).
+  int64_t estimated_bytes = 0;
+  // Items [this, group_end) are independent single-block JIT items run concurrently, one per
+  // thread (set by GroupIndependentItems on the group's first item; 0 = no group starts here).
+  size_t group_end = 0;
   // Profile row of this item (Executable::Impl::profiles), in plan order.
   ItemProfile profile;
 };
@@ -75,6 +82,15 @@ struct Executable::Impl {
   std::vector<std::unique_ptr<std::mutex>> library_mutexes;
   std::vector<std::unique_ptr<IterateKernel>> iterate_kernels;
 
+  // Inter-op parallelism: marks runs of consecutive items that may run at the same time. An item
+  // joins a group when it is a JIT kernel of one block (intra-op parallelism would leave the
+  // other threads idle), uses no scratch, and none of its buffers overlaps a buffer another
+  // group member writes (arena slices are reused, so independence is checked on memory, not
+  // only on values). A group runs concurrently only when it has at least two items and moves
+  // at least kMinGroupBytes in all (below that a fork/join costs more than it saves).
+  // Call after num_threads is set; with one thread nothing is grouped.
+  static constexpr int64_t kMinGroupBytes = 64 * 1024;
+  void GroupIndependentItems();
   // stats with item_profiles filled from the counters.
   ExecutableStats CurrentStats() const;
   // Validates and runs (Executable::Run).
@@ -92,6 +108,9 @@ struct Executable::Impl {
   void ReleaseContext(std::unique_ptr<RunContext> context) const;
   Status ValidateInputs(std::span<const Tensor> inputs) const;
   Status ValidateOutputs(std::span<const Tensor> outputs) const;
+  // Runs the grouped items [begin, end) concurrently, one item per OpenMP thread.
+  void RunGroup(size_t begin, size_t end,
+                const std::function<void*(const BufferSlice&)>& locate) const;
 
   mutable std::mutex pool_mutex_;
   mutable std::vector<std::unique_ptr<RunContext>> pool_;
