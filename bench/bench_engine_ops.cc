@@ -8,7 +8,8 @@
 // Counters: bytes_per_second (chain 16 B/element: 3 reads + 1 write; reductions 4 B/element
 // read), best_ms, compile_ms, items; triad_ratio = chain bandwidth / triad bandwidth (12
 // B/element, STREAM convention, no write-allocate) and read_ratio = reduce bandwidth / read-sum
-// bandwidth, both from best-of-reps times. kernel-level versions (no executor) are in
+// bandwidth, both from best-of-reps times; fusion_speedup (fused rows) = unfused best time /
+// fused best time, measured back to back. kernel-level versions (no executor) are in
 // bench_jit.cc and bench_jit_reduce.cc.
 #include <benchmark/benchmark.h>
 
@@ -42,6 +43,15 @@ void BM_EngineTanhChain(benchmark::State& state) {
   state.counters["GBps"] = chain_bandwidth / 1e9;
   state.counters["triad_GBps"] = triad_bandwidth / 1e9;
   state.counters["triad_ratio"] = chain_bandwidth / triad_bandwidth;
+  if (fused) {
+    // The same chain forced unfused, timed right after: fusion's speed-up in this run.
+    CompiledWorkload* unfused = CompileOnce("chain_" + std::to_string(n),
+                                            [n] { return BuildChain(n); }, threads, false, &error);
+    if (unfused == nullptr) return;
+    const double unfused_best = BestSeconds(
+        [&] { (void)unfused->executable->Run(unfused->inputs, unfused->outputs); });
+    state.counters["fusion_speedup"] = unfused_best / best;
+  }
 }
 BENCHMARK(BM_EngineTanhChain)
     ->ArgsProduct({{int64_t{1} << 16, int64_t{1} << 22}, {1, 2}, {1, 0}})

@@ -1,5 +1,6 @@
 // Library-kernel benchmarks: accy's bound dot_general item (kernels/onednn_kernel.h) against the
-// raw oneDNN matmul primitive it wraps, measured in the same run at 1 and 2 threads, plus the
+// raw oneDNN matmul primitive it wraps (64, 256, 1024 cubed and the skinny [32, 4096] x
+// [4096, 4096]), measured in the same run at 1 and 2 threads, plus the
 // raw softmax and layer_norm primitives on [4096, 1024] f32 (the baselines the JIT row-pipeline
 // emitter is compared against) and a small-size sweep that sets kMinLibraryDotElementOps.
 // Buffers are allocated and first-touched once per shape and reused (perf-anchors/README.md).
@@ -123,6 +124,15 @@ void MatmulArgs(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK(BM_OnednnMatmulRaw)->Apply(MatmulArgs);
 BENCHMARK(BM_AccyMatmulItem)->Apply(MatmulArgs);
+
+// The skinny [32, 4096] x [4096, 4096] (a decode-step projection), range(1) threads as above.
+void BM_OnednnMatmulSkinnyRaw(benchmark::State& state) { RunRawMatmul(state, 32, 4096, 4096); }
+void BM_AccyMatmulSkinnyItem(benchmark::State& state) { RunAccyMatmul(state, 32, 4096, 4096); }
+void SkinnyArgs(benchmark::internal::Benchmark* b) {
+  b->Args({32, 1})->Args({32, 2})->ArgNames({"m", "threads"})->UseRealTime();
+}
+BENCHMARK(BM_OnednnMatmulSkinnyRaw)->Apply(SkinnyArgs);
+BENCHMARK(BM_AccyMatmulSkinnyItem)->Apply(SkinnyArgs);
 
 // dot_epilogue: matmul + bias + gelu_tanh as one bound item (post-ops) vs the raw matmul
 // followed by a separate epilogue pass (oneDNN binary add, then eltwise gelu_tanh in place).
