@@ -9,7 +9,9 @@
 // start, so the vector/remainder split of an element never depends on the thread split (rows
 // that cross a block boundary are split there into two segments). The innermost loop is a
 // plain counted loop with noalias scopes between the output and the inputs, which the O3 loop
-// vectorizer widens (with its own remainder loop: no hand-written tail).
+// vectorizer widens (with its own remainder loop: no hand-written tail). A flat kernel with an
+// output of kStreamingStoreBytes or more computes fixed runs of each block into a stack stage
+// and streams them out with non-temporal stores (streaming_store.h).
 #include "jit/elementwise_emitter.h"
 #include "jit/index_math.h"
 
@@ -21,6 +23,7 @@
 
 #include "jit/elementwise_lowering.h"
 #include "jit/kernel_abi.h"
+#include "jit/streaming_store.h"
 #include "llvm/IR/MDBuilder.h"
 #include "src/fusion/fusion_plan.h"
 #include "src/schedule/schedule_plan.h"
@@ -229,10 +232,11 @@ StatusOr<KernelSignature> EmitElementwiseKernel(const WorkItem& item, const Fusi
   }
 
   // Emits the innermost loop over columns [col_begin, col_end) of one row: access a reads
-  // offsets[a] + col * stride; the output index is out_offset + col.
+  // offsets[a] + col * stride; the result goes to element out_offset + col of `destination`
+  // (the output, or the streaming stage).
   auto emit_row = [&](llvm::Value* col_begin, llvm::Value* col_end,
-                      const std::vector<llvm::Value*>& offsets,
-                      llvm::Value* out_offset) -> Status {
+                      const std::vector<llvm::Value*>& offsets, llvm::Value* out_offset,
+                      llvm::Value* destination) -> Status {
     llvm::BasicBlock* before = builder.GetInsertBlock();
     auto* body = llvm::BasicBlock::Create(context, "body", function, block_done);
     auto* done = llvm::BasicBlock::Create(context, "row_done", function, block_done);
@@ -262,7 +266,7 @@ StatusOr<KernelSignature> EmitElementwiseKernel(const WorkItem& item, const Fusi
       values[op->result(0)] = result;
     }
     llvm::Value* address =
-        builder.CreateInBoundsGEP(out_memory, out_base, builder.CreateAdd(out_offset, col));
+        builder.CreateInBoundsGEP(out_memory, destination, builder.CreateAdd(out_offset, col));
     llvm::StoreInst* store = builder.CreateAlignedStore(
         lowering.ToMemory(values.at(item.output_value), out_type), address, llvm::Align(1));
     store->setMetadata(llvm::LLVMContext::MD_alias_scope, output_list);
@@ -275,8 +279,32 @@ StatusOr<KernelSignature> EmitElementwiseKernel(const WorkItem& item, const Fusi
   };
 
   std::vector<llvm::Value*> zero_offsets(accesses.size(), builder.getInt64(0));
-  if (rank == 1) {
-    ACCY_RETURN_IF_ERROR(emit_row(lo, hi, zero_offsets, builder.getInt64(0)));
+  const int64_t element_bytes =
+      static_cast<int64_t>(module.getDataLayout().getTypeAllocSize(out_memory));
+  const bool streaming = rank == 1 && count * element_bytes >= kStreamingStoreBytes;
+  if (streaming) {
+    // Runs of kStreamingStageBytes at fixed offsets of the block: computed into the stage,
+    // then streamed to the output (streaming_store.h).
+    llvm::AllocaInst* stage = CreateStreamingStage(builder, *function);
+    const int64_t run = kStreamingStageBytes / element_bytes;
+    llvm::BasicBlock* before = builder.GetInsertBlock();
+    auto* run_head = llvm::BasicBlock::Create(context, "run", function, block_done);
+    builder.CreateBr(run_head);
+    builder.SetInsertPoint(run_head);
+    llvm::PHINode* run_begin = builder.CreatePHI(i64, 2, "run.begin");
+    run_begin->addIncoming(lo, before);
+    llvm::Value* run_end = builder.CreateBinaryIntrinsic(
+        llvm::Intrinsic::smin, builder.CreateAdd(run_begin, builder.getInt64(run)), hi);
+    ACCY_RETURN_IF_ERROR(emit_row(run_begin, run_end, zero_offsets,
+                                  builder.CreateNeg(run_begin), stage));
+    EmitStreamingCopy(
+        builder, *function, stage,
+        builder.CreateInBoundsGEP(out_memory, out_base, run_begin),
+        builder.CreateMul(builder.CreateSub(run_end, run_begin), builder.getInt64(element_bytes)));
+    run_begin->addIncoming(run_end, builder.GetInsertBlock());
+    builder.CreateCondBr(builder.CreateICmpSLT(run_end, hi), run_head, block_done);
+  } else if (rank == 1) {
+    ACCY_RETURN_IF_ERROR(emit_row(lo, hi, zero_offsets, builder.getInt64(0), out_base));
     builder.CreateBr(block_done);
   } else {
     // Row segments: pos runs over [lo, hi) one (partial) row of the last merged dim at a time.
@@ -304,7 +332,7 @@ StatusOr<KernelSignature> EmitElementwiseKernel(const WorkItem& item, const Fusi
         offsets[a] = builder.CreateAdd(offsets[a], builder.CreateMul(coord, builder.getInt64(strides[a][d])));
       }
     }
-    ACCY_RETURN_IF_ERROR(emit_row(col_begin, col_end, offsets, row_start));
+    ACCY_RETURN_IF_ERROR(emit_row(col_begin, col_end, offsets, row_start, out_base));
     pos->addIncoming(segment_end, builder.GetInsertBlock());
     builder.CreateCondBr(builder.CreateICmpSLT(segment_end, hi), segment, block_done);
   }
@@ -313,6 +341,7 @@ StatusOr<KernelSignature> EmitElementwiseKernel(const WorkItem& item, const Fusi
   block->addIncoming(next_block, block_done);
   builder.CreateCondBr(builder.CreateICmpSLT(next_block, block_end), block_head, exit);
   builder.SetInsertPoint(exit);
+  if (streaming) EmitStreamingFence(builder);
   builder.CreateRetVoid();
   return signature;
 }

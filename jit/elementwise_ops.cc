@@ -3,14 +3,17 @@
 // Numerics (DESIGN.md): no fast-math flags anywhere; IEEE maximum/minimum as compares and
 // selects; integer division and shifts guarded with selects so no input is
 // poison or UB; float->int through llvm.fpto[su]i.sat (truncate, saturate, NaN -> 0).
-// Transcendentals call the libm names (expf, tanhf, ...) declared memory(none): the loop
-// vectorizer maps them to glibc libmvec variants (JitCompiler's TargetLibraryInfo), so the
+// exp, tanh and logistic computed in f32 (f32, f16, bf16) are inline polynomials (vector_math.h:
+// plain IR the vectorizer widens, same bits in the vector body and the scalar tail). The other
+// transcendentals, and f64, call the libm names (expf, tanh, ...) declared memory(none): the
+// loop vectorizer maps them to glibc libmvec variants (JitCompiler's TargetLibraryInfo), so the
 // scalar tail and the vector body may use different implementations, each within the bounds
 // stated in tests/jit/elementwise_test.cc.
 #include <cstring>
 #include <string>
 
 #include "jit/elementwise_lowering.h"
+#include "jit/vector_math.h"
 #include "llvm/IR/Intrinsics.h"
 #include "src/util/str_cat.h"
 
@@ -251,7 +254,7 @@ StatusOr<llvm::Value*> ElementwiseLowering::FloatUnary(OpKind kind, ElementType 
       break;
     }
     case OpKind::kExponential:
-      r = call("exp");
+      r = t->isFloatTy() ? EmitExpF32(builder_, x) : call("exp");
       break;
     case OpKind::kExponentialMinusOne:
       r = call("expm1");
@@ -263,12 +266,16 @@ StatusOr<llvm::Value*> ElementwiseLowering::FloatUnary(OpKind kind, ElementType 
       r = call("log1p");
       break;
     case OpKind::kLogistic: {  // 1 / (1 + exp(-x)), as the reference
+      if (t->isFloatTy()) {
+        r = EmitLogisticF32(builder_, x);
+        break;
+      }
       llvm::Value* args[] = {builder_.CreateFNeg(x)};
       r = builder_.CreateFDiv(one, builder_.CreateFAdd(one, CallLibm("exp", type, args)));
       break;
     }
     case OpKind::kTanh:
-      r = call("tanh");
+      r = t->isFloatTy() ? EmitTanhF32(builder_, x) : call("tanh");
       break;
     case OpKind::kSqrt:
       r = builder_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);

@@ -5,8 +5,9 @@
 // as one row_pipeline item; special values (rows of -inf, NaN, +-inf); bitwise determinism at 1
 // and 2 threads; and the error path of a reduce body the emitter cannot lower.
 //
-// Bounds (JIT vs reference, per element, in ULPs of the element type): exp/log go through
-// glibc libmvec in the vector loop (<= 4 ulp each, elementwise_test.cc) and the row sums are
+// Bounds (JIT vs reference, per element, in ULPs of the element type): f32 exp is the inline
+// polynomial of jit/vector_math.h (<= 1 ulp), f64 exp and log go through glibc libmvec in the
+// vector loop (<= 4 ulp each, elementwise_test.cc) and the row sums are
 // f64 sums rounded once (the reference: compensated f64, rounded once), so softmax-like
 // pipelines stay within kExpUlp; the layer/RMS norm sums round to the same f32 value except in
 // rare ties, so they are held to kNormUlp. f16/bf16 compute in f32 and round once per op:
@@ -325,6 +326,37 @@ TEST(RowPipelineDeterminismTest, OneAndTwoThreadsGiveIdenticalBits) {
     ASSERT_OK_AND_ASSIGN(std::vector<Tensor> two, program->Run(args, 2));
     EXPECT_EQ(0, std::memcmp(one[0].data(), two[0].data(), static_cast<size_t>(one[0].byte_size())))
         << c.name;
+  }
+}
+
+// Outputs of 8 MiB or more keep the cached row on the stack and stream the output through a
+// stage (jit/streaming_store.h): same bounds as the table, bitwise identical at 1 and 2 threads.
+// 1031 columns: two whole runs of the stage and a partial one (f32), five and a part (f64).
+TEST(RowPipelineStreamingTest, LargeOutputsMatchReferenceAndAreDeterministic) {
+  struct Large {
+    size_t pipeline;
+    ElementType type;
+    std::vector<int64_t> dims;
+  };
+  const Large cases[] = {{0, ElementType::kF32, {2051, 1031}},
+                         {2, ElementType::kF32, {2051, 1031}},
+                         {2, ElementType::kF64, {1027, 1031}}};
+  for (const Large& large : cases) {
+    const PipelineCase& c = Cases()[large.pipeline];
+    SCOPED_TRACE(StrCat(c.name, " ", ElementTypeName(large.type)));
+    ASSERT_OK_AND_ASSIGN(Built built, Build(c, large.type, large.dims));
+    std::vector<Tensor> args;
+    for (size_t i = 0; i < built.params.size(); ++i) {
+      args.push_back(SmoothInput(built.params[i], 31 * i + 7, i == 0 ? 4.0 : 1.5));
+    }
+    ASSERT_GE(args[0].byte_size(), int64_t{8} << 20);
+    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, Evaluate(*built.module, "main", args));
+    ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(std::move(built.module)));
+    EXPECT_EQ(CountKind(*program, WorkKind::kRowPipeline), 1);
+    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> one, program->Run(args, 1));
+    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> two, program->Run(args, 2));
+    EXPECT_TRUE(Matches(one[0], expected[0], c.ulp));
+    EXPECT_EQ(0, std::memcmp(one[0].data(), two[0].data(), static_cast<size_t>(one[0].byte_size())));
   }
 }
 
