@@ -1,5 +1,8 @@
 // Emitter of flash_attention work items (emitters.h; cluster rule 7 of src/fusion/fusion_plan.h):
-// out = softmax(scale(Q·K) [+ mask]) · V over leading batch dims, f32.
+// out = softmax(scale(Q·K) [+ mask]) · V over leading batch dims, in f32, f16, bf16 or f64.
+// f16 and bf16 compute in f32 (loads widen, the output rounds once to nearest even; exp rounds
+// its argument and result to the element type as the reference's exponential op does); f64
+// computes in double.
 //
 // The score matrix never exists in memory: a block is one batch entry (all batch dims
 // flattened) x kQueryTile query rows; each query row walks the keys in tiles of kKeyTile,
@@ -36,7 +39,7 @@ namespace {
 
 constexpr int64_t kQueryTile = 16;  // query rows per block
 constexpr int64_t kKeyTile = 256;   // keys per score tile (1 KiB of f32 scores)
-constexpr int64_t kMaxValueDim = 8192;  // the accumulator row lives on the stack (32 KiB)
+constexpr int64_t kMaxValueDim = kFlashAttentionMaxValueDim;  // the accumulator row lives on the stack (32 KiB)
 
 Status Unsupported(const WorkItem& item, const std::string& what) {
   return absl::UnimplementedError(StrCat("jit: flash_attention emitter: work item ", item.id,
@@ -82,6 +85,10 @@ class FlashAttentionEmitter {
   llvm::Value* Read(const Access& access, llvm::Value* offset);
   llvm::Value* Exp(llvm::Value* x);
   llvm::Value* Max(llvm::Value* a, llvm::Value* x);
+  // The element type of every operand, and the type the kernel computes in (f32, or f64).
+  ElementType element_ = ElementType::kF32;
+  ElementType compute_ = ElementType::kF32;
+  llvm::Type* ComputeType() { return compute_ == ElementType::kF64 ? b_.getDoubleTy() : b_.getFloatTy(); }
 
   const WorkItem& item_;
   const FusionPlan& fusion_;
@@ -141,15 +148,17 @@ StatusOr<Access> FlashAttentionEmitter::ScoreAccess(const Value* value) {
   } else if (value->type().rank() != 0) {
     return Unsupported(item_, "a scale or mask operand that does not have the score shape");
   }
-  if (source->type().element_type() != ElementType::kF32) {
-    return Unsupported(item_, StrCat("element type ", ElementTypeName(source->type().element_type()),
-                                     " (f32 only)"));
+  if (source->type().element_type() != element_) {
+    return Unsupported(item_, StrCat("a scale or mask of element type ",
+                                     ElementTypeName(source->type().element_type()), ", expected ",
+                                     ElementTypeName(element_)));
   }
   const Operation* source_def = source->defining_op();
   const DenseElements* dense = source_def != nullptr && source_def->kind() == OpKind::kConstant
                                    ? source_def->GetDense("value")
                                    : nullptr;
-  if (dense != nullptr && source->type().element_count() == 1 && dense->bytes.size() == 4) {
+  if (dense != nullptr && source->type().element_count() == 1 &&
+      static_cast<int64_t>(dense->bytes.size()) == ElementByteWidth(element_)) {
     access.constant = dense->bytes.data();
   } else {
     access.buffer = BufferOf(source);
@@ -163,12 +172,20 @@ Status FlashAttentionEmitter::Match() {
   }
   members_.insert(item_.ops.begin(), item_.ops.end());
   const Operation* pv = item_.ops.back();
+  element_ = pv->result(0)->type().element_type();
+  if (element_ != ElementType::kF32 && element_ != ElementType::kF16 &&
+      element_ != ElementType::kBF16 && element_ != ElementType::kF64) {
+    return Unsupported(item_, StrCat("element type ", ElementTypeName(element_),
+                                     " (f32, f16, bf16 or f64)"));
+  }
+  compute_ = element_ == ElementType::kF64 ? ElementType::kF64 : ElementType::kF32;
   for (const Operation* op : item_.ops) {
     for (const Value* v : op->operands()) {
-      if (v->type().element_type() != ElementType::kF32) {
+      if (v->type().element_type() != element_) {
         return Unsupported(item_, StrCat(op->name(), " has element type ",
                                          ElementTypeName(v->type().element_type()),
-                                         " (f32 only)"));
+                                         ", expected ", ElementTypeName(element_),
+                                         " as the rest of the cluster"));
       }
     }
   }
@@ -257,30 +274,34 @@ Status FlashAttentionEmitter::Loop(llvm::Value* begin, llvm::Value* end, const s
   return absl::OkStatus();
 }
 
+// One element of `buffer` in the compute type.
 llvm::Value* FlashAttentionEmitter::Load(int buffer, llvm::Value* index) {
-  llvm::Value* address =
-      b_.CreateInBoundsGEP(b_.getFloatTy(), bases_[static_cast<size_t>(buffer)], index);
-  return b_.CreateAlignedLoad(b_.getFloatTy(), address, llvm::Align(4));
+  llvm::Type* memory = MemoryType(context_, element_);
+  llvm::Value* address = b_.CreateInBoundsGEP(memory, bases_[static_cast<size_t>(buffer)], index);
+  llvm::Value* loaded =
+      b_.CreateAlignedLoad(memory, address, llvm::Align(ElementByteWidth(element_)));
+  return lowering_.ConvertElement(loaded, element_, compute_);
 }
 
 llvm::Value* FlashAttentionEmitter::Read(const Access& access, llvm::Value* offset) {
-  if (access.constant != nullptr) return lowering_.ConstantElement(ElementType::kF32, access.constant);
+  if (access.constant != nullptr) {
+    return lowering_.ConvertElement(lowering_.ConstantElement(element_, access.constant),
+                                    element_, compute_);
+  }
   return Load(access.buffer, offset);
 }
 
+// The cluster's exponential op on a compute-type value: through the element type and back, so
+// f16/bf16 round as the reference's exp does.
 llvm::Value* FlashAttentionEmitter::Exp(llvm::Value* x) {
-  llvm::Value* operands[] = {x};
-  return lowering_.Emit(*exp_, operands).value();  // f32 exponential: always lowerable
+  llvm::Value* operands[] = {lowering_.ConvertElement(x, compute_, element_)};
+  llvm::Value* e = lowering_.Emit(*exp_, operands).value();  // float exp: always lowerable
+  return lowering_.ConvertElement(e, element_, compute_);
 }
 
 // IEEE maximum (NaN wins, -0 < +0), as the reference's max reduce.
 llvm::Value* FlashAttentionEmitter::Max(llvm::Value* a, llvm::Value* x) {
-  llvm::Value* a_negative = b_.CreateICmpSLT(b_.CreateBitCast(a, b_.getInt32Ty()), b_.getInt32(0));
-  llvm::Value* tie = b_.CreateSelect(a_negative, x, a);
-  llvm::Value* ordered = b_.CreateSelect(b_.CreateFCmpOEQ(a, x), tie,
-                                         b_.CreateSelect(b_.CreateFCmpOGT(a, x), a, x));
-  llvm::Value* with_x_nan = b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, ordered);
-  return b_.CreateSelect(b_.CreateFCmpUNO(a, a), a, with_x_nan);
+  return lowering_.IeeeMaximumMinimum(/*maximum=*/true, a, x);
 }
 
 StatusOr<KernelSignature> FlashAttentionEmitter::Emit(std::string_view symbol) {
@@ -301,7 +322,7 @@ StatusOr<KernelSignature> FlashAttentionEmitter::Emit(std::string_view symbol) {
   signature_.block_count = value_dim_ == 0 ? 0 : batch_ * query_tiles;
 
   llvm::Type* i64 = b_.getInt64Ty();
-  llvm::Type* f32 = b_.getFloatTy();
+  llvm::Type* f32 = ComputeType();  // the compute type (double for f64 items)
   llvm::Type* ptr = b_.getPtrTy();
   auto* function_type = llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, i64, i64}, false);
   function_ = llvm::Function::Create(function_type, llvm::Function::ExternalLinkage,
@@ -453,8 +474,9 @@ StatusOr<KernelSignature> FlashAttentionEmitter::Emit(std::string_view symbol) {
       llvm::Value* out_row = b_.CreateMul(b_.CreateAdd(b_.CreateMul(batch, c64(queries_)), i), c64(value_dim_));
       return Loop(c64(0), c64(value_dim_), "out", [&](llvm::Value* d) {
         llvm::Value* value = b_.CreateFDiv(b_.CreateLoad(f32, b_.CreateInBoundsGEP(f32, acc, d)), total);
-        llvm::Value* address = b_.CreateInBoundsGEP(f32, bases_[static_cast<size_t>(out_buffer)], b_.CreateAdd(out_row, d));
-        b_.CreateAlignedStore(value, address, llvm::Align(4));
+        llvm::Value* address = b_.CreateInBoundsGEP(MemoryType(context_, element_), bases_[static_cast<size_t>(out_buffer)], b_.CreateAdd(out_row, d));
+        b_.CreateAlignedStore(lowering_.ConvertElement(value, compute_, element_), address,
+                              llvm::Align(ElementByteWidth(element_)));
         return absl::OkStatus();
       });
     });

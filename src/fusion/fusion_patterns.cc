@@ -124,6 +124,12 @@ bool FusionPlanner::MatchFlashAttention(uint32_t root) {
   const Block* block = pv.parent_block();
   std::span<const int64_t> f = pv.operand(0)->type().dims();  // [batch..., q, k]
   if (f.size() < 2) return false;
+  // What the kernel can run: floats, and an output row of at most kFlashAttentionMaxValueDim.
+  const TensorType& out = pv.result(0)->type();
+  if (!IsFloat(out.element_type()) || out.rank() < 1 ||
+      out.dims().back() > kFlashAttentionMaxValueDim) {
+    return false;
+  }
 
   // P = exp(s - bcast(max(s))) / bcast(sum(exp(...))), read backwards from P·V.
   const uint32_t divide = Def(pv.operand(0), OpKind::kDivide, block);
