@@ -62,8 +62,13 @@ Status IterateKernel::Run(void* const* buffers) const {
     ACCY_ASSIGN_OR_RETURN(state->predicate, Tensor::Allocate(pred_type));
   }
   // Two state sets: 0 is the item's outputs, 1 the spare tensors.
-  std::vector<Tensor> sets[2];
-  std::vector<Tensor> captured;
+  std::vector<Tensor>* sets = state->sets;
+  std::vector<Tensor>& captured = state->captured;
+  for (std::vector<Tensor>* list :
+       {&sets[0], &sets[1], &captured, &state->cond_inputs[0], &state->cond_inputs[1],
+        &state->body_inputs[0], &state->body_inputs[1]}) {
+    list->clear();  // keeps its capacity
+  }
   for (size_t i = 0; i < n; ++i) {
     ACCY_ASSIGN_OR_RETURN(Tensor out, Tensor::Borrow(carried_types_[i], buffers[n + c + i]));
     // The operands become the first state (the item's inputs never share the outputs' memory).
@@ -75,15 +80,16 @@ Status IterateKernel::Run(void* const* buffers) const {
     ACCY_ASSIGN_OR_RETURN(Tensor in, Tensor::Borrow(captured_types_[j], buffers[n + j]));
     captured.push_back(std::move(in));
   }
-  auto inputs_for = [&](int set, const std::vector<int64_t>& which) {
-    std::vector<Tensor> inputs = sets[set];
+  auto fill = [&](std::vector<Tensor>& inputs, int set, const std::vector<int64_t>& which) {
+    inputs.insert(inputs.end(), sets[set].begin(), sets[set].end());
     for (int64_t index : which) inputs.push_back(captured[static_cast<size_t>(index)]);
-    return inputs;
   };
-  const std::vector<Tensor> cond_inputs[2] = {inputs_for(0, cond_captured_),
-                                              inputs_for(1, cond_captured_)};
-  const std::vector<Tensor> body_inputs[2] = {inputs_for(0, body_captured_),
-                                              inputs_for(1, body_captured_)};
+  for (int set = 0; set < 2; ++set) {
+    fill(state->cond_inputs[set], set, cond_captured_);
+    fill(state->body_inputs[set], set, body_captured_);
+  }
+  const std::vector<Tensor>* cond_inputs = state->cond_inputs;
+  const std::vector<Tensor>* body_inputs = state->body_inputs;
   int current = 0;
   int64_t iterations = 0;
   Status status = absl::OkStatus();

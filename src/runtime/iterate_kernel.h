@@ -54,9 +54,15 @@ class IterateKernel {
   int64_t peak_bytes() const;
 
  private:
+  // Per-run state, pooled: the spare tensors and the argument lists (rebuilt each run in
+  // place, so a run after the first allocates nothing).
   struct State {
     std::vector<Tensor> spare;  // one tensor per carried value
     Tensor predicate;           // tensor<i1>
+    std::vector<Tensor> sets[2];  // 0: the item's outputs, 1: `spare`
+    std::vector<Tensor> captured;
+    std::vector<Tensor> cond_inputs[2];
+    std::vector<Tensor> body_inputs[2];
   };
   std::unique_ptr<State> Acquire() const;
   void Release(std::unique_ptr<State> state) const;
