@@ -84,7 +84,8 @@ class RowPipelineEmitter {
   llvm::Value* LoadInput(int access, llvm::Value* index);
   Status EmitRowOps(int depth);
   Status EmitReducePass(int pass);
-  Status EmitOutputPass(llvm::Value* row);
+  Status EmitOutputPass();
+  Status EmitOutputLoop(const std::vector<const Operation*>& ops);
 
   const WorkItem& item_;
   const FusionPlan& fusion_;
@@ -111,6 +112,7 @@ class RowPipelineEmitter {
   bool streaming_ = false;                        // output written with streaming stores
   llvm::AllocaInst* cached_row_ = nullptr;        // streaming: the cached value's row
   llvm::AllocaInst* stage_ = nullptr;             // streaming: the output stage
+  std::map<const Operation*, llvm::Value*> reciprocals_;  // output pass: divide -> 1 / divisor
 };
 
 
@@ -172,6 +174,11 @@ StatusOr<std::map<const Value*, llvm::Value*>> RowPipelineEmitter::EmitColumn(
     for (int64_t i = 0; i < op->num_operands(); ++i) {
       ACCY_ASSIGN_OR_RETURN(llvm::Value * v, Operand(*op, i, values, loads, column));
       operands.push_back(v);
+    }
+    auto reciprocal = reciprocals_.find(op);
+    if (reciprocal != reciprocals_.end()) {
+      values[op->result(0)] = b_.CreateFMul(operands[0], reciprocal->second);
+      continue;
     }
     ACCY_ASSIGN_OR_RETURN(values[op->result(0)], lowering_.Emit(*op, operands));
   }
@@ -345,8 +352,62 @@ void RowPipelineEmitter::StoreOutput(llvm::Value* value, llvm::Value* address) {
   store->setMetadata(llvm::LLVMContext::MD_noalias, input_list_);
 }
 
-Status RowPipelineEmitter::EmitOutputPass(llvm::Value* row) {
+// A full f32/f64 divide by a row value (softmax's e / sum) multiplies by the row's reciprocal
+// instead: one division per row, not per element. x * RN(1/s) is within 1.5 ulp of RN(x/s)
+// whenever 1/s is a normal number; a row whose divisor is subnormal or above 2^126 (where 1/s
+// would overflow or lose bits) takes a second copy of the loop that divides. 0, inf and NaN
+// divisors give the division's results either way (x * inf, x * 0, NaN). f16/bf16 divides
+// (computed in f32, rounded once to the narrow type) keep the division.
+Status RowPipelineEmitter::EmitOutputPass() {
   const std::vector<const Operation*> ops = FullOpsFor({item_.output_value}, cached_);
+  reciprocals_.clear();
+  llvm::Value* all_normal = b_.getTrue();
+  std::map<const Value*, llvm::Value*> no_values;
+  std::map<int, llvm::Value*> no_loads;
+  for (const Operation* op : ops) {
+    const ElementType type = op->result(0)->type().element_type();
+    if (op->kind() != OpKind::kDivide ||
+        (type != ElementType::kF32 && type != ElementType::kF64)) {
+      continue;
+    }
+    const RowSource& divisor = plan_.sources.at({op, 1});
+    // A constant divisor keeps the exact division (x / 3 is not always RN(x * RN(1/3))).
+    const bool row_divisor =
+        divisor.member != nullptr
+            ? !plan_.is_full.at(divisor.member)
+            : plan_.accesses[static_cast<size_t>(divisor.access)].column == 0 &&
+                  plan_.accesses[static_cast<size_t>(divisor.access)].constant == nullptr;
+    if (!row_divisor) continue;
+    ACCY_ASSIGN_OR_RETURN(llvm::Value * s, Operand(*op, 1, no_values, no_loads, nullptr));
+    llvm::Type* t = s->getType();
+    const bool f32 = type == ElementType::kF32;
+    llvm::Value* magnitude = b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, s);
+    llvm::Value* tiny = b_.CreateAnd(
+        b_.CreateFCmpOGT(magnitude, llvm::ConstantFP::get(t, 0.0)),
+        b_.CreateFCmpOLT(magnitude, llvm::ConstantFP::get(t, f32 ? 0x1p-126 : 0x1p-1022)));
+    llvm::Value* huge = b_.CreateAnd(
+        b_.CreateFCmpOGT(magnitude, llvm::ConstantFP::get(t, f32 ? 0x1p126 : 0x1p1022)),
+        b_.CreateFCmpOLT(magnitude, llvm::ConstantFP::getInfinity(t)));
+    all_normal = b_.CreateAnd(all_normal, b_.CreateNot(b_.CreateOr(tiny, huge)));
+    reciprocals_[op] = b_.CreateFDiv(llvm::ConstantFP::get(t, 1.0), s);
+  }
+  if (reciprocals_.empty()) return EmitOutputLoop(ops);
+  auto* multiply = llvm::BasicBlock::Create(context_, "out.reciprocal", function_);
+  auto* divide = llvm::BasicBlock::Create(context_, "out.divide", function_);
+  auto* join = llvm::BasicBlock::Create(context_, "out.join", function_);
+  b_.CreateCondBr(all_normal, multiply, divide);
+  b_.SetInsertPoint(multiply);
+  ACCY_RETURN_IF_ERROR(EmitOutputLoop(ops));
+  b_.CreateBr(join);
+  b_.SetInsertPoint(divide);
+  reciprocals_.clear();
+  ACCY_RETURN_IF_ERROR(EmitOutputLoop(ops));
+  b_.CreateBr(join);
+  b_.SetInsertPoint(join);
+  return absl::OkStatus();
+}
+
+Status RowPipelineEmitter::EmitOutputLoop(const std::vector<const Operation*>& ops) {
   const ElementType out_type = item_.output_value->type().element_type();
   llvm::Type* out_memory = MemoryType(context_, out_type);
   // Column j of the root, stored at `destination` (element j - first of it).
@@ -468,7 +529,7 @@ StatusOr<KernelSignature> RowPipelineEmitter::Emit(std::string_view symbol) {
     }
     ACCY_RETURN_IF_ERROR(EmitRowOps(0));
     for (int pass = 0; pass < plan_.passes; ++pass) ACCY_RETURN_IF_ERROR(EmitReducePass(pass));
-    return EmitOutputPass(row);
+    return EmitOutputPass();
   }));
   if (streaming_) EmitStreamingFence(b_);
   b_.CreateRetVoid();

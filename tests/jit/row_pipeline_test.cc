@@ -360,6 +360,43 @@ TEST(RowPipelineStreamingTest, LargeOutputsMatchReferenceAndAreDeterministic) {
   }
 }
 
+// x / max(row): the emitter multiplies by the row's reciprocal when 1/max is a normal number
+// (within 2 ulp of the division) and divides when it is not: a row whose max is subnormal
+// (1/max overflows) or above 2^126 (1/max is subnormal) matches the reference bit for bit, as
+// does a row of zeros (0/0 = NaN).
+TEST(RowPipelineReciprocalTest, DivideByRowValueMultipliesOnlyWhenTheReciprocalIsNormal) {
+  const PipelineCase c = {
+      "divide_by_row_max",
+      [](FunctionBuilder& f, std::vector<Value*> p, ElementType t,
+         const std::vector<int64_t>& dims) -> StatusOr<Value*> {
+        ACCY_ASSIGN_OR_RETURN(Value * max, RowStat(f, p[0], t, dims, "max", -kInf));
+        ACCY_ASSIGN_OR_RETURN(Value * max_b, ToRow(f, max, t, dims));
+        return f.Divide(p[0], max_b);
+      },
+      0, {ElementType::kF32}, 2, {}};
+  const int64_t columns = 37;
+  const std::vector<int64_t> dims = {4, columns};
+  ASSERT_OK_AND_ASSIGN(Built built, Build(c, ElementType::kF32, dims));
+  Tensor x = SmoothInput(built.params[0], 3, 2.0);
+  for (int64_t j = 0; j < columns; ++j) {
+    x.SetFromDouble(1 * columns + j, 1e-39 * static_cast<double>(j + 1) / columns);  // subnormal
+    x.SetFromDouble(2 * columns + j, 3e38 * static_cast<double>(j + 1) / columns);   // > 2^126
+    x.SetFromDouble(3 * columns + j, 0.0);
+  }
+  std::vector<Tensor> args = {x};
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, Evaluate(*built.module, "main", args));
+  ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(std::move(built.module)));
+  EXPECT_EQ(CountKind(*program, WorkKind::kRowPipeline), 1);
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> actual, program->Run(args, 2));
+  EXPECT_TRUE(Matches(actual[0], expected[0], 2));
+  const float* got = static_cast<const float*>(actual[0].data());
+  const float* want = static_cast<const float*>(expected[0].data());
+  for (int64_t i = columns; i < 3 * columns; ++i) {
+    EXPECT_EQ(0, std::memcmp(&got[i], &want[i], sizeof(float))) << "index " << i;
+  }
+  for (int64_t i = 3 * columns; i < 4 * columns; ++i) EXPECT_TRUE(std::isnan(got[i])) << i;
+}
+
 // A reduce whose body is add(acc, acc) (not a reducer over both arguments) still plans as a
 // row pipeline; the emitter refuses it by name instead of computing something else.
 TEST(RowPipelineErrorTest, ReduceBodyThatIsNotAReducerIsUnimplemented) {
