@@ -1,12 +1,15 @@
 // Example: register a user host kernel (include/accy/host_kernel.h) and call it from a program
 // with kernel_call, as the seed's `accy.custom.scale` test does.
 //   build/bin/example_host_kernel
-// The kernel runs wherever a kernel_call names its target and version; until the executor
-// lands (src/runtime), this example registers it, builds and prints the program and plans it.
+// The kernel runs wherever a kernel_call names its target and version: this example registers
+// it, builds, prints and plans the program, then compiles and runs it through the engine and
+// checks out == 2 * x (exit 1 otherwise).
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "accy/builder.h"
+#include "accy/engine.h"
 #include "accy/host_kernel.h"
 #include "accy/planner.h"
 
@@ -51,5 +54,33 @@ int main() {
     return 1;
   }
   std::printf("%s", plan->text.c_str());
+
+  // Compiled and run: the kernel writes its result over operand 1's buffer; operand 1 is a
+  // caller input here, so the executor gives it a copy and the caller's tensor keeps its bytes.
+  auto engine = accy::Engine::Create();
+  if (!engine.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(engine.status().message()).c_str());
+    return 1;
+  }
+  auto executable = (*engine)->Compile(**module);
+  if (!executable.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(executable.status().message()).c_str());
+    return 1;
+  }
+  std::vector<accy::Tensor> inputs;
+  inputs.push_back(accy::Tensor::FromVector(f32x4, std::vector<float>{1, 2, -3, 0.5f}).value());
+  inputs.push_back(accy::Tensor::Filled(f32x4, 0).value());
+  auto outputs = (*executable)->Run(inputs);
+  if (!outputs.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(outputs.status().message()).c_str());
+    return 1;
+  }
+  std::printf("run: %s\n", (*outputs)[0].ToString().c_str());
+  for (int64_t i = 0; i < 4; ++i) {
+    if ((*outputs)[0].GetAsDouble(i) != 2 * inputs[0].GetAsDouble(i)) {
+      std::fprintf(stderr, "element %lld is not 2 * x\n", static_cast<long long>(i));
+      return 1;
+    }
+  }
   return accy::UnregisterHostKernel("accy.custom.scale", 1).ok() ? 0 : 1;
 }
