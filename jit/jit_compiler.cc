@@ -27,6 +27,7 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/BLAKE3.h"
+#include "accy_jit_pipeline_hash.h"  // generated: kJitPipelineSourceHash
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -40,7 +41,8 @@ namespace accy::jit {
 namespace {
 
 // Bumped whenever emitted code changes meaning for the same IR text (ABI, runtime helpers), so
-// stale cache entries are never loaded.
+// stale cache entries are never loaded. Changes to this file (the optimization pipeline, target
+// options) need no bump: the key also holds kJitPipelineSourceHash, this file's SHA-256.
 constexpr std::string_view kCacheFormatVersion = "accy-jit-cache-2";
 
 // A cache entry is the object file followed by the BLAKE3 digest of its bytes, so a truncated,
@@ -341,6 +343,7 @@ Status JitCompiler::AddModule(std::unique_ptr<llvm::LLVMContext> context,
                                             std::string(1, '\0'), impl.features,
                                             std::string(1, '\0'), LLVM_VERSION_STRING,
                                             std::string(1, '\0'), kCacheFormatVersion,
+                                            std::string(1, '\0'), kJitPipelineSourceHash,
                                             std::string(1, '\0'), impl.options.optimization_level);
     const auto digest = llvm::BLAKE3::hash<16>(llvm::ArrayRef<uint8_t>(
         reinterpret_cast<const uint8_t*>(key_material.data()), key_material.size()));
