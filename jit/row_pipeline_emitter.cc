@@ -9,7 +9,9 @@
 //     chunk of kChunk columns at a time, into an L1 scratch array per reduce, then fold the
 //     chunk into a 64-byte vector accumulator with explicit vector ops (max/min are IEEE and
 //     propagate NaN; float sums accumulate f32/f16/bf16 terms in f64 lanes -- the reference
-//     sums in double too -- and round once); after the pass, the row ops of depth k + 1 run once;
+//     sums in double too -- and round once); a reduce of a kernel input's contiguous columns
+//     whose lanes have the input's type (softmax's max of x) folds whole chunks straight from
+//     the input instead; after the pass, the row ops of depth k + 1 run once;
 //   the output pass computes the root over the row, a plain loop the O3 vectorizer widens
 //     (ops through ElementwiseLowering: exp is the inline polynomial of vector_math.h).
 // Full values are recomputed in every pass that needs them (a row is re-read from L1/L2: a
@@ -229,13 +231,28 @@ Status RowPipelineEmitter::EmitReducePass(int pass) {
     }
   }
 
+  // A reduce reading a kernel input directly (contiguous columns, lanes of the input's own
+  // type: softmax's max of x) folds whole chunks straight from the input: no copy to scratch.
+  auto direct_access = [&](size_t r, int64_t length) -> int {
+    const RowReduce& reduce = plan_.reduces[r];
+    const RowSource& input = plan_.sources.at({reduce.op, 0});
+    if (input.member != nullptr || length % acc_.Width(reduce.type) != 0) return -1;
+    const RowAccess& access = plan_.accesses[static_cast<size_t>(input.access)];
+    const bool same_lanes = reduce.type != ElementType::kI1 &&
+                            acc_.LaneType(reduce.type) == MemoryType(context_, access.type);
+    return access.buffer >= 0 && access.column == 1 && same_lanes ? input.access : -1;
+  };
+
   // One chunk of `length` columns from `first`: compute the inputs into the scratch arrays,
   // pad them to whole vectors with the identity, fold the vectors into the accumulators.
   auto chunk = [&](llvm::Value* first, int64_t length) -> Status {
-    ACCY_RETURN_IF_ERROR(Loop(b_.getInt64(0), b_.getInt64(length), "map", [&](llvm::Value* j) -> Status {
+    const bool stores_cached = cached_ != nullptr && pass + 1 == plan_.passes;
+    bool needs_map = !ops.empty() || stores_cached;
+    for (size_t r : reduces) needs_map = needs_map || direct_access(r, length) < 0;
+    if (needs_map) ACCY_RETURN_IF_ERROR(Loop(b_.getInt64(0), b_.getInt64(length), "map", [&](llvm::Value* j) -> Status {
       llvm::Value* column = b_.CreateAdd(first, j);
       ACCY_ASSIGN_OR_RETURN(auto values, EmitColumn(ops, column));
-      if (cached_ != nullptr && pass + 1 == plan_.passes) {
+      if (stores_cached) {
         const ElementType out_type = item_.output_value->type().element_type();
         llvm::StoreInst* store = b_.CreateAlignedStore(
             lowering_.ToMemory(values.at(cached_), out_type), CachedAddress(column), llvm::Align(1));
@@ -245,6 +262,7 @@ Status RowPipelineEmitter::EmitReducePass(int pass) {
       std::map<int, llvm::Value*> loads;
       for (size_t r : reduces) {
         const RowReduce& reduce = plan_.reduces[r];
+        if (direct_access(r, length) >= 0) continue;
         ACCY_ASSIGN_OR_RETURN(llvm::Value * x, Operand(*reduce.op, 0, values, loads, column));
         llvm::Type* lane = acc_.LaneType(reduce.type);
         b_.CreateStore(acc_.ToLane(x, reduce.type), b_.CreateInBoundsGEP(lane, scratch_[r], j));
@@ -262,11 +280,26 @@ Status RowPipelineEmitter::EmitReducePass(int pass) {
       }
       llvm::Type* lane_vector = llvm::FixedVectorType::get(lane, width);
       llvm::Type* acc_vector = accumulator_[r]->getAllocatedType();
+      const int direct = direct_access(r, length);
       ACCY_RETURN_IF_ERROR(Loop(b_.getInt64(0), b_.getInt64(padded / width), "fold",
                                 [&](llvm::Value* v) -> Status {
-        llvm::Value* address =
-            b_.CreateInBoundsGEP(lane, scratch_[r], b_.CreateMul(v, b_.getInt64(width)));
-        llvm::Value* x = b_.CreateAlignedLoad(lane_vector, address, llvm::Align(64));
+        llvm::Value* offset = b_.CreateMul(v, b_.getInt64(width));
+        llvm::Value* x = nullptr;
+        if (direct >= 0) {
+          const RowAccess& access = plan_.accesses[static_cast<size_t>(direct)];
+          llvm::Value* index =
+              b_.CreateAdd(offsets_[static_cast<size_t>(direct)], b_.CreateAdd(first, offset));
+          llvm::LoadInst* load = b_.CreateAlignedLoad(
+              lane_vector,
+              b_.CreateInBoundsGEP(lane, bases_[static_cast<size_t>(access.buffer)], index),
+              llvm::Align(1));
+          load->setMetadata(llvm::LLVMContext::MD_alias_scope, input_list_);
+          load->setMetadata(llvm::LLVMContext::MD_noalias, output_list_);
+          x = load;
+        } else {
+          x = b_.CreateAlignedLoad(lane_vector, b_.CreateInBoundsGEP(lane, scratch_[r], offset),
+                                   llvm::Align(64));
+        }
         llvm::Value* acc = b_.CreateLoad(acc_vector, accumulator_[r]);
         if (compensation_[r] != nullptr) {
           llvm::Value* error = b_.CreateLoad(acc_vector, compensation_[r]);
