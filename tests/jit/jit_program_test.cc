@@ -1,6 +1,7 @@
 // JIT tests beyond single ops: elided broadcasts (row, column, scalar, reordered dims, rank 3,
 // rows crossing block boundaries), fusion clusters vs the reference, determinism across thread
 // counts, the object cache and dumps, and the error paths (unsupported kinds, bad buffers).
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +11,7 @@
 
 #include "accy/builder.h"
 #include "gtest/gtest.h"
+#include "jit/kernel_runner.h"
 #include "src/reference/reference_evaluator.h"
 #include "tests/jit/jit_numeric_util.h"
 #include "tests/jit/jit_test_util.h"
@@ -131,6 +133,30 @@ TEST(JitFusionTest, StreamedChainOutputMatchesReferenceAtEveryThreadCount) {
                              static_cast<size_t>(one[0].byte_size())))
         << threads << " threads";
   }
+}
+
+// The streaming copy tests the output's alignment at run time: an output 4 bytes off a 64-byte
+// boundary takes the plain-copy path and gets the same bits as an aligned one.
+TEST(JitFusionTest, StreamedChainIntoMisalignedOutputGivesTheSameBits) {
+  const int64_t n = (int64_t{2} << 20) + 5;
+  auto module = BuildChain(n);
+  TensorType t = TensorType::Create(ElementType::kF32, {n}).value();
+  std::vector<Tensor> args = {MakeInput(t, 7), MakeInput(t, 8), MakeInput(t, 9)};
+  ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(std::move(module)));
+  ASSERT_EQ(program->compiled().items().size(), 1u);
+  ASSERT_OK_AND_ASSIGN(auto aligned, program->Run(args, 2));
+  const CompiledItem& item = program->compiled().items()[0];
+  std::vector<float> storage(static_cast<size_t>(n) + 32, -1.0f);
+  float* out = storage.data();
+  while (reinterpret_cast<uintptr_t>(out) % 64 != 4) ++out;
+  void* buffers[] = {args[0].data(), args[1].data(), args[2].data(), out};
+  const int64_t bytes = n * 4;
+  const int64_t buffer_bytes[] = {bytes, bytes, bytes, bytes};
+  RunOptions options;
+  options.num_threads = 2;
+  RunKernel(item.launch, buffers, buffer_bytes, options);
+  EXPECT_EQ(0, std::memcmp(out, aligned[0].data(), static_cast<size_t>(bytes)));
+  EXPECT_EQ(out[n], -1.0f);  // nothing written past the output
 }
 
 // Chains of exact ops must match the op-by-op reference bit for bit: f16/bf16 round after
