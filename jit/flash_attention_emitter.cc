@@ -13,10 +13,10 @@
 // and at the end out[:] = acc[:] / (l + sum_init). m starts at the max reduce's init value.
 // Buffers (kernel_abi.h): Q, K, then the scale, mask and the two reduce init values when they
 // are buffers (one-element constants are folded), then V; the output. Numerics against the
-// unfused reference: f32 dot products (the Q·K loop is force-vectorized,
-// so its sum is reassociated, in an order fixed at compile time), exp lowered as in
-// elementwise kernels (the inline f32 polynomial of vector_math.h, libm for f64), and the division moved after P·V: within a small relative tolerance
-// (tests/jit/flash_attention_test.cc), not bit-exact. Special rows agree: a row whose scores
+// unfused reference: f32 dot products (the Q·K loop is force-vectorized, so its sum is
+// reassociated, in an order fixed at compile time), exp lowered as in elementwise kernels (the
+// inline f32 polynomial of vector_math.h, libm for f64), and the division moved after P·V: within
+// a small relative tolerance (tests/jit/flash_attention_test.cc), not bit-exact. Special rows agree: a row whose scores
 // are all -inf gives 0/0 = NaN as the reference's exp(-inf - -inf) does, and NaN or +inf
 // scores make the row NaN. Blocks do not depend on the thread count.
 #include <algorithm>
