@@ -75,6 +75,11 @@ StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(
                               EmitFlashAttentionKernel(item, fusion, *module, compiled.symbol));
         break;
       }
+      case WorkKind::kDotGeneral: {
+        ACCY_ASSIGN_OR_RETURN(signature,
+                              EmitDotGeneralKernel(item, fusion, *module, compiled.symbol));
+        break;
+      }
       default:
         return UnsupportedKind(i, item);
     }

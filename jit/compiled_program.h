@@ -45,9 +45,9 @@ class CompiledProgram {
   // from options.cache_dir) and looks every kernel up. Items whose entry in `skip` is true (the
   // executor runs them on a library, e.g. oneDNN) are left out; `skip` is empty or has one entry
   // per plan item. Kinds with an emitter: elementwise_single/fusion, shape, reduction, scan,
-  // row_pipeline, flash_attention. Errors: kUnimplemented naming the item, its kind and root op
-  // for any other kind, or naming the op an emitter cannot lower (no fallback to the reference
-  // evaluator); kInternal from LLVM (JitCompiler::AddModule).
+  // row_pipeline, flash_attention, dot_general. Errors: kUnimplemented naming the item, its kind
+  // and root op for any other kind, or naming the op an emitter cannot lower (no fallback to the
+  // reference evaluator); kInternal from LLVM (JitCompiler::AddModule).
   static StatusOr<std::unique_ptr<CompiledProgram>> Compile(const Function& function,
                                                             const SchedulePlan& plan,
                                                             const FusionPlan& fusion,

@@ -39,6 +39,11 @@ StatusOr<KernelSignature> EmitRowPipelineKernel(const WorkItem& item, const Fusi
                                                 llvm::Module& module, std::string_view symbol);
 StatusOr<KernelSignature> EmitFlashAttentionKernel(const WorkItem& item, const FusionPlan& fusion,
                                                    llvm::Module& module, std::string_view symbol);
+// kind dot_general: a lone dot_general or a dot_epilogue cluster with its elementwise epilogue
+// fused in the same kernel (dot_general_emitter.cc): any batch/contracting dims, float results
+// accumulated in f32 (f64 for f64), integers modulo 2^bits; blocks of output rows x columns.
+StatusOr<KernelSignature> EmitDotGeneralKernel(const WorkItem& item, const FusionPlan& fusion,
+                                               llvm::Module& module, std::string_view symbol);
 
 }  // namespace accy::jit
 

@@ -23,12 +23,19 @@ struct WorkItem;
 
 namespace accy::kernels {
 
-// Products of fewer element ops (2 * batch * m * n * k) than this run on the JIT rather than
-// through a oneDNN call. Measured by bench/bench_onednn.cc (BM_OnednnMatmulSmall, f32, 1 thread,
-// brg:avx512_core): a matmul call costs ~0.2 us of CPU time whatever the size (2^3: 198 ns,
-// 16^3: 239 ns, 32^3: 485 ns, 48^3: 1.1 us). At 32^3 = 2^16 element ops the fixed cost is still
-// ~40% of the call, so below that a JIT loop at half of oneDNN's kernel throughput is faster.
-inline constexpr uint64_t kMinLibraryDotElementOps = uint64_t{1} << 16;
+// Products of fewer element ops (2 * batch * m * n * k) than this run on the JIT's dot_general
+// kernel (jit/dot_general_emitter.cc) rather than through a oneDNN call. Measured by
+// bench/bench_jit_dot.cc (f32, 1 thread, median of 3, busy 2-core machine), JIT vs this
+// library item (brg:avx512_core), real time: 8^3 42 ns vs 365 ns, 16^3 56 ns vs 427 ns, 32^3
+// 300 ns vs 760 ns, 48^3 870 ns vs 1.73 us, 64^3 2.07 us vs 3.58 us, 96^3 6.96 us vs 11.2 us,
+// 128^3 31.3 us vs 26.3 us; skinny 1x256x256 1.5 us vs 3.5 us, 4x128x128 0.98 us vs 1.25 us,
+// 8x512x64 5.2 us vs 5.1 us, 256x8x256 13.4 us vs 14.0 us. oneDNN's CPU time is ~1/3 below its
+// real time (4x128x128: 0.82 us, 8x512x64: 3.5 us, 256x8x256: 9.2 us). 2^18 gives the JIT
+// every cube up to 48^3 and vector-matrix products (faster on both clocks) and 4x128x128 (2^17:
+// 1.27x faster in real time, 1.2x slower in CPU time); it leaves to oneDNN the skinny shapes
+// the JIT loses in CPU time (8x512x64 = 2^19, 256x8x256 = 2^20), and with them 64^3 and 96^3,
+// which the JIT would still win (one element-op count cannot separate those shapes).
+inline constexpr uint64_t kMinLibraryDotElementOps = uint64_t{1} << 18;
 
 struct LibraryKernelOptions {
   // dot_general items below this many element ops are left to the JIT (ClassifyDotGeneral says

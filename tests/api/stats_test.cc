@@ -15,13 +15,14 @@ TensorType F32(std::vector<int64_t> dims) {
   return *TensorType::Create(ElementType::kF32, std::move(dims));
 }
 
-// y = exp(-(x @ w)) (oneDNN matmul with eltwise post-ops), s = sum(y) (JIT reduction),
-// z = tanh(x) * x (JIT elementwise fusion).
+// y = exp(-(x @ w)) (oneDNN matmul with eltwise post-ops: 2*32*128*64 element ops, above
+// kernels::kMinLibraryDotElementOps), s = sum(y) (JIT reduction), z = tanh(x) * x (JIT
+// elementwise fusion).
 std::unique_ptr<Module> Program() {
   Builder builder("stats");
-  FunctionBuilder f = *builder.BeginFunction("main", {F32({32, 64}), F32({64, 16})},
-                                             {F32({32, 16}), F32({}), F32({32, 64})});
-  Value* prod = *f.DotGeneral(f.Parameter(0), f.Parameter(1), F32({32, 16}), {1}, {0}, {}, {});
+  FunctionBuilder f = *builder.BeginFunction("main", {F32({32, 64}), F32({64, 128})},
+                                             {F32({32, 128}), F32({}), F32({32, 64})});
+  Value* prod = *f.DotGeneral(f.Parameter(0), f.Parameter(1), F32({32, 128}), {1}, {0}, {}, {});
   Value* y = *f.Exponential(*f.Negate(prod));
   Value* s = *f.Reduce(y, *f.ConstantScalar(ElementType::kF32, 0), F32({}), "sum", {0, 1});
   Value* z = *f.Multiply(*f.Tanh(f.Parameter(0)), f.Parameter(0));
@@ -30,7 +31,7 @@ std::unique_ptr<Module> Program() {
 }
 
 std::vector<Tensor> Inputs() {
-  return {*Tensor::Filled(F32({32, 64}), 0.01), *Tensor::Filled(F32({64, 16}), 0.02)};
+  return {*Tensor::Filled(F32({32, 64}), 0.01), *Tensor::Filled(F32({64, 128}), 0.02)};
 }
 
 TEST(StatsTest, ProfilesAreEmptyUnlessProfilingIsOn) {
