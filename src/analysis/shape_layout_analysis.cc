@@ -31,24 +31,6 @@ StatusOr<uint64_t> ArrayBytes(uint64_t count) {
   return WorkAdd(bytes, alignof(T) - 1);
 }
 
-// Smallest k with 2^k >= n (0 for n <= 1).
-
-// Values and the sum of their ranks under `region`, counted the way Build walks.
-void CountRegion(const Region& region, uint64_t* values, uint64_t* dims) {
-  auto add = [&](const Value& value) {
-    ++*values;
-    *dims += static_cast<uint64_t>(value.type().rank());
-  };
-  for (const auto& block : region.blocks()) {
-    for (int64_t i = 0; i < block->num_arguments(); ++i) add(*block->argument(i));
-    for (const auto& op : block->operations()) {
-      for (int64_t r = 0; r < op->num_results(); ++r) add(*op->result(r));
-      for (int64_t r = 0; r < op->num_regions(); ++r) CountRegion(*op->region(r), values, dims);
-    }
-  }
-}
-
-
 }  // namespace
 
 std::optional<uint64_t> TensorInfo::ByteSize() const {
@@ -68,7 +50,8 @@ bool operator==(const TensorInfo& a, const TensorInfo& b) {
 }
 
 const passes::WorkContract& ShapeLayoutAnalysis::Contract() {
-  static const passes::WorkContract contract{{kName, 1}, &ShapeLayoutAnalysis::Estimate};
+  static const passes::WorkContract contract{{kName, 1}, &ShapeLayoutAnalysis::Estimate,
+                                             &ShapeLayoutAnalysis::EstimateFromCensus};
   return contract;
 }
 
@@ -89,7 +72,7 @@ StatusOr<WorkBounds> ShapeLayoutAnalysis::EstimateFromCensus(const Census& censu
   ACCY_ASSIGN_OR_RETURN(storage, WorkAdd(storage, index_bytes));
   ACCY_ASSIGN_OR_RETURN(storage, WorkAdd(storage, extent_bytes));
 
-  // Visits: two walks (sizing, then filling) over regions, blocks, ops and values; per dim a
+  // Visits: two walks (the census, then filling) over regions, blocks, ops and values; per dim a
   // copy, a count multiply and a stride; filling the id index (one store per value id, one per
   // value); plus 1 for the analysis itself.
   ACCY_ASSIGN_OR_RETURN(uint64_t walk, WorkAdd(census.regions, census.blocks));
@@ -117,15 +100,17 @@ ShapeLayoutAnalysis::ShapeLayoutAnalysis(std::pmr::memory_resource* resource)
 
 StatusOr<ShapeLayoutAnalysis*> ShapeLayoutAnalysis::Compute(passes::AnalysisContext& ctx,
                                                             const Function& function) {
-  uint64_t values = 0;
-  uint64_t dims = 0;
-  CountRegion(*function.body(), &values, &dims);
+  // The census counts values and ranks exactly as Build walks (every region, nested included);
+  // the cache computed it for the estimate already, so no sizing walk of the IR is needed.
+  ACCY_ASSIGN_OR_RETURN(const Census* census, ctx.cache().CensusOf(function));
+  const uint64_t values = census->values;
+  const uint64_t dims = census->dims;
 
   std::pmr::polymorphic_allocator<> allocator(ctx.resource());
   auto destroy = [allocator](ShapeLayoutAnalysis* p) mutable { allocator.delete_object(p); };
   std::unique_ptr<ShapeLayoutAnalysis, decltype(destroy)> analysis(
       allocator.new_object<ShapeLayoutAnalysis>(ctx.resource()), destroy);
-  analysis->Build(function, values, dims, static_cast<uint64_t>(function.value_id_bound()));
+  analysis->Build(function, values, dims, census->value_ids);
   return analysis.release();
 }
 

@@ -5,7 +5,8 @@ namespace accy {
 
 const passes::WorkContract& FusionPlanAnalysis::Contract() {
   static const passes::WorkContract contract{{"accy-fusion-plan", 1},
-                                             &EstimateFusionPlanAnalysis};
+                                             &EstimateFusionPlanAnalysis,
+                                             &EstimateFusionPlanAnalysisFromCensus};
   return contract;
 }
 
@@ -24,7 +25,12 @@ StatusOr<FusionPlanAnalysis*> FusionPlanAnalysis::Compute(passes::AnalysisContex
 }
 
 StatusOr<passes::WorkBounds> EstimateFusionPlanAnalysis(const Function& function) {
-  ACCY_ASSIGN_OR_RETURN(passes::WorkBounds bounds, EstimateFusionPlan(function));
+  ACCY_ASSIGN_OR_RETURN(passes::Census census, passes::Census::Inspect(function));
+  return EstimateFusionPlanAnalysisFromCensus(census);
+}
+
+StatusOr<passes::WorkBounds> EstimateFusionPlanAnalysisFromCensus(const passes::Census& census) {
+  ACCY_ASSIGN_OR_RETURN(passes::WorkBounds bounds, EstimateFusionPlanFromCensus(census));
   // The analysis object: one more allocation, with the same alignment slack as the plan's.
   constexpr uint64_t kObjectBytes = sizeof(FusionPlanAnalysis) + 64;
   ACCY_ASSIGN_OR_RETURN(bounds.work.allocation_capacity,

@@ -39,6 +39,8 @@ class FusionPlanAnalysis {
 
 // EstimateFusionPlan plus the analysis object itself (retained, with alignment slack).
 StatusOr<passes::WorkBounds> EstimateFusionPlanAnalysis(const Function& function);
+// The same from the function's census (what the AnalysisCache uses: one census per function).
+StatusOr<passes::WorkBounds> EstimateFusionPlanAnalysisFromCensus(const passes::Census& census);
 
 }  // namespace accy
 

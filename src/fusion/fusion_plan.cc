@@ -106,4 +106,8 @@ StatusOr<passes::WorkBounds> EstimateFusionPlan(const Function& function) {
   return FusionPlanner::Estimate(function);
 }
 
+StatusOr<passes::WorkBounds> EstimateFusionPlanFromCensus(const passes::Census& census) {
+  return FusionPlanner::EstimateFromCensus(census);
+}
+
 }  // namespace accy

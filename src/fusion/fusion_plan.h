@@ -146,6 +146,8 @@ StatusOr<FusionPlan*> PlanFusion(const Function& function, std::pmr::memory_reso
 // allocates, alignment padding included, so a monotonic buffer of that size suffices;
 // retained = the FusionPlan object and its arrays). kOutOfRange "WorkOverflow: ..." on overflow.
 StatusOr<passes::WorkBounds> EstimateFusionPlan(const Function& function);
+// The same from the function's census (Census::Inspect of `function`).
+StatusOr<passes::WorkBounds> EstimateFusionPlanFromCensus(const passes::Census& census);
 
 // True for ops the planner may fuse or run as elementwise_single: IsElementwise ops (ir.h:
 // unary, binary, ternary, same-width bitcast_convert) with one result.

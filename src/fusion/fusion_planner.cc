@@ -24,7 +24,7 @@ constexpr uint64_t kAllocationSlack = 64;
 FusionPlanner::FusionPlanner(const Function& function, std::pmr::memory_resource* resource)
     : function_(function),
       order_(resource),
-      by_address_(resource),
+      index_of_id_(resource),
       cluster_of_(resource),
       memberships_(resource),
       row_hint_(resource),
@@ -61,30 +61,26 @@ void FusionPlanner::Number(const Block& block) {
   }
 }
 
-void FusionPlanner::SortByAddress() {
-  by_address_.reserve(order_.size());
-  for (uint32_t i = 0; i < order_.size(); ++i) by_address_.push_back({order_[i], i});
-  std::sort(by_address_.begin(), by_address_.end(), [this](const OpEntry& a, const OpEntry& b) {
+void FusionPlanner::IndexById() {
+  // Dense by Operation::id() (ids are below Function::op_id_bound()): an O(1) look-up with no
+  // sort, where a search of an address-sorted copy cost log n cache misses per look-up.
+  index_of_id_.assign(static_cast<size_t>(function_.op_id_bound()), kNone);
+  for (uint32_t i = 0; i < order_.size(); ++i) {
     ++visits_;
-    return std::less<const Operation*>()(a.op, b.op);
-  });
+    const int64_t id = order_[i]->id();
+    ACCY_CHECK(id >= 0 && id < function_.op_id_bound());
+    index_of_id_[static_cast<size_t>(id)] = i;
+  }
 }
 
 uint32_t FusionPlanner::IndexOf(const Operation* op) {
-  size_t lo = 0;
-  size_t hi = by_address_.size();
   ++visits_;
-  while (lo < hi) {
-    ++visits_;
-    size_t mid = lo + (hi - lo) / 2;
-    if (std::less<const Operation*>()(by_address_[mid].op, op)) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  if (lo < by_address_.size() && by_address_[lo].op == op) return by_address_[lo].index;
-  return kNone;
+  const int64_t id = op->id();
+  if (id < 0 || static_cast<uint64_t>(id) >= index_of_id_.size()) return kNone;
+  const uint32_t index = index_of_id_[static_cast<size_t>(id)];
+  // An op of another function (or of an opaque region) may share the id: check it is this one.
+  if (index == kNone || order_[index] != op) return kNone;
+  return index;
 }
 
 uint32_t FusionPlanner::ProducerIndex(const Value* value) {
@@ -361,7 +357,7 @@ Status FusionPlanner::Run(FusionPlan& plan) {
   // Every array is sized once: no growth, so the bytes are exactly what Estimate lists.
   order_.reserve(n);
   Number(*entry);
-  SortByAddress();
+  IndexById();
   cluster_of_.assign(n, kNone);
   memberships_.assign(n, 0);
   row_hint_.assign(n, 0);
@@ -386,9 +382,13 @@ Status FusionPlanner::Run(FusionPlan& plan) {
 }
 
 StatusOr<passes::WorkBounds> FusionPlanner::Estimate(const Function& function) {
+  ACCY_ASSIGN_OR_RETURN(passes::Census census, passes::Census::Inspect(function));
+  return EstimateFromCensus(census);
+}
+
+StatusOr<passes::WorkBounds> FusionPlanner::EstimateFromCensus(const passes::Census& census) {
   using passes::WorkAdd;
   using passes::WorkMul;
-  ACCY_ASSIGN_OR_RETURN(passes::Census census, passes::Census::Inspect(function));
   const uint64_t n = census.operations;  // numbered ops, cluster members: all <= n
   const uint64_t e = census.operands;    // uses of all values together: <= e
   const uint64_t half = n / 2;           // clusters: disjoint, two ops or more each
@@ -396,7 +396,7 @@ StatusOr<passes::WorkBounds> FusionPlanner::Estimate(const Function& function) {
   // Bytes: every allocation of Run, each with its alignment slack.
   const uint64_t scratch_arrays[][2] = {
       {n, sizeof(const Operation*)},  // order_
-      {n, sizeof(OpEntry)},           // by_address_
+      {census.op_ids, sizeof(uint32_t)},  // index_of_id_
       {n, sizeof(uint32_t)},          // cluster_of_
       {n, sizeof(uint8_t)},           // memberships_
       {n, sizeof(uint8_t)},           // row_hint_
@@ -434,8 +434,8 @@ StatusOr<passes::WorkBounds> FusionPlanner::Estimate(const Function& function) {
   ACCY_ASSIGN_OR_RETURN(retained, WorkAdd(retained, per_list_slack));
   ACCY_ASSIGN_OR_RETURN(uint64_t workspace, WorkAdd(scratch, retained));
 
-  // Visits, in the units Run counts. log = bit_width(n) + 1 bounds a binary search (IndexOf:
-  // probes + 1 <= log) and a heap push or pop (counted 2 log + 1). A std::sort of m entries
+  // Visits, in the units Run counts. log = bit_width(n) + 1 bounds a look-up (IndexOf: one
+  // visit; the bound still allows log, from when it was a binary search) and a heap push or pop (counted 2 log + 1). A std::sort of m entries
   // makes at most 5 m log2 m + 27 m comparisons (introsort: 2 log2 m partition levels, heapsort
   // fallback, final insertion sort over runs of 16); 8 m (log + 4) covers it.
   const uint64_t log = static_cast<uint64_t>(std::bit_width(n)) + 1;

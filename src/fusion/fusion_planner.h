@@ -41,6 +41,8 @@ class FusionPlanner {
 
   // EstimateFusionPlan: bounds mirroring every allocation and counted visit of Run.
   static StatusOr<passes::WorkBounds> Estimate(const Function& function);
+  // The same from the function's census (what Estimate computes after Census::Inspect).
+  static StatusOr<passes::WorkBounds> EstimateFromCensus(const passes::Census& census);
 
   static constexpr uint32_t kNone = UINT32_MAX;
   // Functions of more ops are refused (stamps and indices are 32-bit).
@@ -62,15 +64,11 @@ class FusionPlanner {
     uint32_t first;
     uint32_t count;
   };
-  struct OpEntry {
-    const Operation* op;
-    uint32_t index;
-  };
-
   // Numbering: ops in a pre-order walk that does not enter opaque regions.
   uint64_t CountOps(const Block& block);
   void Number(const Block& block);
-  void SortByAddress();
+  // Fills index_of_id_ from order_.
+  void IndexById();
   // Index of `op` in the numbering, or kNone (ops inside opaque regions, detached ops).
   uint32_t IndexOf(const Operation* op);
   // Index of the op defining `value`, or kNone (block arguments, unnumbered ops).
@@ -111,11 +109,11 @@ class FusionPlanner {
 
   const Function& function_;
   uint64_t visits_ = 0;
-  uint64_t log_ = 1;  // bit_width(op count) + 1: binary search probes and heap depth bound
+  uint64_t log_ = 1;  // bit_width(op count) + 1: heap depth bound
   uint32_t attempt_ = 0;
 
   std::pmr::vector<const Operation*> order_;  // numbered ops, pre-order
-  std::pmr::vector<OpEntry> by_address_;      // order_ sorted by address
+  std::pmr::vector<uint32_t> index_of_id_;    // Operation::id() -> index in order_, or kNone
   std::pmr::vector<uint32_t> cluster_of_;     // accepted record, or kNone
   std::pmr::vector<uint8_t> memberships_;     // attempts joined as a non-root member (rule 11)
   std::pmr::vector<uint8_t> row_hint_;        // 1: a row attempt may succeed from this root

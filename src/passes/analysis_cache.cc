@@ -32,7 +32,14 @@ StatusOr<std::unique_ptr<BoundedResource>> AnalysisCache::Admit(const WorkContra
   ACCY_CHECK(std::find(in_progress_.begin(), in_progress_.end(), key) == in_progress_.end());
   ACCY_CHECK(contract.estimate != nullptr);
   ACCY_RETURN_IF_ERROR(ledger_->CheckOpen(contract.identity));
-  StatusOr<WorkBounds> bounds = contract.estimate(function);
+  StatusOr<WorkBounds> bounds = absl::UnknownError("no estimate");
+  if (contract.estimate_from_census != nullptr) {
+    StatusOr<const Census*> census = CensusOf(function);
+    bounds = census.ok() ? contract.estimate_from_census(**census)
+                         : StatusOr<WorkBounds>(census.status());
+  } else {
+    bounds = contract.estimate(function);
+  }
   if (!bounds.ok()) {
     ledger_->MarkExhausted(bounds.status());
     return bounds.status();
@@ -41,6 +48,13 @@ StatusOr<std::unique_ptr<BoundedResource>> AnalysisCache::Admit(const WorkContra
   in_progress_.push_back(key);
   return std::make_unique<BoundedResource>(upstream_, bounds->work.allocation_capacity,
                                            bounds->workspace_bytes);
+}
+
+StatusOr<const Census*> AnalysisCache::CensusOf(const Function& function) {
+  auto it = censuses_.find(&function);
+  if (it != censuses_.end()) return &it->second;
+  ACCY_ASSIGN_OR_RETURN(Census census, Census::Inspect(function));
+  return &censuses_.emplace(&function, census).first->second;
 }
 
 Status AnalysisCache::Finish(const Key& key, Status status) {
@@ -74,6 +88,7 @@ void AnalysisCache::Insert(const Key& key, std::string_view name, void* object,
 
 void AnalysisCache::Invalidate(const Function& function, const PreservedAnalyses& preserved) {
   if (preserved.preserves_all()) return;
+  censuses_.erase(&function);
   auto it = entries_.lower_bound(Key(&function, nullptr));
   while (it != entries_.end() && it->first.first == &function) {
     if (preserved.Preserves(it->second.name)) {

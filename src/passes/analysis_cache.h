@@ -98,12 +98,20 @@ class AnalysisCache {
     return static_cast<const A*>(FindObject(&function, TagOf<A>()));
   }
 
+  // The census of `function` (Census::Inspect), computed once and kept until the function's
+  // results are invalidated (Invalidate without preserves_all, Clear): a pass that changes the IR
+  // must not preserve all analyses. Errors: Census::Inspect's WorkOverflow.
+  StatusOr<const Census*> CensusOf(const Function& function);
+
   // Number of cached results over all functions.
   size_t entry_count() const { return entries_.size(); }
   // Destroys the results of `function` whose analysis name `preserved` does not keep.
   void Invalidate(const Function& function, const PreservedAnalyses& preserved);
-  // Destroys every cached result.
-  void Clear() { entries_.clear(); }
+  // Destroys every cached result (and census).
+  void Clear() {
+    entries_.clear();
+    censuses_.clear();
+  }
 
   WorkLedger& ledger() const { return *ledger_; }
   std::pmr::memory_resource* upstream() const { return upstream_; }
@@ -160,6 +168,7 @@ class AnalysisCache {
   WorkLedger* ledger_;
   std::pmr::memory_resource* upstream_;
   std::map<Key, Entry, KeyLess> entries_;
+  std::map<const Function*, Census, std::less<const Function*>> censuses_;
   std::vector<Key> in_progress_;
 };
 

@@ -73,10 +73,14 @@ struct Census {
 StatusOr<uint64_t> WorkAdd(uint64_t a, uint64_t b);
 StatusOr<uint64_t> WorkMul(uint64_t a, uint64_t b);
 
-// A work contract: identity plus the estimate function.
+// A work contract: identity plus the estimate function. `estimate_from_census`, when set, must
+// return what `estimate` returns for a function with that census; the AnalysisCache then inspects
+// each function once and shares the census between every analysis it admits (one walk of the IR
+// instead of one per estimate).
 struct WorkContract {
   WorkIdentity identity;
   StatusOr<WorkBounds> (*estimate)(const Function& function) = nullptr;
+  StatusOr<WorkBounds> (*estimate_from_census)(const Census& census) = nullptr;
 };
 
 }  // namespace accy::passes

@@ -26,7 +26,8 @@ Status SchedulePlanningPass::Run(passes::PassContext& context) {
 }
 
 const passes::WorkContract& SchedulePlan::Contract() {
-  static const passes::WorkContract kContract{{"accy-schedule-plan", 1}, &EstimateSchedulePlan};
+  static const passes::WorkContract kContract{{"accy-schedule-plan", 1}, &EstimateSchedulePlan,
+                                              &EstimateSchedulePlanFromCensus};
   return kContract;
 }
 
@@ -34,7 +35,8 @@ StatusOr<SchedulePlan*> SchedulePlan::Compute(passes::AnalysisContext& ctx,
                                               const Function& function) {
   ACCY_ASSIGN_OR_RETURN(const ShapeLayoutAnalysis* shapes, ctx.Get<ShapeLayoutAnalysis>(function));
   ACCY_ASSIGN_OR_RETURN(const FusionPlanAnalysis* fusion, ctx.Get<FusionPlanAnalysis>(function));
-  return PlanSchedule(function, *shapes, fusion->plan(), ctx.resource());
+  ACCY_ASSIGN_OR_RETURN(const passes::Census* census, ctx.cache().CensusOf(function));
+  return PlanSchedule(function, *census, *shapes, fusion->plan(), ctx.resource());
 }
 
 }  // namespace accy

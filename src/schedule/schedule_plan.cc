@@ -70,9 +70,13 @@ StatusOr<uint64_t> ArrayBytes(uint64_t count, uint64_t size) {
 }  // namespace
 
 StatusOr<passes::WorkBounds> EstimateSchedulePlan(const Function& function) {
+  ACCY_ASSIGN_OR_RETURN(passes::Census census, passes::Census::Inspect(function));
+  return EstimateSchedulePlanFromCensus(census);
+}
+
+StatusOr<passes::WorkBounds> EstimateSchedulePlanFromCensus(const passes::Census& census) {
   using passes::WorkAdd;
   using passes::WorkMul;
-  ACCY_ASSIGN_OR_RETURN(passes::Census census, passes::Census::Inspect(function));
   const uint64_t n = census.operations;  // items, roots and op numbers are all <= n
   const uint64_t p = census.operands;    // operand uses: bounds edges and scratch lists
   // Every array PlanSchedule allocates (schedule_planner.cc), each with alignment slack.
@@ -91,6 +95,12 @@ StatusOr<passes::WorkBounds> EstimateSchedulePlan(const Function& function) {
       {n, sizeof(int64_t)},                                 // heap
       {n, sizeof(int64_t)},                                 // position
       {census.op_ids, sizeof(int64_t)},                     // root_index_
+      {n, sizeof(int64_t)},                                 // item_output_id_
+      {n, sizeof(int64_t)},                                 // item_root_id_
+      {n + 1, sizeof(int64_t)},                             // input_begin_
+      {p, sizeof(int64_t)},                                 // input_ids_
+      {p, sizeof(const Value*)},                            // broadcast_inputs_
+      {n, sizeof(const Operation*)},                        // returns_
   };
   uint64_t bytes = 0;
   for (const auto& array : arrays) {

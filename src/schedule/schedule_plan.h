@@ -124,9 +124,16 @@ class SchedulePlan {
 // kInvalidArgument "CyclicScheduleDependency" when items depend on each other in a cycle.
 StatusOr<SchedulePlan*> PlanSchedule(const Function& function, const ShapeLayoutAnalysis& shapes,
                                      const FusionPlan& fusion, std::pmr::memory_resource* resource);
+// The same with the function's census (Census::Inspect of `function`) given, as the analysis
+// cache has it: no walk of the IR to count it again.
+StatusOr<SchedulePlan*> PlanSchedule(const Function& function, const passes::Census& census,
+                                     const ShapeLayoutAnalysis& shapes, const FusionPlan& fusion,
+                                     std::pmr::memory_resource* resource);
 
 // The bounds PlanSchedule declares for `function` (true upper bounds of its visits and bytes).
 StatusOr<passes::WorkBounds> EstimateSchedulePlan(const Function& function);
+// The same from the function's census (what the AnalysisCache uses: one census per function).
+StatusOr<passes::WorkBounds> EstimateSchedulePlanFromCensus(const passes::Census& census);
 
 }  // namespace accy
 

@@ -189,13 +189,28 @@ class SchedulePlanner {
         claimed_(resource),
         has_item_(resource),
         scratch_values_(resource),
-        scratch_items_(resource) {
+        scratch_items_(resource),
+        item_output_id_(resource),
+        item_root_id_(resource),
+        input_begin_(resource),
+        input_ids_(resource),
+        broadcast_inputs_(resource),
+        returns_(resource) {
     claimed_.assign(op_ids, 0);
     has_item_.assign(op_ids, 0);
     value_ids_ = value_ids;
     op_ids_ = op_ids;
     scratch_values_.reserve(operand_capacity);
     scratch_items_.reserve(operand_capacity);
+    // Every op is in at most one item, so items <= ops and their operands together <= operand
+    // uses: these never grow past their reservations.
+    item_output_id_.reserve(op_capacity);
+    item_root_id_.reserve(op_capacity);
+    input_begin_.reserve(op_capacity + 1);
+    input_begin_.push_back(0);
+    input_ids_.reserve(operand_capacity);
+    broadcast_inputs_.reserve(operand_capacity);
+    returns_.reserve(op_capacity);
   }
 
   // The plan, or an error; on any error (std::bad_alloc included) the partial plan is destroyed
@@ -248,7 +263,9 @@ class SchedulePlanner {
           OpName(root->kind())));
     }
     has_item_[OpNumber(root)] = 1;
+    ACCY_CHECK(item_output_id_.size() < item_output_id_.capacity());
     WorkItem& item = plan_->items_.emplace_back(resource_);
+    RecordInputs(kind, root, ops, output);
     item.id = static_cast<int64_t>(plan_->items_.size()) - 1;
     item.kind = kind;
     item.root = root;
@@ -275,6 +292,28 @@ class SchedulePlanner {
     plan_->scheduled_op_count_ += static_cast<int64_t>(ops.size());
     plan_->total_static_elements_ = total;
     return absl::OkStatus();
+  }
+
+  // What the ordering and broadcast passes need of the new item, read now while its ops are in
+  // cache (a later pass over the items' ops would miss the cache on every op of a large graph):
+  // the ids of its output and root, the id of the value each operand really reads, and the
+  // operands read through a broadcast_in_dim (candidates for materialization).
+  void RecordInputs(WorkKind kind, const Operation* root, std::span<const Operation* const> ops,
+                    const Value* output) {
+    item_output_id_.push_back(output->id());
+    item_root_id_.push_back(root->id());
+    for (const Operation* op : ops) {
+      for (const Value* operand : op->operands()) {
+        const Value* input = KernelInputValueForOperand(kind, operand, fusion_);
+        ACCY_CHECK(input_ids_.size() < input_ids_.capacity());
+        input_ids_.push_back(input->id());
+        const Operation* def = input->defining_op();
+        if (def != nullptr && def->kind() == OpKind::kBroadcastInDim) {
+          broadcast_inputs_.push_back(input);
+        }
+      }
+    }
+    input_begin_.push_back(static_cast<int64_t>(input_ids_.size()));
   }
 
   ResourceEstimate EstimateResources(std::span<const Operation* const> ops,
@@ -346,6 +385,8 @@ class SchedulePlanner {
   Status AddStandaloneWorkItems(const Block& block) {
     for (const auto& owned : block.operations()) {
       const Operation& op = *owned;
+      // Recorded in walk order for MaterializeReturnedBroadcasts (no second walk of the IR).
+      if (op.kind() == OpKind::kReturn) returns_.push_back(&op);
       if (!IsClaimed(&op)) {
         const Value* result0 = op.num_results() > 0 ? op.result(0) : nullptr;
         if (IsFusableElementwiseOp(op)) {
@@ -397,34 +438,18 @@ class SchedulePlanner {
     return absl::OkStatus();
   }
 
-  Status MaterializeReturnedBroadcasts(const Block& block) {
-    for (const auto& op : block.operations()) {
-      if (op->kind() == OpKind::kReturn) {
-        for (const Value* v : op->operands()) ACCY_RETURN_IF_ERROR(MaterializeBroadcast(v));
-      }
-      if (RegionsAreOpaque(*op)) continue;
-      for (int64_t r = 0; r < op->num_regions(); ++r) {
-        for (const auto& nested : op->region(r)->blocks()) {
-          ACCY_RETURN_IF_ERROR(MaterializeReturnedBroadcasts(*nested));
-        }
-      }
+  // The seed's addBroadcastWorkItems: the broadcast inputs of the items claimed so far, in item,
+  // op and operand order (MaterializeBroadcast ignores every other operand, so the recorded
+  // candidates are the whole loop), then the values returned by the return ops of the walk.
+  Status AddBroadcastWorkItems() {
+    const size_t initial = broadcast_inputs_.size();  // items added below record past it
+    for (size_t i = 0; i < initial; ++i) {
+      ACCY_RETURN_IF_ERROR(MaterializeBroadcast(broadcast_inputs_[i]));
+    }
+    for (const Operation* op : returns_) {
+      for (const Value* v : op->operands()) ACCY_RETURN_IF_ERROR(MaterializeBroadcast(v));
     }
     return absl::OkStatus();
-  }
-
-  Status AddBroadcastWorkItems() {
-    size_t initial = plan_->items_.size();
-    for (size_t index = 0; index < initial; ++index) {
-      // items_ has its full capacity reserved, so appends never move `work`.
-      const WorkItem& work = plan_->items_[index];
-      for (const Operation* member : work.ops) {
-        for (const Value* operand : member->operands()) {
-          ACCY_RETURN_IF_ERROR(
-              MaterializeBroadcast(KernelInputValueForOperand(work.kind, operand, fusion_)));
-        }
-      }
-    }
-    return MaterializeReturnedBroadcasts(*function_.entry_block());
   }
 
   Status OrderWorkItemsByDependencies(uint64_t op_capacity) {
@@ -432,8 +457,9 @@ class SchedulePlanner {
     const int64_t n = static_cast<int64_t>(items.size());
     // Value::id() of each item's output -> the item.
     std::pmr::vector<int64_t> output_to_item(value_ids_, -1, resource_);
+    ACCY_CHECK(static_cast<int64_t>(item_output_id_.size()) == n);
     for (int64_t i = 0; i < n; ++i) {
-      output_to_item[static_cast<size_t>(items[i].output_value->id())] = i;
+      output_to_item[static_cast<size_t>(item_output_id_[static_cast<size_t>(i)])] = i;
     }
 
     // Edges, deduplicated per consumer (the seed's appendScheduleDependency).
@@ -442,13 +468,11 @@ class SchedulePlanner {
     for (int64_t consumer = 0; consumer < n; ++consumer) {
       WorkItem& work = items[consumer];
       scratch_items_.clear();
-      for (const Operation* op : work.ops) {
-        for (const Value* operand : op->operands()) {
-          const Value* producer_value = KernelInputValueForOperand(work.kind, operand, fusion_);
-          int64_t producer = output_to_item[static_cast<size_t>(producer_value->id())];
-          if (producer < 0 || producer == consumer) continue;
-          scratch_items_.push_back(producer);
-        }
+      for (int64_t k = input_begin_[static_cast<size_t>(consumer)];
+           k < input_begin_[static_cast<size_t>(consumer) + 1]; ++k) {
+        int64_t producer = output_to_item[static_cast<size_t>(input_ids_[static_cast<size_t>(k)])];
+        if (producer < 0 || producer == consumer) continue;
+        scratch_items_.push_back(producer);
       }
       std::sort(scratch_items_.begin(), scratch_items_.end());
       auto end = std::unique(scratch_items_.begin(), scratch_items_.end());
@@ -499,6 +523,11 @@ class SchedulePlanner {
       for (int64_t& dep : item.dependencies) dep = position[static_cast<size_t>(dep)];
       std::sort(item.dependencies.begin(), item.dependencies.end());
     }
+    plan_->root_index_.assign(op_ids_, -1);
+    for (int64_t i = 0; i < n; ++i) {
+      plan_->root_index_[static_cast<size_t>(item_root_id_[static_cast<size_t>(i)])] =
+          position[static_cast<size_t>(i)];
+    }
     // Apply the permutation in place (cycle by cycle): no second copy of the items.
     for (int64_t i = 0; i < n; ++i) {
       while (position[static_cast<size_t>(i)] != i) {
@@ -507,8 +536,6 @@ class SchedulePlanner {
         std::swap(position[static_cast<size_t>(i)], position[static_cast<size_t>(target)]);
       }
     }
-    plan_->root_index_.assign(op_ids_, -1);
-    for (int64_t i = 0; i < n; ++i) plan_->root_index_[static_cast<size_t>(items[i].root->id())] = i;
     (void)op_capacity;
     return absl::OkStatus();
   }
@@ -524,6 +551,13 @@ class SchedulePlanner {
   std::pmr::vector<const Value*> scratch_values_;
   std::pmr::vector<int64_t> scratch_items_;
   std::pmr::vector<uint8_t> has_item_;  // by op number: is the op some item's root
+  // Per item in claim order (before reordering), recorded by RecordInputs.
+  std::pmr::vector<int64_t> item_output_id_;  // Value::id() of the output
+  std::pmr::vector<int64_t> item_root_id_;    // Operation::id() of the root
+  std::pmr::vector<int64_t> input_begin_;     // item i reads input_ids_[begin[i], begin[i + 1])
+  std::pmr::vector<int64_t> input_ids_;       // Value::id() each operand really reads
+  std::pmr::vector<const Value*> broadcast_inputs_;  // inputs defined by broadcast_in_dim
+  std::pmr::vector<const Operation*> returns_;       // return ops, in walk order
 };
 
 }  // namespace accy
@@ -533,6 +567,12 @@ namespace accy {
 StatusOr<SchedulePlan*> PlanSchedule(const Function& function, const ShapeLayoutAnalysis& shapes,
                                      const FusionPlan& fusion, std::pmr::memory_resource* resource) {
   ACCY_ASSIGN_OR_RETURN(passes::Census census, passes::Census::Inspect(function));
+  return PlanSchedule(function, census, shapes, fusion, resource);
+}
+
+StatusOr<SchedulePlan*> PlanSchedule(const Function& function, const passes::Census& census,
+                                     const ShapeLayoutAnalysis& shapes, const FusionPlan& fusion,
+                                     std::pmr::memory_resource* resource) {
   try {
     SchedulePlanner planner(function, shapes, fusion, resource, census.operations,
                             census.operands, census.op_ids, census.value_ids);
