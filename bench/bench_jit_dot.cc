@@ -110,7 +110,7 @@ void BM_OnednnDotItem(benchmark::State& state) {
 }
 
 void DotShapes(benchmark::internal::Benchmark* b) {
-  for (int64_t s : {2, 4, 8, 12, 16, 24, 32, 40, 48, 64, 96, 128}) b->Args({s, s, s});
+  for (int64_t s : {2, 4, 8, 12, 16, 24, 32, 40, 48, 64, 96, 128, 256, 512}) b->Args({s, s, s});
   // Skinny: vector-matrix, few rows, tall-thin, outer-ish.
   b->Args({1, 64, 64})->Args({1, 256, 256})->Args({4, 128, 128})->Args({8, 512, 64});
   b->Args({64, 64, 4})->Args({256, 8, 256})->Args({16, 16, 1024});
