@@ -53,11 +53,12 @@ bench: build
 # The peers come from Debian, installed only if missing; libopenblas0-pthread replaces the
 # reference BLAS (about 6 GFLOP/s) that torch and numpy would otherwise use. Not part of `test`.
 COMPARE_DEB_PACKAGES := python3-torch python3-numpy python3-matplotlib libopenblas0-pthread
+COMPARE_FLAGS ?=
 compare: configure
 	@$(MAKE) --no-print-directory setup DEB_PACKAGES="$(COMPARE_DEB_PACKAGES)"
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target accy-compare-runner
 	/usr/bin/python3 bench/compare/compare.py --runner $(BUILD_DIR)/bin/accy-compare-runner \
-	  --out-dir bench/results
+	  --out-dir bench/results $(COMPARE_FLAGS)
 
 clean:
 	rm -rf $(BUILD_DIR)

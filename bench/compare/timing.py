@@ -48,3 +48,21 @@ def wait_idle(max_wait_s=60, threshold=0.15):
         time.sleep(1.0)
         busy = busy_fraction()
     return busy
+
+
+def cpu_snapshot():
+    """(all-CPU busy jiffies, all-CPU total jiffies, this process's and its children's CPU
+    seconds) for others_busy_fraction."""
+    fields = list(map(int, open("/proc/stat").readline().split()[1:]))
+    t = os.times()
+    return (sum(fields) - fields[3] - fields[4], sum(fields),
+            t.user + t.system + t.children_user + t.children_system)
+
+
+def others_busy_fraction(before, after):
+    """Fraction of all CPUs that processes other than this one and its children used between two
+    cpu_snapshot()s: the background load a measurement ran under."""
+    hz = os.sysconf("SC_CLK_TCK")
+    total = max(1, after[1] - before[1])
+    ours = (after[2] - before[2]) * hz
+    return max(0.0, (after[0] - before[0] - ours) / total)
