@@ -24,6 +24,7 @@ constexpr uint64_t kAllocationSlack = 64;
 FusionPlanner::FusionPlanner(const Function& function, std::pmr::memory_resource* resource)
     : function_(function),
       order_(resource),
+      role_(resource),
       index_of_id_(resource),
       cluster_of_(resource),
       memberships_(resource),
@@ -37,39 +38,29 @@ FusionPlanner::FusionPlanner(const Function& function, std::pmr::memory_resource
       cluster_ops_(resource),
       records_(resource) {}
 
-uint64_t FusionPlanner::CountOps(const Block& block) {
-  uint64_t count = 0;
-  for (const auto& op : block.operations()) {
-    ++visits_;
-    ++count;
-    if (RegionsAreOpaque(*op)) continue;
-    for (int64_t r = 0; r < op->num_regions(); ++r) {
-      for (const auto& nested : op->region(r)->blocks()) count += CountOps(*nested);
-    }
-  }
-  return count;
-}
-
 void FusionPlanner::Number(const Block& block) {
-  for (const auto& op : block.operations()) {
+  for (const auto& owned : block.operations()) {
     ++visits_;
-    order_.push_back(op.get());
-    if (RegionsAreOpaque(*op)) continue;
-    for (int64_t r = 0; r < op->num_regions(); ++r) {
-      for (const auto& nested : op->region(r)->blocks()) Number(*nested);
+    const Operation& op = *owned;
+    // Sized for Function::op_id_bound() (every op of the function has a distinct id below it).
+    ACCY_CHECK(order_.size() < order_.capacity());
+    const int64_t id = op.id();
+    ACCY_CHECK(id >= 0 && static_cast<uint64_t>(id) < index_of_id_.size());
+    // Dense by Operation::id(): an O(1) look-up with no sort (a search of an address-sorted copy
+    // cost log n cache misses per look-up on large graphs).
+    index_of_id_[static_cast<size_t>(id)] = static_cast<uint32_t>(order_.size());
+    order_.push_back(&op);
+    // The later passes read the role and skip other ops without touching them again.
+    uint8_t role = 0;
+    if (IsFusableElementwiseOp(op)) role |= kRoleFusable;
+    if (op.kind() == OpKind::kDotGeneral) role |= kRoleDot;
+    if (op.kind() == OpKind::kReduce) role |= kRoleReduce;
+    if (op.kind() == OpKind::kBroadcastInDim) role |= kRoleBroadcast;
+    role_.push_back(role);
+    if (RegionsAreOpaque(op)) continue;
+    for (int64_t r = 0; r < op.num_regions(); ++r) {
+      for (const auto& nested : op.region(r)->blocks()) Number(*nested);
     }
-  }
-}
-
-void FusionPlanner::IndexById() {
-  // Dense by Operation::id() (ids are below Function::op_id_bound()): an O(1) look-up with no
-  // sort, where a search of an address-sorted copy cost log n cache misses per look-up.
-  index_of_id_.assign(static_cast<size_t>(function_.op_id_bound()), kNone);
-  for (uint32_t i = 0; i < order_.size(); ++i) {
-    ++visits_;
-    const int64_t id = order_[i]->id();
-    ACCY_CHECK(id >= 0 && id < function_.op_id_bound());
-    index_of_id_[static_cast<size_t>(id)] = i;
   }
 }
 
@@ -259,6 +250,7 @@ void FusionPlanner::ComputeHints() {
   // Program order: every operand's producer is done before its users.
   for (uint32_t i = 0; i < order_.size(); ++i) {
     ++visits_;
+    if ((role_[i] & (kRoleFusable | kRoleDot)) == 0) continue;  // no hint; op not read
     const Operation& op = *order_[i];
     if (op.kind() == OpKind::kDotGeneral && op.num_results() == 1) {
       dot_source_[i] = i;
@@ -325,7 +317,7 @@ void FusionPlanner::BuildPlan(FusionPlan& plan) {
   // Elision (rule 8): mark once, then copy the marked ops in pre-order.
   size_t elided = 0;
   for (uint32_t i = 0; i < order_.size(); ++i) {
-    if (IsElidable(i)) {
+    if ((role_[i] & kRoleBroadcast) != 0 && IsElidable(i)) {
       elided_mark_[i] = 1;
       ++elided;
     }
@@ -348,16 +340,19 @@ void FusionPlanner::BuildPlan(FusionPlan& plan) {
 Status FusionPlanner::Run(FusionPlan& plan) {
   const Block* entry = function_.entry_block();
   if (entry == nullptr) return absl::OkStatus();
-  const uint64_t n = CountOps(*entry);
+  // Every array is sized once: no growth, so the bytes are exactly what Estimate lists. The
+  // numbering arrays take the id bound (>= the op count), which saves a counting walk.
+  const size_t ids = static_cast<size_t>(function_.op_id_bound());
+  order_.reserve(ids);
+  role_.reserve(ids);
+  index_of_id_.assign(ids, kNone);
+  Number(*entry);
+  const uint64_t n = order_.size();
   if (n >= kMaxOps) {
     return absl::OutOfRangeError(StrCat("fusion plan: function @", function_.name(), " has ", n,
                                         " ops; at most ", kMaxOps - 1, " are supported"));
   }
   log_ = static_cast<uint64_t>(std::bit_width(n)) + 1;
-  // Every array is sized once: no growth, so the bytes are exactly what Estimate lists.
-  order_.reserve(n);
-  Number(*entry);
-  IndexById();
   cluster_of_.assign(n, kNone);
   memberships_.assign(n, 0);
   row_hint_.assign(n, 0);
@@ -374,7 +369,9 @@ Status FusionPlanner::Run(FusionPlan& plan) {
   // Rule 10: roots from the last op back to the first.
   for (uint32_t index = static_cast<uint32_t>(n); index-- > 0;) {
     ++visits_;
-    if (cluster_of_[index] == kNone) PlanRoot(index);
+    if (cluster_of_[index] == kNone && (role_[index] & (kRoleFusable | kRoleDot | kRoleReduce))) {
+      PlanRoot(index);
+    }
   }
   BuildPlan(plan);
   plan.visits_ = visits_;
@@ -392,11 +389,13 @@ StatusOr<passes::WorkBounds> FusionPlanner::EstimateFromCensus(const passes::Cen
   const uint64_t n = census.operations;  // numbered ops, cluster members: all <= n
   const uint64_t e = census.operands;    // uses of all values together: <= e
   const uint64_t half = n / 2;           // clusters: disjoint, two ops or more each
+  const uint64_t ids = std::max(census.op_ids, n);  // numbering arrays are sized by the id bound
 
   // Bytes: every allocation of Run, each with its alignment slack.
   const uint64_t scratch_arrays[][2] = {
-      {n, sizeof(const Operation*)},  // order_
-      {census.op_ids, sizeof(uint32_t)},  // index_of_id_
+      {ids, sizeof(const Operation*)},  // order_
+      {ids, sizeof(uint8_t)},           // role_
+      {ids, sizeof(uint32_t)},          // index_of_id_
       {n, sizeof(uint32_t)},          // cluster_of_
       {n, sizeof(uint8_t)},           // memberships_
       {n, sizeof(uint8_t)},           // row_hint_

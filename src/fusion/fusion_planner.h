@@ -64,11 +64,15 @@ class FusionPlanner {
     uint32_t first;
     uint32_t count;
   };
-  // Numbering: ops in a pre-order walk that does not enter opaque regions.
-  uint64_t CountOps(const Block& block);
+  // Bits of role_: what the later passes need to know of an op without reading it again.
+  static constexpr uint8_t kRoleFusable = 1;    // IsFusableElementwiseOp
+  static constexpr uint8_t kRoleDot = 2;        // dot_general
+  static constexpr uint8_t kRoleReduce = 4;     // reduce
+  static constexpr uint8_t kRoleBroadcast = 8;  // broadcast_in_dim
+
+  // Numbering: ops in a pre-order walk that does not enter opaque regions; fills order_, role_
+  // and index_of_id_.
   void Number(const Block& block);
-  // Fills index_of_id_ from order_.
-  void IndexById();
   // Index of `op` in the numbering, or kNone (ops inside opaque regions, detached ops).
   uint32_t IndexOf(const Operation* op);
   // Index of the op defining `value`, or kNone (block arguments, unnumbered ops).
@@ -113,6 +117,7 @@ class FusionPlanner {
   uint32_t attempt_ = 0;
 
   std::pmr::vector<const Operation*> order_;  // numbered ops, pre-order
+  std::pmr::vector<uint8_t> role_;            // kRole* bits per numbered op
   std::pmr::vector<uint32_t> index_of_id_;    // Operation::id() -> index in order_, or kNone
   std::pmr::vector<uint32_t> cluster_of_;     // accepted record, or kNone
   std::pmr::vector<uint8_t> memberships_;     // attempts joined as a non-root member (rule 11)

@@ -196,6 +196,31 @@ TEST_F(AnalysisCacheTest, InvalidateKeepsOnlyPreservedNamesOfThatFunction) {
   EXPECT_EQ(CountingAnalysis::computations, 3);
 }
 
+TEST_F(AnalysisCacheTest, CensusIsInspectedOncePerFunctionUntilInvalidated) {
+  WorkLedger ledger;
+  AnalysisCache cache(&ledger);
+  ASSERT_OK_AND_ASSIGN(Census expected_f, Census::Inspect(f()));
+  ASSERT_OK_AND_ASSIGN(const Census* census_f, cache.CensusOf(f()));
+  EXPECT_EQ(*census_f, expected_f);
+  ASSERT_OK_AND_ASSIGN(const Census* again, cache.CensusOf(f()));
+  EXPECT_EQ(again, census_f);  // the same object: no second walk
+  ASSERT_OK_AND_ASSIGN(const Census* census_g, cache.CensusOf(g()));
+  EXPECT_NE(census_g, census_f);
+
+  // A change to the IR is seen only after the function is invalidated.
+  Block* entry = f().entry_block();
+  entry->Append(Operation::Create(OpKind::kReturn, {}, {}));
+  ASSERT_OK_AND_ASSIGN(const Census* stale, cache.CensusOf(f()));
+  EXPECT_EQ(stale->operations, expected_f.operations);
+  cache.Invalidate(f(), PreservedAnalyses::All());  // preserving all keeps it too
+  ASSERT_OK_AND_ASSIGN(stale, cache.CensusOf(f()));
+  EXPECT_EQ(stale->operations, expected_f.operations);
+  cache.Invalidate(f(), PreservedAnalyses::None());
+  ASSERT_OK_AND_ASSIGN(const Census* fresh, cache.CensusOf(f()));
+  EXPECT_EQ(fresh->operations, expected_f.operations + 1);
+  entry->EraseLast();
+}
+
 TEST_F(AnalysisCacheTest, DestroyingTheCacheFreesEveryResult) {
   WorkLedger ledger;
   LiveBytesResource upstream;
