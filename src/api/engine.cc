@@ -35,6 +35,31 @@ bool IsElementwiseKind(WorkKind kind) {
   return kind == WorkKind::kElementwiseSingle || kind == WorkKind::kElementwiseFusion;
 }
 
+// For each input of an elementwise item: whether the kernel reads it only at the index it
+// writes (same dims as the output and never through an elided broadcast, which may transpose
+// or expand it), so the output may overwrite it in place.
+std::vector<bool> SameIndexInputs(const WorkItem& item, const FusionPlan& fusion,
+                                  std::span<const Value* const> inputs) {
+  std::vector<const Value*> through_broadcast;
+  for (const Operation* op : item.ops) {
+    for (const Value* operand : op->operands()) {
+      for (const Operation* def = operand->defining_op();
+           def != nullptr && def->kind() == OpKind::kBroadcastInDim && fusion.IsElided(def);
+           def = def->operand(0)->defining_op()) {
+        through_broadcast.push_back(def->operand(0));
+      }
+    }
+  }
+  const std::vector<int64_t>& out_dims = item.output_value->type().dims();
+  std::vector<bool> candidates;
+  for (const Value* input : inputs) {
+    candidates.push_back(input->type().dims() == out_dims &&
+                         std::find(through_broadcast.begin(), through_broadcast.end(), input) ==
+                             through_broadcast.end());
+  }
+  return candidates;
+}
+
 }  // namespace
 
 // ---- Executable ----
@@ -106,6 +131,15 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
   }
   passes::PlanningOptions planning = passes::ToPlanningOptions(options_.work_allowance);
   planning.enable_fusion = options_.enable_fusion;
+  // The schedule planner (the seed's) plans kernel_calls of one result; more would leave results
+  // no item produces.
+  for (const auto& op : function->entry_block()->operations()) {
+    if (op->kind() == OpKind::kKernelCall && op->num_results() != 1) {
+      return absl::UnimplementedError(
+          StrCat("Compile: kernel_call ", op->GetString("call_target_name").value_or("?"), " has ",
+                 op->num_results(), " results; the engine runs kernel_calls of exactly one result"));
+    }
+  }
   passes::WorkLedger ledger(planning);
   passes::AnalysisCache cache(&ledger);
   ACCY_ASSIGN_OR_RETURN(const SchedulePlan* plan, cache.Get<SchedulePlan>(*function));
@@ -211,6 +245,9 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
       buffers.inputs = p.jit->inputs;
       buffers.outputs = p.jit->outputs;
       buffers.may_write_in_place = IsElementwiseKind(p.item->kind) && p.jit->outputs.size() == 1;
+      if (buffers.may_write_in_place) {
+        buffers.in_place_candidates = SameIndexInputs(*p.item, fusion->plan(), p.jit->inputs);
+      }
       // reshape and width-changing bitcast_convert keep the bytes as they are.
       buffers.output_aliases_input = p.item->kind == WorkKind::kShape &&
                                      (p.item->root->kind() == OpKind::kReshape ||

@@ -126,7 +126,9 @@ bool FusionPlanner::MatchFlashAttention(uint32_t root) {
   if (f.size() < 2) return false;
   // What the kernel can run: floats, and an output row of at most kFlashAttentionMaxValueDim.
   const TensorType& out = pv.result(0)->type();
-  if (!IsFloat(out.element_type()) || out.rank() < 1 ||
+  // Zero keys: softmax over an empty row then a zero-length P·V is zeros, which the unfused ops
+  // compute; the kernel's final division would give 0/0.
+  if (!IsFloat(out.element_type()) || out.rank() < 1 || f.back() == 0 ||
       out.dims().back() > kFlashAttentionMaxValueDim) {
     return false;
   }

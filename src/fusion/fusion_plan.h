@@ -59,9 +59,9 @@ std::string_view ClusterKindName(ClusterKind kind);
 //     broadcast of a rank-0 value) -> optional add of a mask -> softmax over the last dim
 //     (reduce max, subtract, exp, reduce sum, divide) -> dot_general(P, V), where both
 //     dot_generals batch over the same leading dims 0..b-1, Q·K contracts Q's last dim and
-//     P·V contracts P's last dim with V's dim b; the element type is a float type and P·V's
-//     last dim (the value dim) is at most kFlashAttentionMaxValueDim (the kernel keeps one
-//     output row on its stack).
+//     P·V contracts P's last dim with V's dim b; there is at least one key; the element type
+//     is a float type and P·V's last dim (the value dim) is at most kFlashAttentionMaxValueDim
+//     (the kernel keeps one output row on its stack).
 //  8. Elision: a broadcast_in_dim of the function's top level is elided when it has uses and
 //     every one is by a fusable elementwise op of the top level (a cluster member, or a single
 //     elementwise op, which reads through index arithmetic too); one that is returned or used

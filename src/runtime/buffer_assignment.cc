@@ -185,9 +185,16 @@ StatusOr<BufferAssignment> BufferAssignment::Assign(const Function& function,
       if (in_place_on >= 0 && static_cast<size_t>(in_place_on) < item.inputs.size()) {
         const Value* input = item.inputs[static_cast<size_t>(in_place_on)];
         auto region = region_of.find(input);
-        const bool read_twice =
-            std::count(item.inputs.begin(), item.inputs.end(), input) > 1;
-        if (region != region_of.end() && !read_twice) {
+        // Another operand living in the same memory (the same value, or a reshape alias of it)
+        // would be read after the kernel overwrote it.
+        bool shared = false;
+        for (size_t k = 0; k < item.inputs.size() && region != region_of.end(); ++k) {
+          if (k == static_cast<size_t>(in_place_on)) continue;
+          auto other = region_of.find(item.inputs[k]);
+          shared = shared || item.inputs[k] == input ||
+                   (other != region_of.end() && other->second == region->second);
+        }
+        if (region != region_of.end() && !shared) {
           ArenaRegion& candidate = regions[region->second];
           if (!candidate.freed && candidate.last_use == now &&
               out.slices_.at(input).bytes == bytes) {
@@ -200,7 +207,9 @@ StatusOr<BufferAssignment> BufferAssignment::Assign(const Function& function,
       }
       if (o == 0 && item.may_write_in_place) {
         bool placed = false;
-        for (const Value* input : item.inputs) {
+        for (size_t k = 0; k < item.inputs.size(); ++k) {
+          const Value* input = item.inputs[k];
+          if (k < item.in_place_candidates.size() && !item.in_place_candidates[k]) continue;
           auto region = region_of.find(input);
           if (region == region_of.end()) continue;
           ArenaRegion& candidate = regions[region->second];

@@ -28,6 +28,10 @@ struct ItemBuffers {
   // The item may write output 0 over an input whose last read is this item and whose byte size
   // equals the output's (elementwise kernels read element i before writing element i).
   bool may_write_in_place = false;
+  // Per input (or empty: every input): whether output 0 may take that input's buffer under
+  // may_write_in_place. False for an input the kernel reads at other indices than it writes
+  // (through an elided broadcast that transposes or expands it).
+  std::vector<bool> in_place_candidates;
   // Output 0 is input 0 reinterpreted (same bytes): it takes input 0's buffer, no kernel runs.
   bool output_aliases_input = false;
   // Per output (or empty): the input position the output computes in place over (kernel_call

@@ -14,6 +14,7 @@ namespace accy {
 namespace {
 
 constexpr char kTarget[] = "accy.test.engine_scale_in_place";
+constexpr char kReverseTarget[] = "accy.test.engine_add_reversed_in_place";
 
 TensorType F32(std::vector<int64_t> dims) {
   return *TensorType::Create(ElementType::kF32, std::move(dims));
@@ -36,12 +37,27 @@ class InPlaceTest : public testing::Test {
       return absl::OkStatus();
     };
     ASSERT_OK(RegisterHostKernel(std::move(spec)));
+    // out[i] += x[n - 1 - i]: reads x at other indices than it writes.
+    HostKernelSpec reverse;
+    reverse.target = kReverseTarget;
+    reverse.operand_effects = {OperandEffect::kRead, OperandEffect::kReadWrite};
+    reverse.run = [](const HostKernelArgs& args) -> Status {
+      const float* x = static_cast<const float*>(args.operands[0].data);
+      float* out = static_cast<float*>(args.results[0].data);
+      const int64_t n = args.operands[0].byte_size / 4;
+      for (int64_t i = 0; i < n; ++i) out[i] += x[n - 1 - i];
+      return absl::OkStatus();
+    };
+    ASSERT_OK(RegisterHostKernel(std::move(reverse)));
   }
-  static void TearDownTestSuite() { ASSERT_OK(UnregisterHostKernel(kTarget, 1)); }
+  static void TearDownTestSuite() {
+    ASSERT_OK(UnregisterHostKernel(kTarget, 1));
+    ASSERT_OK(UnregisterHostKernel(kReverseTarget, 1));
+  }
 
-  static Value* Call(FunctionBuilder& f, Value* x, Value* out) {
+  static Value* Call(FunctionBuilder& f, Value* x, Value* out, const char* target = kTarget) {
     KernelCallSpec spec;
-    spec.target = kTarget;
+    spec.target = target;
     spec.operand_effects = {OperandEffect::kRead, OperandEffect::kReadWrite};
     spec.result_aliases = {1};
     return (*f.KernelCall({x, out}, {out->type()}, spec))->result(0);
@@ -108,6 +124,42 @@ TEST_F(InPlaceTest, OperandReadLaterIsNotOverwritten) {
     const float v = x.data_as<float>()[i];
     EXPECT_FLOAT_EQ(out[0].data_as<float>()[i], (std::exp(v) + 2 * v) - std::exp(v)) << i;
   }
+}
+
+// x (read) and out (read_write) share memory through a reshape alias: the call must work on a
+// copy, or it would read x after overwriting it.
+TEST_F(InPlaceTest, OperandSharingMemoryWithTheInPlaceOperandIsNotOverwritten) {
+  Builder builder("reshape_alias");
+  FunctionBuilder f = *builder.BeginFunction("main", {F32({8})}, {F32({2, 4})});
+  Value* t = *f.Exponential(f.Parameter(0));
+  Value* u = *f.Reshape(t, F32({2, 4}));
+  Value* r = Call(f, t, u, kReverseTarget);
+  ASSERT_TRUE(f.Return({*f.Tanh(r)}).ok());
+  std::unique_ptr<Module> module = *builder.Finish();
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create());
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, engine->Compile(*module));
+  Tensor x = Vec({0, 0.25f, 0.5f, 0.75f, 1, 1.25f, 1.5f, 1.75f});
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> out, exe->Run({&x, 1}));
+  for (int i = 0; i < 8; ++i) {
+    const float want = std::tanh(std::exp(0.25f * i) + std::exp(0.25f * (7 - i)));
+    EXPECT_NEAR(out[0].data_as<float>()[i], want, 1e-6) << i;
+  }
+}
+
+TEST_F(InPlaceTest, KernelCallWithTwoResultsIsUnimplementedByName) {
+  Builder builder("two");
+  FunctionBuilder f = *builder.BeginFunction("main", {F32({4}), F32({4})}, {F32({4})});
+  KernelCallSpec spec;
+  spec.target = kTarget;
+  Operation* call = *f.KernelCall({f.Parameter(0), f.Parameter(1)}, {F32({4}), F32({4})}, spec);
+  ASSERT_TRUE(f.Return({call->result(1)}).ok());
+  std::unique_ptr<Module> module = *builder.Finish();
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create());
+  auto exe = engine->Compile(*module);
+  ASSERT_FALSE(exe.ok());
+  EXPECT_EQ(exe.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(exe.status().message(),
+              testing::HasSubstr("kernel_call accy.test.engine_scale_in_place has 2 results"));
 }
 
 // accy.nn.softmax in place (oneDNN) on an intermediate, checked against a double-precision loop.
