@@ -17,12 +17,15 @@ namespace {
 
 constexpr char kUsageHead[] =
     "usage: accy run FILE.mlir [--function NAME] [--input FILE.npy]... [--threads N]\n"
-    "                [--output-dir DIR] [--cache-dir DIR | --no-cache]\n"
+    "                [--max-while-iterations N] [--output-dir DIR] [--cache-dir DIR | --no-cache]\n"
     "  Compiles the function (default @main, or the module's only function) through the JIT and\n"
     "  runs it. One --input per parameter, in order (NumPy .npy; bf16 parameters read <f4 or <u2\n"
     "  bit patterns). With --output-dir, writes DIR/out0.npy, out1.npy, ... (bf16 as <f4);\n"
     "  otherwise prints the results.\n"
-    "  --threads N      intra-op threads (0 = all cores, the default)\n";
+    "  --threads N      intra-op threads (0 = all cores, the default)\n"
+    "  --max-while-iterations N\n"
+    "                   stop a while loop after N body iterations with an error (exit 1);\n"
+    "                   0, the default, lets loops run until their condition is false\n";
 std::string Usage() { return std::string(kUsageHead) + kCacheOptionsUsage; }
 
 // Printed elements per result; --output-dir has them all.
@@ -34,6 +37,7 @@ int RunCommand(std::span<const std::string> args) {
   const std::vector<OptionSpec> specs = WithCacheOptions({{"function", true, false},
                                                            {"input", true, true},
                                                            {"threads", true, false},
+                                                           {"max-while-iterations", true, false},
                                                            {"output-dir", true, false}});
   const std::string usage_text = Usage();
   const char* usage = usage_text.c_str();
@@ -51,6 +55,12 @@ int RunCommand(std::span<const std::string> args) {
     StatusOr<int> threads = ParseIntOption("threads", parsed->Get("threads"), 0, 4096);
     if (!threads.ok()) return ReportUsage("run", std::string(threads.status().message()), usage);
     engine_options.num_threads = *threads;
+  }
+  if (parsed->Has("max-while-iterations")) {
+    StatusOr<int> bound = ParseIntOption("max-while-iterations",
+                                         parsed->Get("max-while-iterations"), 0, 2147483647);
+    if (!bound.ok()) return ReportUsage("run", std::string(bound.status().message()), usage);
+    engine_options.max_while_iterations = *bound;
   }
   StatusOr<std::string> cache_dir = ResolveCacheDir(*parsed, "run");
   if (!cache_dir.ok()) return ReportUsage("run", std::string(cache_dir.status().message()), usage);

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 
 #include "jit/compiled_program.h"
 #include "kernels/onednn_kernel.h"
@@ -147,6 +148,19 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
   auto impl = std::make_unique<Executable::Impl>();
   impl->stats.plan_milliseconds = MillisecondsSince(plan_start);
   impl->plan_text = plan->ToText();
+  // The plan stage's dump, next to the JIT's (.ll, .s): <dump dir>/accy_<function>.plan.txt.
+  std::string dump_dir = options_.dump_dir;
+  if (const char* env = std::getenv("ACCY_DUMP_DIR"); dump_dir.empty() && env != nullptr) {
+    dump_dir = env;
+  }
+  if (!dump_dir.empty()) {
+    const std::string path = StrCat(dump_dir, "/accy_", function->name(), ".plan.txt");
+    std::ofstream file(path, std::ios::binary | std::ios::trunc);
+    file << impl->plan_text;
+    if (!file.good()) {
+      return absl::InternalError(StrCat("Compile: cannot write the plan dump '", path, "'"));
+    }
+  }
   for (const WorkItem& item : plan->items()) {
     ++impl->stats.work_items_by_kind[std::string(WorkKindName(item.kind))];
   }

@@ -28,7 +28,7 @@ IterateKernel::~IterateKernel() = default;
 int64_t IterateKernel::peak_bytes() const {
   int64_t bytes = 1;  // the predicate
   for (const TensorType& type : carried_types_) bytes += static_cast<int64_t>(*type.ByteSize());
-  return bytes + std::max(cond_->Stats().peak_memory_bytes, body_->Stats().peak_memory_bytes);
+  return bytes + cond_->Stats().peak_memory_bytes + body_->Stats().peak_memory_bytes;
 }
 
 std::unique_ptr<IterateKernel::State> IterateKernel::Acquire() const {

@@ -50,7 +50,8 @@ class IterateKernel {
   const Executable& cond() const { return *cond_; }
   const Executable& body() const { return *body_; }
   // Bytes a run needs besides the item's buffers: the spare state and the i1 predicate, plus
-  // the larger of cond's and body's ExecutableStats::peak_memory_bytes.
+  // cond's and body's ExecutableStats::peak_memory_bytes (both keep their run state during the
+  // loop).
   int64_t peak_bytes() const;
 
  private:

@@ -70,6 +70,11 @@ TEST_F(EngineDirectoriesTest, MissingCacheAndDumpFoldersAreCreatedAndUsed) {
   EXPECT_EQ(out[0].GetAsDouble(2), -3.5);
   EXPECT_EQ(CountFiles(options.cache_dir), 1u);  // one object for the one JIT module
   EXPECT_GT(CountFiles(options.dump_dir), 0u);
+  // The plan stage's text is dumped too.
+  std::ifstream plan(fs::path(options.dump_dir) / "accy_main.plan.txt");
+  std::string text((std::istreambuf_iterator<char>(plan)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, exe->plan_text());
+  EXPECT_NE(text.find("elementwise_single ops=[negate]"), std::string::npos) << text;
 }
 
 TEST_F(EngineDirectoriesTest, ExistingWritableFoldersAreAccepted) {

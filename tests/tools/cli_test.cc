@@ -110,6 +110,29 @@ TEST_F(CliTest, RunPrintsResultsWithoutOutputDir) {
   EXPECT_THAT(run.output, HasSubstr("result 1: tensor<2x2xi32> [2, 4, 6, 8]"));
 }
 
+// A loop whose condition never turns false: --max-while-iterations stops it with exit 1.
+TEST_F(CliTest, RunBoundsWhileLoopsOnRequest) {
+  Write("forever.mlir", R"(func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.while(%v = %x) : tensor<2xf32>
+   cond {
+    %t = stablehlo.constant dense<true> : tensor<i1>
+    stablehlo.return %t : tensor<i1>
+  } do {
+    %n = stablehlo.negate %v : tensor<2xf32>
+    stablehlo.return %n : tensor<2xf32>
+  }
+  func.return %0 : tensor<2xf32>
+})");
+  ASSERT_OK(WriteNpyFile((dir_ / "x.npy").string(),
+                         *Tensor::FromVector<float>(*TensorType::Create(ElementType::kF32, {2}),
+                                                    {1, 2})));
+  const CommandResult run = Accy("run forever.mlir --input x.npy --max-while-iterations 7");
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("did not finish within 7 iterations"));
+  const CommandResult bad = Accy("run forever.mlir --input x.npy --max-while-iterations -1");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+}
+
 TEST_F(CliTest, RunWithoutParametersNeedsNoInputs) {
   Write("iota.mlir", R"(func.func @only() -> tensor<4xi32> {
   %0 = stablehlo.iota dim = 0 : tensor<4xi32>
