@@ -24,8 +24,12 @@ void ExpectMatchesReference(std::string_view text) {
     ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create(options));
     ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, engine->Compile(*module));
     ASSERT_OK_AND_ASSIGN(std::vector<Tensor> outputs, exe->Run(inputs));
-    TensorComparison c = CompareClose(outputs[0], expected[0], 1e-6, 1e-5);
-    EXPECT_TRUE(c.ok) << threads << " threads: " << c.message << "\n" << exe->plan_text();
+    ASSERT_EQ(outputs.size(), expected.size());
+    for (size_t r = 0; r < outputs.size(); ++r) {
+      TensorComparison c = CompareClose(outputs[r], expected[r], 1e-6, 1e-5);
+      EXPECT_TRUE(c.ok) << threads << " threads, result " << r << ": " << c.message << "\n"
+                        << exe->plan_text();
+    }
   }
 }
 
@@ -61,6 +65,55 @@ TEST(ReviewRegressionTest, AttentionOverZeroKeysIsZeros) {
     %p = stablehlo.divide %e, %smb : tensor<1x1x4x0xf32>
     %o = stablehlo.dot_general %p, %v, batching_dims = [0, 1] x [0, 1], contracting_dims = [3] x [2] : (tensor<1x1x4x0xf32>, tensor<1x1x0x8xf32>) -> tensor<1x1x4x8xf32>
     return %o : tensor<1x1x4x8xf32>
+  }
+})mlir");
+}
+
+// A fused consumer of a while's second result is ordered after the while.
+TEST(ReviewRegressionTest, ConsumerOfASecondWhileResultRunsAfterTheLoop) {
+  ExpectMatchesReference(R"mlir(module @m {
+  func.func @main(%a: tensor<4xf32>) -> (tensor<i32>, tensor<4xf32>) {
+    %0 = stablehlo.constant dense<0> : tensor<i32>
+    %1:2 = stablehlo.while(%i = %0, %x = %a) : tensor<i32>, tensor<4xf32>
+     cond {
+      %c = stablehlo.constant dense<3> : tensor<i32>
+      %p = stablehlo.compare LT, %i, %c, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    } do {
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %next = stablehlo.add %i, %one : tensor<i32>
+      %y = stablehlo.add %x, %x : tensor<4xf32>
+      stablehlo.return %next, %y : tensor<i32>, tensor<4xf32>
+    }
+    %s0 = stablehlo.sine %1#1 : tensor<4xf32>
+    %s = stablehlo.multiply %s0, %s0 : tensor<4xf32>
+    return %1#0, %s : tensor<i32>, tensor<4xf32>
+  }
+})mlir");
+}
+
+// JAX's argmax: a variadic reduce whose index result feeds a fused op.
+TEST(ReviewRegressionTest, ConsumerOfAnArgmaxIndexRunsAfterTheReduce) {
+  ExpectMatchesReference(R"mlir(module @m {
+  func.func @main(%x: tensor<4x6xf32>) -> (tensor<4xf32>, tensor<4xi32>) {
+    %io = stablehlo.iota dim = 1 : tensor<4x6xi32>
+    %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %z = stablehlo.constant dense<0> : tensor<i32>
+    %0:2 = stablehlo.reduce(%x init: %ninf), (%io init: %z) across dimensions = [1] : (tensor<4x6xf32>, tensor<4x6xi32>, tensor<f32>, tensor<i32>) -> (tensor<4xf32>, tensor<4xi32>)
+     reducer(%a: tensor<f32>, %c: tensor<f32>) (%b: tensor<i32>, %d: tensor<i32>) {
+      %gt = stablehlo.compare GT, %a, %c, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %eq = stablehlo.compare EQ, %a, %c, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %lt = stablehlo.compare LT, %b, %d, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      %tie = stablehlo.and %eq, %lt : tensor<i1>
+      %take = stablehlo.or %gt, %tie : tensor<i1>
+      %v = stablehlo.select %take, %a, %c : tensor<i1>, tensor<f32>
+      %i = stablehlo.select %take, %b, %d : tensor<i1>, tensor<i32>
+      stablehlo.return %v, %i : tensor<f32>, tensor<i32>
+    }
+    %e = stablehlo.exponential %0#0 : tensor<4xf32>
+    %t = stablehlo.multiply %0#1, %0#1 : tensor<4xi32>
+    %u = stablehlo.add %t, %0#1 : tensor<4xi32>
+    return %e, %u : tensor<4xf32>, tensor<4xi32>
   }
 })mlir");
 }
