@@ -34,6 +34,7 @@
 #include "jit/elementwise_lowering.h"
 #include "jit/emitters.h"
 #include "jit/index_math.h"
+#include "jit/operand_access.h"
 #include "jit/kernel_abi.h"
 #include "llvm/IR/MDBuilder.h"
 #include "src/fusion/fusion_plan.h"
@@ -88,41 +89,7 @@ int64_t Extent(const std::vector<Dim>& dims) {
 }
 
 // An epilogue operand read from memory or folded.
-struct Access {
-  int buffer = -1;                    // index into KernelSignature::inputs; -1: a constant
-  const uint8_t* constant = nullptr;  // the element's bytes when buffer == -1
-  ElementType type = ElementType::kF32;
-  std::vector<int64_t> strides;       // per result dim, in elements
-};
-
-// Per result dim strides of `source` read by `user` (through `broadcast` when elided).
-StatusOr<std::vector<int64_t>> AccessStrides(const Operation& user, const Value& source,
-                                             const Operation* broadcast,
-                                             const std::vector<int64_t>& out_dims) {
-  const std::vector<int64_t>& dims = source.type().dims();
-  std::vector<int64_t> strides(out_dims.size(), 0);
-  if (broadcast != nullptr) {
-    const std::vector<int64_t> map = broadcast->GetInts("broadcast_dimensions");
-    const std::vector<int64_t> source_strides = RowMajorStrides(dims);
-    if (map.size() != dims.size() || broadcast->result(0)->type().dims() != out_dims) {
-      return absl::UnimplementedError(StrCat(
-          "jit: dot_general emitter: epilogue op ", user.name(), " reads an elided broadcast of "
-          "shape ", ShapeText(broadcast->result(0)->type().dims()), " in an item of shape ",
-          ShapeText(out_dims)));
-    }
-    for (size_t k = 0; k < map.size(); ++k) {
-      if (dims[k] != 1) strides[static_cast<size_t>(map[k])] = source_strides[k];
-    }
-    return strides;
-  }
-  if (dims.empty()) return strides;
-  if (dims != out_dims) {
-    return absl::UnimplementedError(StrCat("jit: dot_general emitter: epilogue op ", user.name(),
-                                           " reads an operand of shape ", ShapeText(dims),
-                                           " in an item of shape ", ShapeText(out_dims)));
-  }
-  return RowMajorStrides(out_dims);
-}
+using Access = OperandAccess;
 
 // for (i = begin; i < end; i += step) body(i); leaves the builder after the loop.
 template <typename Body>
@@ -217,7 +184,9 @@ StatusOr<KernelSignature> EmitDotGeneralKernel(const WorkItem& item, const Fusio
       }
       Access access;
       access.type = source->type().element_type();
-      ACCY_ASSIGN_OR_RETURN(access.strides, AccessStrides(*op, *source, broadcast, out_dims));
+      ACCY_ASSIGN_OR_RETURN(
+          access.strides,
+          OperandStrides("jit: dot_general emitter: epilogue op ", *op, *source, broadcast, out_dims));
       const Operation* source_def = source->defining_op();
       const DenseElements* dense = source_def != nullptr && source_def->kind() == OpKind::kConstant
                                        ? source_def->GetDense("value")

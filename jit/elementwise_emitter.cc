@@ -14,6 +14,7 @@
 // and streams them out with non-temporal stores (streaming_store.h).
 #include "jit/elementwise_emitter.h"
 #include "jit/index_math.h"
+#include "jit/operand_access.h"
 
 #include <algorithm>
 #include <map>
@@ -33,42 +34,7 @@ namespace accy::jit {
 namespace {
 
 // How the loop reads one external operand: a buffer through strides, or a folded constant.
-struct Access {
-  int buffer = -1;                  // index into KernelSignature::inputs; -1 for a constant
-  const uint8_t* constant = nullptr;  // the element's bytes when buffer == -1
-  ElementType type = ElementType::kF32;
-  std::vector<int64_t> strides;     // per iteration dim, in elements
-};
-
-// Strides (per output dim) of `use`, an operand of an op of the item whose output dims are
-// `out_dims`; `broadcast` is the elided broadcast_in_dim producing it, or null.
-StatusOr<std::vector<int64_t>> OperandStrides(const Operation& user, const Value& source,
-                                              const Operation* broadcast,
-                                              const std::vector<int64_t>& out_dims) {
-  const std::vector<int64_t>& dims = source.type().dims();
-  std::vector<int64_t> strides(out_dims.size(), 0);
-  if (broadcast != nullptr) {
-    const std::vector<int64_t> map = broadcast->GetInts("broadcast_dimensions");
-    const std::vector<int64_t> source_strides = RowMajorStrides(dims);
-    if (map.size() != dims.size() || broadcast->result(0)->type().dims() != out_dims) {
-      return absl::UnimplementedError(StrCat(
-          "jit: elementwise emitter: ", user.name(), " reads an elided broadcast_in_dim of shape ",
-          ShapeText(broadcast->result(0)->type().dims()), " in an item of shape ",
-          ShapeText(out_dims)));
-    }
-    for (size_t k = 0; k < map.size(); ++k) {
-      if (dims[k] != 1) strides[static_cast<size_t>(map[k])] = source_strides[k];
-    }
-    return strides;
-  }
-  if (dims.empty()) return strides;  // a scalar (select's pred, clamp's bounds)
-  if (dims != out_dims) {
-    return absl::UnimplementedError(StrCat("jit: elementwise emitter: ", user.name(),
-                                           " reads an operand of shape ", ShapeText(dims),
-                                           " in an item of shape ", ShapeText(out_dims)));
-  }
-  return RowMajorStrides(out_dims);
-}
+using Access = OperandAccess;
 
 }  // namespace
 
@@ -110,7 +76,9 @@ StatusOr<KernelSignature> EmitElementwiseKernel(const WorkItem& item, const Fusi
       }
       Access access;
       access.type = source->type().element_type();
-      ACCY_ASSIGN_OR_RETURN(access.strides, OperandStrides(*op, *source, broadcast, out_dims));
+      ACCY_ASSIGN_OR_RETURN(
+          access.strides,
+          OperandStrides("jit: elementwise emitter: ", *op, *source, broadcast, out_dims));
       const Operation* source_def = source->defining_op();
       const DenseElements* dense =
           source_def != nullptr && source_def->kind() == OpKind::kConstant

@@ -1,0 +1,37 @@
+// OperandStrides (operand_access.h).
+#include "jit/operand_access.h"
+
+#include "jit/index_math.h"
+#include "src/util/str_cat.h"
+
+namespace accy::jit {
+
+StatusOr<std::vector<int64_t>> OperandStrides(std::string_view emitter, const Operation& user,
+                                              const Value& source, const Operation* broadcast,
+                                              const std::vector<int64_t>& out_dims) {
+  const std::vector<int64_t>& dims = source.type().dims();
+  std::vector<int64_t> strides(out_dims.size(), 0);
+  if (broadcast != nullptr) {
+    const std::vector<int64_t> map = broadcast->GetInts("broadcast_dimensions");
+    const std::vector<int64_t> source_strides = RowMajorStrides(dims);
+    if (map.size() != dims.size() || broadcast->result(0)->type().dims() != out_dims) {
+      return absl::UnimplementedError(StrCat(
+          emitter, user.name(), " reads an elided broadcast_in_dim of shape ",
+          ShapeText(broadcast->result(0)->type().dims()), " in an item of shape ",
+          ShapeText(out_dims)));
+    }
+    for (size_t k = 0; k < map.size(); ++k) {
+      if (dims[k] != 1) strides[static_cast<size_t>(map[k])] = source_strides[k];
+    }
+    return strides;
+  }
+  if (dims.empty()) return strides;  // a scalar (select's pred, clamp's bounds)
+  if (dims != out_dims) {
+    return absl::UnimplementedError(StrCat(emitter, user.name(), " reads an operand of shape ",
+                                           ShapeText(dims), " in an item of shape ",
+                                           ShapeText(out_dims)));
+  }
+  return RowMajorStrides(out_dims);
+}
+
+}  // namespace accy::jit
