@@ -176,27 +176,10 @@ StatusOr<KernelSignature> EmitDotGeneralKernel(const WorkItem& item, const Fusio
       const Value* operand = op->operand(i);
       const Operation* def = operand->defining_op();
       if (def != nullptr && members.count(def) != 0) continue;  // computed in registers
-      const Operation* broadcast = nullptr;
-      const Value* source = operand;
-      if (def != nullptr && def->kind() == OpKind::kBroadcastInDim && fusion.IsElided(def)) {
-        broadcast = def;
-        source = def->operand(0);
-      }
-      Access access;
-      access.type = source->type().element_type();
       ACCY_ASSIGN_OR_RETURN(
-          access.strides,
-          OperandStrides("jit: dot_general emitter: epilogue op ", *op, *source, broadcast, out_dims));
-      const Operation* source_def = source->defining_op();
-      const DenseElements* dense = source_def != nullptr && source_def->kind() == OpKind::kConstant
-                                       ? source_def->GetDense("value")
-                                       : nullptr;
-      if (dense != nullptr && source->type().element_count() == 1 &&
-          static_cast<int64_t>(dense->bytes.size()) == ElementByteWidth(access.type)) {
-        access.constant = dense->bytes.data();
-      } else {
-        access.buffer = buffer_of(source);
-      }
+          OperandAccess access,
+          ResolveOperandAccess("jit: dot_general emitter: epilogue op ", *op, *operand, fusion,
+                               out_dims, signature.inputs));
       access_of_use[{op, i}] = static_cast<int>(accesses.size());
       accesses.push_back(std::move(access));
     }

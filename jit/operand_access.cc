@@ -1,6 +1,8 @@
 // OperandStrides (operand_access.h).
 #include "jit/operand_access.h"
 
+#include <algorithm>
+
 #include "jit/index_math.h"
 #include "src/util/str_cat.h"
 
@@ -32,6 +34,36 @@ StatusOr<std::vector<int64_t>> OperandStrides(std::string_view emitter, const Op
                                            ShapeText(out_dims)));
   }
   return RowMajorStrides(out_dims);
+}
+
+StatusOr<OperandAccess> ResolveOperandAccess(std::string_view emitter, const Operation& user,
+                                             const Value& operand, const FusionPlan& fusion,
+                                             const std::vector<int64_t>& out_dims,
+                                             std::vector<const Value*>& inputs) {
+  const Operation* def = operand.defining_op();
+  const Operation* broadcast = nullptr;
+  const Value* source = &operand;
+  if (def != nullptr && def->kind() == OpKind::kBroadcastInDim && fusion.IsElided(def)) {
+    broadcast = def;
+    source = def->operand(0);
+  }
+  OperandAccess access;
+  access.type = source->type().element_type();
+  ACCY_ASSIGN_OR_RETURN(access.strides,
+                        OperandStrides(emitter, user, *source, broadcast, out_dims));
+  const Operation* source_def = source->defining_op();
+  const DenseElements* dense = source_def != nullptr && source_def->kind() == OpKind::kConstant
+                                   ? source_def->GetDense("value")
+                                   : nullptr;
+  if (dense != nullptr && source->type().element_count() == 1 &&
+      static_cast<int64_t>(dense->bytes.size()) == ElementByteWidth(access.type)) {
+    access.constant = dense->bytes.data();
+  } else {
+    auto it = std::find(inputs.begin(), inputs.end(), source);
+    access.buffer = static_cast<int>(it - inputs.begin());
+    if (it == inputs.end()) inputs.push_back(source);
+  }
+  return access;
 }
 
 }  // namespace accy::jit

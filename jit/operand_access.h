@@ -10,6 +10,7 @@
 
 #include "accy/ir.h"
 #include "accy/status.h"
+#include "src/fusion/fusion_plan.h"
 
 namespace accy::jit {
 
@@ -28,6 +29,15 @@ struct OperandAccess {
 StatusOr<std::vector<int64_t>> OperandStrides(std::string_view emitter, const Operation& user,
                                               const Value& source, const Operation* broadcast,
                                               const std::vector<int64_t>& out_dims);
+
+// How `user` reads its operand `operand` (not a cluster member: those are in registers): through
+// an elided broadcast_in_dim (fusion.IsElided) with its strides, as a folded one-element
+// constant, or from a buffer, found in or appended to `inputs` (KernelSignature::inputs).
+// Errors: those of OperandStrides.
+StatusOr<OperandAccess> ResolveOperandAccess(std::string_view emitter, const Operation& user,
+                                             const Value& operand, const FusionPlan& fusion,
+                                             const std::vector<int64_t>& out_dims,
+                                             std::vector<const Value*>& inputs);
 
 }  // namespace accy::jit
 
