@@ -1,14 +1,18 @@
-// flash_attention kernels (jit/flash_attention_emitter.cc) against the unfused reference
-// (accy::Evaluate of the same program): multiply and divide scales (a folded constant or a
-// rank-0 parameter), no mask, a full additive mask, a causal mask given as a [q, k] tensor of
-// 0/-inf broadcast over batch and heads, pre-transposed K, query counts and key counts that are
-// not multiples of the query tile (16) and the key tile (256); fully masked rows (NaN, as the
-// reference) and rows whose first key tile is fully masked (finite); bitwise determinism at 1
-// and 2 threads; f16 refused by name.
+// flash_attention kernels (jit/flash_attention_emitter.cc, flash_attention_kernel.cc) against
+// the unfused reference (accy::Evaluate of the same program): multiply and divide scales (a
+// folded constant or a rank-0 parameter), no mask, a full
+// additive mask, a causal mask given as a [q, k] tensor of 0/-inf broadcast over batch and
+// heads, a key-padding mask [k] broadcast over batch and queries, pre-transposed K; the
+// kernel's tails: query counts that are not multiples of the query tile (16), key counts around
+// the key tile (128 f32, 64 f64) and the 8-key score step, head dims not multiples of anything
+// and above the 256-wide (f32) Q pack (scores summed over head-dim chunks), value dims around
+// the 16-lane chunk and the 4-chunk register group, and value dims whose accumulator rows
+// shrink the query tile (8, 2, 1 rows); fully masked rows (NaN, as the reference) and rows
+// whose first key tile is fully masked (finite); bitwise determinism at 1 and 2 threads.
 //
 // Bound: |jit - reference| <= kAtol + kRtol * |reference| per element. The kernel accumulates
-// the dot products in f32 (reassociated by the vectorizer), rescales online and divides after
-// P·V, where the reference rounds P and sums in double: a few f32 ulps of the output scale.
+// the dot products in f32 fused multiply-adds, rescales online and divides after P·V, where
+// the reference rounds P and sums in double: a few f32 ulps of the output scale.
 #include <cmath>
 #include <cstring>
 #include <iostream>
@@ -32,7 +36,7 @@ constexpr double kAtol = 2e-6;
 constexpr double kRtol = 2e-5;
 const double kInf = std::numeric_limits<double>::infinity();
 
-enum class Mask { kNone, kFull, kCausal };
+enum class Mask { kNone, kFull, kCausal, kKeyPadding };
 enum class Scale { kMultiplyConstant, kDivideConstant, kMultiplyParameter };
 
 struct AttentionCase {
@@ -75,6 +79,10 @@ StatusOr<Built> BuildAttention(const AttentionCase& c) {
     ACCY_ASSIGN_OR_RETURN(TensorType causal, builder.Type(t, {c.queries, c.keys}));
     built.params.push_back(causal);
   }
+  if (c.mask == Mask::kKeyPadding) {
+    ACCY_ASSIGN_OR_RETURN(TensorType padding, builder.Type(t, {c.keys}));
+    built.params.push_back(padding);
+  }
   if (c.scale == Scale::kMultiplyParameter) {
     ACCY_ASSIGN_OR_RETURN(TensorType scalar, builder.Type(t, {}));
     built.params.push_back(scalar);
@@ -105,6 +113,9 @@ StatusOr<Built> BuildAttention(const AttentionCase& c) {
   } else if (c.mask == Mask::kCausal) {
     ACCY_ASSIGN_OR_RETURN(Value * mask_b, f.BroadcastInDim(f.Parameter(3), scores, {b, b + 1}));
     ACCY_ASSIGN_OR_RETURN(logits, f.Add(logits, mask_b));
+  } else if (c.mask == Mask::kKeyPadding) {
+    ACCY_ASSIGN_OR_RETURN(Value * mask_b, f.BroadcastInDim(f.Parameter(3), scores, {b + 1}));
+    ACCY_ASSIGN_OR_RETURN(logits, f.Add(logits, mask_b));
   }
   std::vector<int64_t> row_dims = Dims(c.batch, c.queries, 1);
   row_dims.pop_back();
@@ -127,7 +138,8 @@ StatusOr<Built> BuildAttention(const AttentionCase& c) {
 }
 
 // Q, K, V uniform in [-2, 2]; a full mask of 0 or -1e4 plus some -inf; a causal mask of 0 on
-// and below the diagonal and -inf above; a scale parameter of 0.3.
+// and below the diagonal and -inf above; a key-padding mask of -inf on every fifth key (from
+// key 2) and 0 elsewhere; a scale parameter of 0.3.
 std::vector<Tensor> Arguments(const AttentionCase& c, const std::vector<TensorType>& params) {
   std::vector<Tensor> args;
   std::mt19937_64 rng(c.keys * 131 + c.queries);
@@ -138,6 +150,7 @@ std::vector<Tensor> Arguments(const AttentionCase& c, const std::vector<TensorTy
       double v = unit(rng);
       if (p == 3 && c.mask == Mask::kFull) v = v > 1.5 ? -kInf : v > 0.0 ? -1e4 : 0.0;
       if (p == 3 && c.mask == Mask::kCausal) v = i % c.keys > i / c.keys ? -kInf : 0.0;
+      if (p == 3 && c.mask == Mask::kKeyPadding) v = i % 5 == 2 ? -kInf : 0.0;
       if (params[p].rank() == 0) v = 0.3;
       t.SetFromDouble(i, v);
     }
@@ -153,7 +166,9 @@ int CountKind(const JitProgram& program, WorkKind kind) {
 }
 
 // Plans, compiles and runs `c` at `threads`; compares with the reference.
-void CheckAttention(const AttentionCase& c, std::vector<Tensor> args = {}, int threads = 2) {
+// `block_count`, when given, receives the flash_attention item's launch block count.
+void CheckAttention(const AttentionCase& c, std::vector<Tensor> args = {}, int threads = 2,
+                    int64_t* block_count = nullptr) {
   ASSERT_OK_AND_ASSIGN(Built built, BuildAttention(c));
   SCOPED_TRACE(StrCat("scores ", TensorType::Create(c.type, Dims(c.batch, c.queries, c.keys))->ToString(),
                       " d=", c.head_dim, " dv=", c.value_dim, " mask=", static_cast<int>(c.mask),
@@ -162,6 +177,10 @@ void CheckAttention(const AttentionCase& c, std::vector<Tensor> args = {}, int t
   ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, Evaluate(*built.module, "main", args));
   ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(std::move(built.module)));
   EXPECT_EQ(CountKind(*program, WorkKind::kFlashAttention), 1) << program->plan().ToText();
+  if (block_count != nullptr) {
+    ASSERT_EQ(program->compiled().items().size(), 1u);
+    *block_count = program->compiled().items()[0].launch.block_count;
+  }
   ASSERT_OK_AND_ASSIGN(std::vector<Tensor> actual, program->Run(args, threads));
   // f16/bf16 compute in f32 and round once, where the reference rounds after every op: a few
   // roundings of the type's precision apart (bf16: 2^-8 each, f16: 2^-11). f64 computes in double.
@@ -232,6 +251,65 @@ TEST(FlashAttentionTest, HalfBfloatAndDoubleMatchReference) {
       CheckAttention(c);
     }
   }
+}
+
+// Keys: 1, the 8-key score step's remainders (15, 17), tiles of 128 plus a tail (129, 300).
+// Head dims 1, 3, 5, 65 and 300/520 (the Q pack holds 256: scores add over head-dim chunks).
+// Value dims 1, 7, 9, 17, 33, 64, 70 (16-lane chunks, groups of 4 chunks, masked last chunk).
+// The key-padding mask reads one element per key (no query stride), the others gather per lane.
+TEST(FlashAttentionTest, TailsOfKeysHeadDimAndValueDimMatchReference) {
+  const std::vector<AttentionCase> cases = {
+      {{2}, 5, 1, 3, 1, Mask::kNone, Scale::kMultiplyConstant},
+      {{1}, 17, 15, 1, 17, Mask::kCausal, Scale::kDivideConstant},
+      {{2}, 16, 17, 65, 70, Mask::kFull, Scale::kMultiplyParameter},
+      {{1, 2}, 9, 300, 3, 33, Mask::kKeyPadding, Scale::kMultiplyConstant},
+      {{1}, 20, 129, 300, 16, Mask::kCausal, Scale::kMultiplyConstant},
+      {{2}, 7, 40, 520, 9, Mask::kFull, Scale::kDivideConstant, /*keys_transposed=*/true},
+      {{1}, 18, 23, 5, 64, Mask::kNone, Scale::kMultiplyParameter},
+      {{1}, 3, 17, 65, 7, Mask::kKeyPadding, Scale::kMultiplyParameter, /*keys_transposed=*/true},
+  };
+  for (const AttentionCase& c : cases) CheckAttention(c);
+}
+
+// The same tails in f64 (key tile 64, 8-lane value chunks, Q pack of 128 head dims) and in
+// f16/bf16 (16-bit loads widened, masked partial chunks of 16-bit elements on store).
+TEST(FlashAttentionTest, TailsInDoubleHalfAndBfloatMatchReference) {
+  for (ElementType type : {ElementType::kF64, ElementType::kF16, ElementType::kBF16}) {
+    for (AttentionCase c :
+         {AttentionCase{{1}, 9, 65, 130, 17, Mask::kCausal, Scale::kMultiplyConstant},
+          AttentionCase{{2}, 17, 70, 3, 70, Mask::kFull, Scale::kDivideConstant},
+          AttentionCase{{1}, 4, 17, 65, 9, Mask::kKeyPadding, Scale::kMultiplyParameter, true}}) {
+      c.type = type;
+      CheckAttention(c);
+    }
+  }
+}
+
+// Accumulator rows above 64 KiB per 16 query rows halve the query tile (a block is fewer
+// rows): f32 value dim 1500 -> 8 rows, 8192 -> 2 rows; f64 8192 -> 1 row. Results match and
+// do not depend on the thread count.
+TEST(FlashAttentionTest, WideValueDimsShrinkTheQueryTile) {
+  struct Wide {
+    AttentionCase c;
+    int64_t blocks;
+  };
+  const std::vector<Wide> wide = {
+      {{{2}, 19, 20, 8, 1500, Mask::kCausal, Scale::kMultiplyConstant}, 2 * 3},
+      {{{1}, 5, 9, 4, 8192, Mask::kNone, Scale::kMultiplyConstant}, 3},
+      {{{1}, 3, 5, 4, 8192, Mask::kFull, Scale::kMultiplyConstant, false, ElementType::kF64}, 3},
+  };
+  for (const Wide& w : wide) {
+    int64_t blocks = 0;
+    CheckAttention(w.c, {}, 2, &blocks);
+    EXPECT_EQ(blocks, w.blocks);
+  }
+  const AttentionCase c = wide[0].c;
+  ASSERT_OK_AND_ASSIGN(Built built, BuildAttention(c));
+  std::vector<Tensor> args = Arguments(c, built.params);
+  ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(std::move(built.module)));
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> one, program->Run(args, 1));
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> two, program->Run(args, 2));
+  EXPECT_EQ(0, std::memcmp(one[0].data(), two[0].data(), static_cast<size_t>(one[0].byte_size())));
 }
 
 // A value dim above what the kernel keeps on its stack is not clustered: the ops run unfused.

@@ -1,0 +1,163 @@
+// Internal to jit/: the flash_attention kernel emitter (flash_attention_emitter.cc has the
+// algorithm and numerics; it matches the work item and lays out the kernel, and
+// flash_attention_kernel.cc emits the kernel's vector code). Includes LLVM headers: include it
+// only from those two files. One emitter emits one kernel; not thread-safe (one IRBuilder).
+#ifndef ACCY_JIT_FLASH_ATTENTION_EMITTER_H_
+#define ACCY_JIT_FLASH_ATTENTION_EMITTER_H_
+
+#include <cstdint>
+#include <functional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "accy/status.h"
+#include "jit/elementwise_lowering.h"
+#include "jit/kernel_signature.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+#include "src/fusion/fusion_plan.h"
+#include "src/schedule/schedule_plan.h"
+
+namespace accy::jit::flash_attention_internal {
+
+constexpr int64_t kLanes = 16;  // query rows per vector (the largest query tile)
+constexpr int64_t kMaxValueDim = kFlashAttentionMaxValueDim;
+// Stack budgets (bytes): the block's accumulator rows, one key tile of scores, the packed Q^T.
+constexpr int64_t kAccumulatorBytes = 64 * 1024;
+constexpr int64_t kScoreTileBytes = 8 * 1024;
+constexpr int64_t kQueryPackBytes = 16 * 1024;
+// Register blocking: keys per score step (f32, f64: one vector accumulator each, a 16-lane f64
+// vector is two registers), and rows x 64-byte chunks of P·V accumulators.
+constexpr int64_t kKeysPerStep = 8;
+constexpr int64_t kKeysPerStepF64 = 4;
+constexpr int64_t kRowsPerStep = 4;
+constexpr int64_t kChunksPerStep = 4;
+
+// A read of a value over the score space [batch..., q, k]: a buffer through strides, or a folded
+// one-element constant.
+struct Access {
+  int buffer = -1;
+  const uint8_t* constant = nullptr;
+  std::vector<int64_t> strides;  // per score dim
+};
+
+// Emits the kernel of one flash_attention work item into a module (EmitFlashAttentionKernel).
+class FlashAttentionEmitter {
+ public:
+  FlashAttentionEmitter(const WorkItem& item, const FusionPlan& fusion, llvm::Module& module)
+      : item_(item), fusion_(fusion), module_(module), context_(module.getContext()),
+        b_(context_), lowering_(module, b_) {}
+
+  // Emits function `symbol` (kernel_abi.h) and returns its signature. Errors: kUnimplemented
+  // naming the work item when it is not the attention pattern the kernel runs.
+  StatusOr<KernelSignature> Emit(std::string_view symbol);
+
+ private:
+  // The op defining `value` when it is a cluster member of `kind`, else null.
+  const Operation* Member(const Value* value, OpKind kind) const {
+    const Operation* def = value->defining_op();
+    return def != nullptr && def->kind() == kind && members_.count(def) != 0 ? def : nullptr;
+  }
+  // The cluster member behind an elided row broadcast feeding `value`'s use, of `kind`.
+  const Operation* ThroughBroadcast(const Value* value, OpKind kind) const {
+    const Operation* def = value->defining_op();
+    if (def == nullptr || def->kind() != OpKind::kBroadcastInDim || !fusion_.IsElided(def)) {
+      return nullptr;
+    }
+    return Member(def->operand(0), kind);
+  }
+  Status Match();
+  int BufferOf(const Value* value);
+  StatusOr<Access> ScoreAccess(const Value* value);
+  using Carried = std::vector<llvm::Value*>;
+  // A counted loop over [begin, end): `body` maps the carried values (phis) of iteration i to
+  // the next ones; returns the values after the loop (`init` when it runs zero times).
+  Carried CarryLoop(llvm::Value* begin, llvm::Value* end, const std::string& name,
+                    const Carried& init,
+                    const std::function<Carried(llvm::Value*, const Carried&)>& body);
+  void Loop(llvm::Value* begin, llvm::Value* end, const std::string& name,
+            const std::function<void(llvm::Value*)>& body);
+  llvm::Value* Load(int buffer, llvm::Value* index);
+  llvm::Value* Read(const Access& access, llvm::Value* offset);
+  llvm::Value* Exp(llvm::Value* x);
+
+  // Kernel code (flash_attention_kernel.cc).
+  // A score-space operand prepared for one block: a folded splat, a scalar per key (no query
+  // stride), or per-lane offsets `rows` (base + row * query stride) to gather from.
+  struct ScoreOperand {
+    const Access* access = nullptr;
+    llvm::Value* splat = nullptr;
+    llvm::Value* base = nullptr;
+    llvm::Value* rows = nullptr;
+  };
+  llvm::Value* Splat(llvm::Value* scalar);
+  llvm::Value* Fma(llvm::Value* a, llvm::Value* x, llvm::Value* addend);
+  llvm::Value* Widen(llvm::Value* v);
+  llvm::Value* Narrow(llvm::Value* v);
+  llvm::Value* VectorExp(llvm::Value* x);
+  ScoreOperand PrepareScoreOperand(const Access& access, llvm::Value* batch_offset);
+  llvm::Value* ScoreVector(const ScoreOperand& op, llvm::Value* key);
+  void PackQueries(llvm::Value* d0, llvm::Value* length);
+  llvm::Value* ScoreSlot(llvm::Value* j);
+  void ScoreKeys(llvm::Value* j0, int64_t count, llvm::Value* d0, llvm::Value* length, bool accumulate);
+  void ScoreTile(llvm::Value* d0, llvm::Value* length, bool accumulate);
+  void SoftmaxTile();
+  llvm::Value* LoadValueChunk(llvm::Value* index, int64_t lanes);
+  llvm::Value* ChunkMask(int64_t lanes);
+  llvm::Value* AccumulatorSlot(int64_t row, llvm::Value* chunk);
+  void AccumulateValues(int64_t r0, int64_t rows, llvm::Value* chunk0, int64_t chunks, int64_t last_lanes);
+  void ValueTile();
+  void StoreRows(llvm::Value* sum_init);
+  // The element type of every operand, and the type the kernel computes in (f32, or f64).
+  ElementType element_ = ElementType::kF32;
+  ElementType compute_ = ElementType::kF32;
+  llvm::Type* ComputeType() { return compute_ == ElementType::kF64 ? b_.getDoubleTy() : b_.getFloatTy(); }
+
+  const WorkItem& item_;
+  const FusionPlan& fusion_;
+  llvm::Module& module_;
+  llvm::LLVMContext& context_;
+  llvm::IRBuilder<> b_;
+  ElementwiseLowering lowering_;
+  std::set<const Operation*> members_;
+  KernelSignature signature_;
+
+  // The matched ops.
+  const Operation* qk_ = nullptr;
+  const Operation* scale_ = nullptr;  // multiply or divide
+  const Operation* mask_ = nullptr;   // add, or null
+  const Operation* max_ = nullptr;
+  const Operation* exp_ = nullptr;
+  const Operation* sum_ = nullptr;
+  const Value* scale_value_ = nullptr;
+  const Value* mask_value_ = nullptr;
+  // Dims.
+  std::vector<int64_t> batch_dims_;
+  int64_t batch_ = 1, queries_ = 0, keys_ = 0, head_dim_ = 0, value_dim_ = 0;
+  bool keys_transposed_ = false;  // K is [batch..., d, k]
+
+  // Kernel geometry (Emit): elements per 64-byte value chunk, accumulator row length (value
+  // dim rounded up to whole chunks), query rows per block.
+  int64_t value_lanes_ = 16, accumulator_row_ = 0, query_tile_ = kLanes;
+  int q_buffer_ = -1, k_buffer_ = -1, v_buffer_ = -1;
+
+  llvm::Function* function_ = nullptr;
+  std::vector<llvm::Value*> bases_;  // inputs, then the output
+  llvm::Type* vector_ = nullptr;     // <kLanes x compute type>
+  // Stack: qt[d][lane], scores[j][lane], acc[row][accumulator_row_], and per-lane m, l, c.
+  llvm::AllocaInst *qt_ = nullptr, *scores_ = nullptr, *accumulator_ = nullptr;
+  llvm::AllocaInst *m_ = nullptr, *l_ = nullptr, *correction_ = nullptr;
+  // The block being emitted: batch entry, query rows [q_begin, q_end), element offsets of its
+  // Q, K, V, the clamped query row of each lane, its scale/mask, and the key tile [k0, k0 + length).
+  llvm::Value *block_batch_ = nullptr, *block_q_begin_ = nullptr, *block_q_end_ = nullptr;
+  llvm::Value *block_q_batch_ = nullptr, *block_k_batch_ = nullptr, *block_v_batch_ = nullptr;
+  llvm::Value* block_lane_rows_ = nullptr;
+  ScoreOperand block_scale_, block_mask_;
+  llvm::Value *block_k0_ = nullptr, *block_length_ = nullptr;
+};
+
+}  // namespace accy::jit::flash_attention_internal
+
+#endif  // ACCY_JIT_FLASH_ATTENTION_EMITTER_H_
