@@ -26,11 +26,40 @@ StatusOr<int64_t> BufferBytes(const Value& value) {
   return static_cast<int64_t>(*bytes);
 }
 
+// Emits the kernel of plan item `index` (its epilogue alone when `library_output` is set).
+StatusOr<KernelSignature> EmitItemKernel(size_t index, const WorkItem& item,
+                                         const Value* library_output, const FusionPlan& fusion,
+                                         llvm::Module& module, std::string_view symbol) {
+  if (library_output != nullptr) {
+    return EmitDotEpilogueKernel(item, *library_output, fusion, module, symbol);
+  }
+  switch (item.kind) {
+    case WorkKind::kElementwiseSingle:
+    case WorkKind::kElementwiseFusion:
+      return EmitElementwiseKernel(item, fusion, module, symbol);
+    case WorkKind::kShape:
+      return EmitShapeKernel(item, fusion, module, symbol);
+    case WorkKind::kReduction:
+      return EmitReductionKernel(item, fusion, module, symbol);
+    case WorkKind::kScan:
+      return EmitScanKernel(item, fusion, module, symbol);
+    case WorkKind::kRowPipeline:
+      return EmitRowPipelineKernel(item, fusion, module, symbol);
+    case WorkKind::kFlashAttention:
+      return EmitFlashAttentionKernel(item, fusion, module, symbol);
+    case WorkKind::kDotGeneral:
+      return EmitDotGeneralKernel(item, fusion, module, symbol);
+    default:
+      return UnsupportedKind(index, item);
+  }
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(
     const Function& function, const SchedulePlan& plan, const FusionPlan& fusion,
-    const JitCompilerOptions& options, std::span<const bool> skip) {
+    const JitCompilerOptions& options, std::span<const bool> skip,
+    std::span<const Value* const> library_outputs) {
   const auto start = std::chrono::steady_clock::now();
   std::unique_ptr<CompiledProgram> program(new CompiledProgram());
   ACCY_ASSIGN_OR_RETURN(program->compiler_, JitCompiler::Create(options));
@@ -44,45 +73,11 @@ StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(
     compiled.item_index = static_cast<int64_t>(i);
     compiled.kind = item.kind;
     compiled.symbol = StrCat("accy_", function.name(), "_item", i);
-    KernelSignature signature;
-    switch (item.kind) {
-      case WorkKind::kElementwiseSingle:
-      case WorkKind::kElementwiseFusion: {
-        ACCY_ASSIGN_OR_RETURN(signature,
-                              EmitElementwiseKernel(item, fusion, *module, compiled.symbol));
-        break;
-      }
-      case WorkKind::kShape: {
-        ACCY_ASSIGN_OR_RETURN(signature, EmitShapeKernel(item, fusion, *module, compiled.symbol));
-        break;
-      }
-      case WorkKind::kReduction: {
-        ACCY_ASSIGN_OR_RETURN(signature,
-                              EmitReductionKernel(item, fusion, *module, compiled.symbol));
-        break;
-      }
-      case WorkKind::kScan: {
-        ACCY_ASSIGN_OR_RETURN(signature, EmitScanKernel(item, fusion, *module, compiled.symbol));
-        break;
-      }
-      case WorkKind::kRowPipeline: {
-        ACCY_ASSIGN_OR_RETURN(signature,
-                              EmitRowPipelineKernel(item, fusion, *module, compiled.symbol));
-        break;
-      }
-      case WorkKind::kFlashAttention: {
-        ACCY_ASSIGN_OR_RETURN(signature,
-                              EmitFlashAttentionKernel(item, fusion, *module, compiled.symbol));
-        break;
-      }
-      case WorkKind::kDotGeneral: {
-        ACCY_ASSIGN_OR_RETURN(signature,
-                              EmitDotGeneralKernel(item, fusion, *module, compiled.symbol));
-        break;
-      }
-      default:
-        return UnsupportedKind(i, item);
-    }
+    const Value* library_output = i < library_outputs.size() ? library_outputs[i] : nullptr;
+    compiled.library_output = library_output;
+    ACCY_ASSIGN_OR_RETURN(KernelSignature signature,
+                          EmitItemKernel(i, item, library_output, fusion, *module,
+                                         compiled.symbol));
     compiled.inputs = std::move(signature.inputs);
     compiled.outputs = std::move(signature.outputs);
     compiled.launch.block_count = signature.block_count;

@@ -36,6 +36,9 @@ struct CompiledItem {
   std::vector<const Value*> outputs;
   std::vector<int64_t> buffer_bytes;
   int64_t scratch_bytes = 0;  // a two-phase kernel's scratch buffer (kernel_abi.h)
+  // A dot_general item's epilogue alone (EmitDotEpilogueKernel): the value a library kernel
+  // computed for the item, one of `inputs`; null for a kernel computing its whole item.
+  const Value* library_output = nullptr;
 };
 
 class CompiledProgram {
@@ -44,15 +47,18 @@ class CompiledProgram {
   // function "accy_<function>_item<i>" of a single module, compiles the module once (or loads it
   // from options.cache_dir) and looks every kernel up. Items whose entry in `skip` is true (the
   // executor runs them on a library, e.g. oneDNN) are left out; `skip` is empty or has one entry
-  // per plan item. Kinds with an emitter: elementwise_single/fusion, shape, reduction, scan,
-  // row_pipeline, flash_attention, dot_general. Errors: kUnimplemented naming the item, its kind
-  // and root op for any other kind, or naming the op an emitter cannot lower (no fallback to the
-  // reference evaluator); kInternal from LLVM (JitCompiler::AddModule).
-  static StatusOr<std::unique_ptr<CompiledProgram>> Compile(const Function& function,
-                                                            const SchedulePlan& plan,
-                                                            const FusionPlan& fusion,
-                                                            const JitCompilerOptions& options = {},
-                                                            std::span<const bool> skip = {});
+  // per plan item. `library_outputs` is empty or has one entry per plan item: a non-null entry
+  // marks a dot_general item whose dot (and a prefix of whose epilogue) a library computes into
+  // that value; its kernel computes only the rest of the epilogue from it
+  // (EmitDotEpilogueKernel). Kinds with an emitter: elementwise_single/fusion, shape,
+  // reduction, scan, row_pipeline, flash_attention, dot_general. Errors: kUnimplemented naming
+  // the item, its kind and root op for any other kind, or naming the op an emitter cannot lower
+  // (no fallback to the reference evaluator); kInvalidArgument for a library output on another
+  // kind or one EmitDotEpilogueKernel refuses; kInternal from LLVM (JitCompiler::AddModule).
+  static StatusOr<std::unique_ptr<CompiledProgram>> Compile(
+      const Function& function, const SchedulePlan& plan, const FusionPlan& fusion,
+      const JitCompilerOptions& options = {}, std::span<const bool> skip = {},
+      std::span<const Value* const> library_outputs = {});
 
   const std::vector<CompiledItem>& items() const { return items_; }
   const JitCompiler& compiler() const { return *compiler_; }

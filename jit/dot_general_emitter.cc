@@ -24,6 +24,11 @@
 //
 // Blocks: a block is a fixed tile of rows x (up to kDotChunkColumns) columns chosen from the
 // shapes only, so any split of blocks over threads computes the same bits (kernel_abi.h).
+//
+// EmitDotEpilogueKernel: the epilogue alone, when a library (oneDNN matmul) computes the dot and
+// a prefix of the epilogue: the item's ops that do not feed the library's value, emitted as an
+// elementwise fusion (elementwise_emitter.h: vectorized, blocks of kElementwiseBlockElements)
+// that reads that value from a buffer.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -478,6 +483,60 @@ StatusOr<KernelSignature> EmitDotGeneralKernel(const WorkItem& item, const Fusio
   b.CreateRetVoid();
   ACCY_RETURN_IF_ERROR(status);
   return signature;
+}
+
+StatusOr<KernelSignature> EmitDotEpilogueKernel(const WorkItem& item, const Value& library_output,
+                                                const FusionPlan& fusion, llvm::Module& module,
+                                                std::string_view symbol) {
+  const std::string prefix = StrCat("jit: dot_general epilogue emitter: work item ", item.id);
+  const std::set<const Operation*> members(item.ops.begin(), item.ops.end());
+  if (item.kind != WorkKind::kDotGeneral || members.count(library_output.defining_op()) == 0) {
+    return absl::InvalidArgumentError(StrCat(prefix, " (kind ", WorkKindName(item.kind),
+                                             ") computes no value %", library_output.id()));
+  }
+  // The library computed library_output and every item op it depends on (the dot included).
+  std::set<const Operation*> computed;
+  std::vector<const Operation*> pending = {library_output.defining_op()};
+  bool has_dot = false;
+  while (!pending.empty()) {
+    const Operation* op = pending.back();
+    pending.pop_back();
+    if (!computed.insert(op).second) continue;
+    has_dot = has_dot || op->kind() == OpKind::kDotGeneral;
+    for (const Value* operand : op->operands()) {
+      const Operation* def = operand->defining_op();
+      if (def != nullptr && members.count(def) != 0) pending.push_back(def);
+    }
+  }
+  if (!has_dot) {
+    return absl::InvalidArgumentError(
+        StrCat(prefix, ": %", library_output.id(), " does not depend on the dot_general"));
+  }
+  // The rest, in item order, as an elementwise fusion reading library_output from a buffer.
+  WorkItem epilogue(std::pmr::get_default_resource());
+  epilogue.id = item.id;
+  epilogue.kind = WorkKind::kElementwiseFusion;
+  epilogue.root = item.root;
+  epilogue.output_value = item.output_value;
+  epilogue.dtype = item.dtype;
+  epilogue.rank = item.rank;
+  epilogue.element_count = item.element_count;
+  for (const Operation* op : item.ops) {
+    if (computed.count(op) != 0) continue;
+    for (const Value* operand : op->operands()) {
+      if (operand != &library_output && computed.count(operand->defining_op()) != 0) {
+        return absl::UnimplementedError(StrCat(
+            prefix, ": epilogue op ", op->name(), " %", op->result(0)->id(), " reads %",
+            operand->id(), ", which the library computes but does not output"));
+      }
+    }
+    epilogue.ops.push_back(op);
+  }
+  if (epilogue.ops.empty() || epilogue.ops.back()->result(0) != item.output_value) {
+    return absl::InvalidArgumentError(StrCat(prefix, ": no epilogue op after %",
+                                             library_output.id(), " computes the item's result"));
+  }
+  return EmitElementwiseKernel(epilogue, fusion, module, symbol);
 }
 
 }  // namespace accy::jit

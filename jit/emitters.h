@@ -44,6 +44,15 @@ StatusOr<KernelSignature> EmitFlashAttentionKernel(const WorkItem& item, const F
 // accumulated in f32 (f64 for f64), integers modulo 2^bits; blocks of output rows x columns.
 StatusOr<KernelSignature> EmitDotGeneralKernel(const WorkItem& item, const FusionPlan& fusion,
                                                llvm::Module& module, std::string_view symbol);
+// The epilogue of a dot_general item whose dot (and a prefix of whose epilogue) a library
+// computes into `library_output`, a value of the item (dot_general_emitter.cc): the item's ops
+// that `library_output` does not depend on, as an elementwise kernel (elementwise_emitter.h)
+// with `library_output` among its input buffers. Errors: kInvalidArgument when library_output is
+// not an item value computed from the dot or nothing is left to compute; kUnimplemented when a
+// remaining op reads another value the library computes, or as EmitElementwiseKernel.
+StatusOr<KernelSignature> EmitDotEpilogueKernel(const WorkItem& item, const Value& library_output,
+                                                const FusionPlan& fusion, llvm::Module& module,
+                                                std::string_view symbol);
 
 }  // namespace accy::jit
 

@@ -16,7 +16,11 @@
 //       t is a tensor (or an elided broadcast of one) whose broadcast dims are whole groups
 //       (bias [N] broadcast over M is src1 [1.., 1, N]).
 //   gelu_tanh and swish sub-graphs (epilogue_patterns.h)               -> eltwise_gelu_tanh/swish
-// Anything else is kUnimplemented naming the op (a JIT epilogue will run it).
+// Anything else is kUnimplemented naming the op (the JIT runs the whole item), unless the caller
+// allows a JIT epilogue (LibraryKernelOptions::allow_jit_epilogue): then matmul computes the dot
+// and the longest prefix of the chain that maps (EpilogueMode::kPrefix), or the dot alone
+// (kNone) when oneDNN has only its reference implementation for that prefix's post-ops, and
+// its output is that prefix's last value, from which the caller computes the rest.
 #include <algorithm>
 #include <numeric>
 #include <optional>
@@ -120,9 +124,21 @@ Source ResolveSource(const Value* operand, const FusionPlan* fusion) {
   return source;
 }
 
+// How much of the epilogue chain MapEpilogue maps onto post-ops.
+enum class EpilogueMode : uint8_t {
+  kWhole,   // every op, or kUnimplemented naming the first that does not map
+  kPrefix,  // the ops of the chain up to the first that does not map (ops before the dot and
+            // from that op on are left to the caller)
+  kNone,    // none: matmul computes the dot alone
+};
+
 struct Mapping {
   std::string name;
   const Operation* dot = nullptr;
+  // The value matmul's dst holds (the root's result when the whole epilogue maps), and why the
+  // mapping stopped before the root (kPrefix, kNone).
+  const Value* library_output = nullptr;
+  std::string stop_reason;
   dnnl::memory::desc src_md, weights_md, dst_md;
   std::vector<const Value*> inputs;  // buffer order
   int lhs_buffer = 0, rhs_buffer = 0;
@@ -270,12 +286,144 @@ std::optional<dnnl::memory::desc> BinarySrc1Desc(const Mapping& m, const Source&
   return StridedDesc(dims, strides, *type);
 }
 
-// Maps the epilogue chain after the dot onto post-ops.
-Status MapEpilogue(Mapping& m, std::span<const Operation* const> ops, const FusionPlan* fusion) {
-  const Value* chain = m.dot->result(0);
-  const ElementType chain_type = chain->type().element_type();
+// Maps one epilogue op reading `chain` onto post-ops (appending them to m only when it maps)
+// and advances `chain` to the value it computes; `consumed` collects the other ops of a matched
+// multi-op activation. kUnimplemented naming the op when it does not map.
+Status MapEpilogueOp(Mapping& m, const Operation* op, std::span<const Operation* const> ops,
+                     const FusionPlan* fusion, const Value*& chain,
+                     std::vector<const Operation*>& consumed) {
+  const ElementType chain_type = m.dot->result(0)->type().element_type();
   const int rank = static_cast<int>(m.dst_md.dims().size());
-  bool after_dot = false;
+  const std::string op_name = StrCat(op->name(), " %", op->result(0)->id());
+  if (op->result(0)->type().element_type() != chain_type) {
+    return Unmapped(m, StrCat("epilogue op ", op_name, " changes the element type"));
+  }
+  // A chain value read several times may start a multi-op activation (gelu_tanh, swish).
+  if (chain->uses().size() != 1) {
+    std::optional<ActivationMatch> match = MatchActivation(chain, ops, fusion);
+    if (match && std::find(match->ops.begin(), match->ops.end(), op) != match->ops.end()) {
+      const bool gelu = match->kind == ActivationKind::kGeluTanh;
+      m.post_ops.append_eltwise(1.0f, gelu ? dnnl::algorithm::eltwise_gelu_tanh
+                                           : dnnl::algorithm::eltwise_swish,
+                                gelu ? 0.0f : 1.0f, 0.0f);
+      consumed.insert(consumed.end(), match->ops.begin(), match->ops.end());
+      chain = match->root->result(0);
+      return absl::OkStatus();
+    }
+  }
+  int chain_uses = 0, chain_index = -1;
+  for (int64_t i = 0; i < op->num_operands(); ++i) {
+    const Value* v = op->operand(i);
+    if (v == chain) {
+      ++chain_uses;
+      chain_index = static_cast<int>(i);
+    } else if (v->defining_op() != nullptr &&
+               std::find(ops.begin(), ops.end(), v->defining_op()) != ops.end()) {
+      return Unmapped(m, StrCat("epilogue op ", op_name, " reads a cluster value other than "
+                                "the previous op's result (not a chain)"));
+    }
+  }
+  if (chain_uses != 1 || chain->uses().size() != 1) {
+    return Unmapped(m, StrCat("epilogue op ", op_name, " is not a single-use chain step"));
+  }
+  // oneDNN 2.6's brgemm matmul shares one eltwise injector per algorithm: a second post-op
+  // of a kind with other alpha/beta silently runs with the first one's (measured: negate
+  // then 2 - x computed -x twice). Such chains are refused rather than miscomputed.
+  auto eltwise = [&](dnnl::algorithm alg, float alpha, float beta) -> Status {
+    for (int i = 0; i < m.post_ops.len(); ++i) {
+      if (m.post_ops.kind(i) != dnnl::primitive::kind::eltwise) continue;
+      float scale, a, b;
+      dnnl::algorithm other;
+      m.post_ops.get_params_eltwise(i, scale, other, a, b);
+      if (other == alg && (a != alpha || b != beta)) {
+        return Unmapped(m, StrCat("epilogue op ", op_name, " repeats an eltwise post-op kind "
+                                  "with other parameters (oneDNN 2.6 brgemm shares them)"));
+      }
+    }
+    m.post_ops.append_eltwise(1.0f, alg, alpha, beta);
+    return absl::OkStatus();
+  };
+  Status status = absl::OkStatus();
+  if (op->num_operands() == 1) {
+    switch (op->kind()) {
+      case OpKind::kTanh: status = eltwise(dnnl::algorithm::eltwise_tanh, 0, 0); break;
+      case OpKind::kLogistic: status = eltwise(dnnl::algorithm::eltwise_logistic, 0, 0); break;
+      case OpKind::kExponential: status = eltwise(dnnl::algorithm::eltwise_exp, 0, 0); break;
+      case OpKind::kLog: status = eltwise(dnnl::algorithm::eltwise_log, 0, 0); break;
+      case OpKind::kAbs: status = eltwise(dnnl::algorithm::eltwise_abs, 0, 0); break;
+      case OpKind::kSqrt: status = eltwise(dnnl::algorithm::eltwise_sqrt, 0, 0); break;
+      case OpKind::kNegate: status = eltwise(dnnl::algorithm::eltwise_linear, -1, 0); break;
+      default: return Unmapped(m, StrCat("epilogue op ", op_name, " has no exact post-op"));
+    }
+  } else if (op->num_operands() == 2) {
+    const Source source = ResolveSource(op->operand(1 - chain_index), fusion);
+    const bool chain_first = chain_index == 0;
+    const OpKind kind = op->kind();
+    if (source.scalar) {
+      // Scalars become binary post-ops on a folded one-element src1 (exact f32 arithmetic);
+      // only relu and c - x use eltwise (see the injector note at `eltwise`).
+      const float c = static_cast<float>(*source.scalar);
+      std::optional<dnnl::algorithm> alg;
+      if (kind == OpKind::kAdd) alg = dnnl::algorithm::binary_add;
+      if (kind == OpKind::kMultiply) alg = dnnl::algorithm::binary_mul;
+      if (kind == OpKind::kSubtract && chain_first) alg = dnnl::algorithm::binary_sub;
+      if (kind == OpKind::kDivide && chain_first) alg = dnnl::algorithm::binary_div;
+      if (alg) {
+        const dnnl::memory::desc md = StridedDesc(std::vector<int64_t>(rank, 1),
+                                                  std::vector<int64_t>(rank, 1), dt::f32);
+        m.binaries.push_back({m.post_ops.len(), md, -1, c});
+        m.post_ops.append_binary(*alg, md);
+      } else if (kind == OpKind::kSubtract) {
+        status = eltwise(dnnl::algorithm::eltwise_linear, -1, c);
+      } else if (kind == OpKind::kMaximum && c == 0) {
+        status = eltwise(dnnl::algorithm::eltwise_relu, 0, 0);
+      } else {
+        return Unmapped(m, StrCat("epilogue op ", op_name, " with constant ", c,
+                                  " has no exact post-op"));
+      }
+    } else {
+      dnnl::algorithm alg;
+      if (kind == OpKind::kAdd) {
+        alg = dnnl::algorithm::binary_add;
+      } else if (kind == OpKind::kMultiply) {
+        alg = dnnl::algorithm::binary_mul;
+      } else if (kind == OpKind::kSubtract && chain_first) {
+        alg = dnnl::algorithm::binary_sub;
+      } else if (kind == OpKind::kDivide && chain_first) {
+        alg = dnnl::algorithm::binary_div;
+      } else {
+        return Unmapped(m, StrCat("epilogue op ", op_name, " has no exact post-op"));
+      }
+      std::optional<dnnl::memory::desc> md = BinarySrc1Desc(m, source);
+      if (!md) {
+        return Unmapped(m, StrCat("epilogue op ", op_name, " reads a tensor broadcast over "
+                                  "part of a matmul dim group"));
+      }
+      const dnnl::memory::dims src1_dims = md->dims();
+      const bool over_n = std::all_of(src1_dims.begin(), src1_dims.end() - 1,
+                                       [](int64_t d) { return d == 1; });
+      if (alg == dnnl::algorithm::binary_add && over_n && m.post_ops.len() == 0 && !m.bias_md) {
+        m.bias_md = *md;
+        m.bias_buffer = BufferOf(m, source.value);
+      } else {
+        m.binaries.push_back({m.post_ops.len(), *md, BufferOf(m, source.value), 0});
+        m.post_ops.append_binary(alg, *md);
+      }
+    }
+  } else {
+    return Unmapped(m, StrCat("epilogue op ", op_name, " has no exact post-op"));
+  }
+  ACCY_RETURN_IF_ERROR(status);
+  chain = op->result(0);
+  return absl::OkStatus();
+}
+
+// Maps the epilogue chain after the dot onto post-ops as `mode` says; sets m.library_output.
+Status MapEpilogue(Mapping& m, std::span<const Operation* const> ops, const FusionPlan* fusion,
+                   EpilogueMode mode) {
+  const Value* chain = m.dot->result(0);
+  bool after_dot = false, stopped = false;
+  const Operation* before_dot = nullptr;  // an op the caller computes before the dot
   std::vector<const Operation*> consumed;  // ops of matched multi-op activations
   for (const Operation* op : ops) {
     if (op == m.dot) {
@@ -283,131 +431,81 @@ Status MapEpilogue(Mapping& m, std::span<const Operation* const> ops, const Fusi
       continue;
     }
     if (std::find(consumed.begin(), consumed.end(), op) != consumed.end()) continue;
-    const std::string op_name = StrCat(op->name(), " %", op->result(0)->id());
-    if (!after_dot) return Unmapped(m, StrCat(op_name, " comes before the dot_general"));
-    if (op->result(0)->type().element_type() != chain_type) {
-      return Unmapped(m, StrCat("epilogue op ", op_name, " changes the element type"));
-    }
-    // A chain value read several times may start a multi-op activation (gelu_tanh, swish).
-    if (chain->uses().size() != 1) {
-      std::optional<ActivationMatch> match = MatchActivation(chain, ops, fusion);
-      if (match && std::find(match->ops.begin(), match->ops.end(), op) != match->ops.end()) {
-        const bool gelu = match->kind == ActivationKind::kGeluTanh;
-        m.post_ops.append_eltwise(1.0f, gelu ? dnnl::algorithm::eltwise_gelu_tanh
-                                             : dnnl::algorithm::eltwise_swish,
-                                  gelu ? 0.0f : 1.0f, 0.0f);
-        consumed.insert(consumed.end(), match->ops.begin(), match->ops.end());
-        chain = match->root->result(0);
-        continue;
+    if (!after_dot) {
+      if (mode == EpilogueMode::kWhole) {
+        return Unmapped(m, StrCat(op->name(), " %", op->result(0)->id(),
+                                  " comes before the dot_general"));
       }
+      before_dot = op;  // no chain op reads it (MapEpilogueOp refuses that), so it may wait
+      continue;
     }
-    int chain_uses = 0, chain_index = -1;
-    for (int64_t i = 0; i < op->num_operands(); ++i) {
-      const Value* v = op->operand(i);
-      if (v == chain) {
-        ++chain_uses;
-        chain_index = static_cast<int>(i);
-      } else if (v->defining_op() != nullptr &&
-                 std::find(ops.begin(), ops.end(), v->defining_op()) != ops.end()) {
-        return Unmapped(m, StrCat("epilogue op ", op_name, " reads a cluster value other than "
-                                  "the previous op's result (not a chain)"));
-      }
-    }
-    if (chain_uses != 1 || chain->uses().size() != 1) {
-      return Unmapped(m, StrCat("epilogue op ", op_name, " is not a single-use chain step"));
-    }
-    // oneDNN 2.6's brgemm matmul shares one eltwise injector per algorithm: a second post-op
-    // of a kind with other alpha/beta silently runs with the first one's (measured: negate
-    // then 2 - x computed -x twice). Such chains are refused rather than miscomputed.
-    auto eltwise = [&](dnnl::algorithm alg, float alpha, float beta) -> Status {
-      for (int i = 0; i < m.post_ops.len(); ++i) {
-        if (m.post_ops.kind(i) != dnnl::primitive::kind::eltwise) continue;
-        float scale, a, b;
-        dnnl::algorithm other;
-        m.post_ops.get_params_eltwise(i, scale, other, a, b);
-        if (other == alg && (a != alpha || b != beta)) {
-          return Unmapped(m, StrCat("epilogue op ", op_name, " repeats an eltwise post-op kind "
-                                    "with other parameters (oneDNN 2.6 brgemm shares them)"));
-        }
-      }
-      m.post_ops.append_eltwise(1.0f, alg, alpha, beta);
-      return absl::OkStatus();
-    };
-    Status status = absl::OkStatus();
-    if (op->num_operands() == 1) {
-      switch (op->kind()) {
-        case OpKind::kTanh: status = eltwise(dnnl::algorithm::eltwise_tanh, 0, 0); break;
-        case OpKind::kLogistic: status = eltwise(dnnl::algorithm::eltwise_logistic, 0, 0); break;
-        case OpKind::kExponential: status = eltwise(dnnl::algorithm::eltwise_exp, 0, 0); break;
-        case OpKind::kLog: status = eltwise(dnnl::algorithm::eltwise_log, 0, 0); break;
-        case OpKind::kAbs: status = eltwise(dnnl::algorithm::eltwise_abs, 0, 0); break;
-        case OpKind::kSqrt: status = eltwise(dnnl::algorithm::eltwise_sqrt, 0, 0); break;
-        case OpKind::kNegate: status = eltwise(dnnl::algorithm::eltwise_linear, -1, 0); break;
-        default: return Unmapped(m, StrCat("epilogue op ", op_name, " has no exact post-op"));
-      }
-    } else if (op->num_operands() == 2) {
-      const Source source = ResolveSource(op->operand(1 - chain_index), fusion);
-      const bool chain_first = chain_index == 0;
-      const OpKind kind = op->kind();
-      if (source.scalar) {
-        // Scalars become binary post-ops on a folded one-element src1 (exact f32 arithmetic);
-        // only relu and c - x use eltwise (see the injector note at `eltwise`).
-        const float c = static_cast<float>(*source.scalar);
-        std::optional<dnnl::algorithm> alg;
-        if (kind == OpKind::kAdd) alg = dnnl::algorithm::binary_add;
-        if (kind == OpKind::kMultiply) alg = dnnl::algorithm::binary_mul;
-        if (kind == OpKind::kSubtract && chain_first) alg = dnnl::algorithm::binary_sub;
-        if (kind == OpKind::kDivide && chain_first) alg = dnnl::algorithm::binary_div;
-        if (alg) {
-          const dnnl::memory::desc md = StridedDesc(std::vector<int64_t>(rank, 1),
-                                                    std::vector<int64_t>(rank, 1), dt::f32);
-          m.binaries.push_back({m.post_ops.len(), md, -1, c});
-          m.post_ops.append_binary(*alg, md);
-        } else if (kind == OpKind::kSubtract) {
-          status = eltwise(dnnl::algorithm::eltwise_linear, -1, c);
-        } else if (kind == OpKind::kMaximum && c == 0) {
-          status = eltwise(dnnl::algorithm::eltwise_relu, 0, 0);
-        } else {
-          return Unmapped(m, StrCat("epilogue op ", op_name, " with constant ", c,
-                                    " has no exact post-op"));
-        }
-      } else {
-        dnnl::algorithm alg;
-        if (kind == OpKind::kAdd) {
-          alg = dnnl::algorithm::binary_add;
-        } else if (kind == OpKind::kMultiply) {
-          alg = dnnl::algorithm::binary_mul;
-        } else if (kind == OpKind::kSubtract && chain_first) {
-          alg = dnnl::algorithm::binary_sub;
-        } else if (kind == OpKind::kDivide && chain_first) {
-          alg = dnnl::algorithm::binary_div;
-        } else {
-          return Unmapped(m, StrCat("epilogue op ", op_name, " has no exact post-op"));
-        }
-        std::optional<dnnl::memory::desc> md = BinarySrc1Desc(m, source);
-        if (!md) {
-          return Unmapped(m, StrCat("epilogue op ", op_name, " reads a tensor broadcast over "
-                                    "part of a matmul dim group"));
-        }
-        const dnnl::memory::dims src1_dims = md->dims();
-        const bool over_n = std::all_of(src1_dims.begin(), src1_dims.end() - 1,
-                                         [](int64_t d) { return d == 1; });
-        if (alg == dnnl::algorithm::binary_add && over_n && m.post_ops.len() == 0 && !m.bias_md) {
-          m.bias_md = *md;
-          m.bias_buffer = BufferOf(m, source.value);
-        } else {
-          m.binaries.push_back({m.post_ops.len(), *md, BufferOf(m, source.value), 0});
-          m.post_ops.append_binary(alg, *md);
-        }
-      }
-    } else {
-      return Unmapped(m, StrCat("epilogue op ", op_name, " has no exact post-op"));
-    }
-    ACCY_RETURN_IF_ERROR(status);
-    chain = op->result(0);
+    if (stopped) continue;  // from the first op that does not map on, all is the caller's
+    const Status status = mode == EpilogueMode::kNone
+                              ? Unmapped(m, "no post-ops were asked for")
+                              : MapEpilogueOp(m, op, ops, fusion, chain, consumed);
+    if (status.ok()) continue;
+    if (mode == EpilogueMode::kWhole) return status;
+    m.stop_reason = std::string(status.message());
+    stopped = true;
   }
-  if (chain != ops.back()->result(0)) return Unmapped(m, "the chain does not end at the root");
+  m.library_output = chain;
+  if (chain != ops.back()->result(0)) {
+    if (mode == EpilogueMode::kWhole) return Unmapped(m, "the chain does not end at the root");
+    if (m.stop_reason.empty()) m.stop_reason = "the chain does not end at the root";
+  } else if (before_dot != nullptr) {
+    // The root would be computed without it: not a dot_epilogue cluster this binding knows.
+    return Unmapped(m, StrCat(before_dot->name(), " %", before_dot->result(0)->id(),
+                              " comes before the dot_general and the chain does not read it"));
+  }
   return absl::OkStatus();
+}
+
+// Maps the dot and its epilogue (`mode`) into a fresh Mapping.
+Status MapItem(Mapping& m, std::span<const Operation* const> ops, const FusionPlan* fusion,
+               EpilogueMode mode) {
+  const std::string name = m.name;
+  const Operation* dot = m.dot;
+  m = Mapping();
+  m.name = name;
+  m.dot = dot;
+  Status status;
+  try {
+    status = MapDot(m);
+    // An empty contraction zero-fills dst (no post-ops): its whole epilogue is the caller's.
+    if (status.ok()) {
+      status = MapEpilogue(m, ops, fusion,
+                           m.empty_contraction && mode == EpilogueMode::kPrefix
+                               ? EpilogueMode::kNone
+                               : mode);
+    }
+    if (status.ok() && m.empty_contraction && m.post_ops.len() > 0) {
+      status = Unmapped(m, "an empty contraction with an epilogue");
+    }
+  } catch (const dnnl::error& error) {
+    status = DnnlErrorStatus(error, m.name, "the matmul descriptors");
+  }
+  return status;
+}
+
+// matmul's primitive descriptor for mapping `m` (throws dnnl::error like any binding step).
+dnnl::matmul::primitive_desc MatmulPrimitiveDesc(const Mapping& m) {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  attr.set_post_ops(m.post_ops);
+  // Constant rhs (weights known at compile time): let matmul pick its layout (format_tag::any).
+  const bool constant_weights =
+      m.lhs_buffer != m.rhs_buffer && ConstantPayload(m.dot->operand(1)) != nullptr;
+  const dnnl::memory::desc weights_any(m.weights_md.dims(), m.weights_md.data_type(),
+                                       dnnl::memory::format_tag::any);
+  const dnnl::memory::desc& matmul_weights_md = constant_weights ? weights_any : m.weights_md;
+  return dnnl::matmul::primitive_desc(
+      m.bias_md ? dnnl::matmul::desc(m.src_md, matmul_weights_md, *m.bias_md, m.dst_md)
+                : dnnl::matmul::desc(m.src_md, matmul_weights_md, m.dst_md),
+      attr, CpuEngine());
+}
+
+bool IsReferenceImplementation(const dnnl::matmul::primitive_desc& pd) {
+  return std::string_view(pd.impl_info_str()).substr(0, 4) == "ref:";
 }
 
 }  // namespace
@@ -432,16 +530,9 @@ StatusOr<BoundPrimitive> BindDotGeneral(std::span<const Operation* const> ops,
     c.reason = "no dot_general in the item";
     return absl::InvalidArgumentError(StrCat("dot_general item: ", c.reason));
   }
-  Status status;
-  try {
-    status = MapDot(m);
-    if (status.ok()) status = MapEpilogue(m, ops, fusion);
-    if (status.ok() && m.empty_contraction && m.post_ops.len() > 0) {
-      status = Unmapped(m, "an empty contraction with an epilogue");
-    }
-  } catch (const dnnl::error& error) {
-    status = DnnlErrorStatus(error, m.name, "the matmul descriptors");
-  }
+  const EpilogueMode mode =
+      options.allow_jit_epilogue ? EpilogueMode::kPrefix : EpilogueMode::kWhole;
+  Status status = MapItem(m, ops, fusion, mode);
   if (!status.ok()) {
     c.placement = DotPlacement::kJitUnmapped;
     c.reason = std::string(status.message());
@@ -454,66 +545,73 @@ StatusOr<BoundPrimitive> BindDotGeneral(std::span<const Operation* const> ops,
                       options.min_dot_element_ops, " (the JIT runs it)");
     return absl::UnimplementedError(c.reason);
   }
-  c.placement = DotPlacement::kLibrary;
-  c.reason.clear();
+  const bool whole = m.library_output == ops.back()->result(0);
+  c.placement = whole ? DotPlacement::kLibrary : DotPlacement::kLibraryWithJitEpilogue;
+  c.library_output = m.library_output;
+  c.reason = whole ? "" : m.stop_reason;
   if (classify_only) return BoundPrimitive{};
 
   BoundPrimitive bound;
   bound.name = m.name;
+  if (!m.empty_output && !m.empty_contraction) {
+    try {
+      std::optional<dnnl::matmul::primitive_desc> matmul_pd = MatmulPrimitiveDesc(m);
+      if (!options.allow_reference_implementation && IsReferenceImplementation(*matmul_pd) &&
+          mode == EpilogueMode::kPrefix && (m.post_ops.len() > 0 || m.bias_md)) {
+        // The post-ops (e.g. a binary broadcast over M in 2.6) cost the optimized kernel: the
+        // dot alone on matmul, the whole epilogue on the JIT.
+        Mapping bare;
+        bare.name = m.name;
+        bare.dot = m.dot;
+        ACCY_RETURN_IF_ERROR(MapItem(bare, ops, fusion, EpilogueMode::kNone));
+        dnnl::matmul::primitive_desc bare_pd = MatmulPrimitiveDesc(bare);
+        if (!IsReferenceImplementation(bare_pd)) {
+          m = std::move(bare);
+          matmul_pd = std::move(bare_pd);
+        }
+      }
+      if (!options.allow_reference_implementation && IsReferenceImplementation(*matmul_pd)) {
+        return Unmapped(m, StrCat("oneDNN offers only its reference implementation (",
+                                  matmul_pd->impl_info_str(), ") for these dims and post-ops"));
+      }
+      bound.primitive = dnnl::matmul(*matmul_pd);
+      const int out_buffer = static_cast<int>(m.inputs.size());
+      const dnnl::engine& engine = CpuEngine();
+      bound.arguments.push_back({DNNL_ARG_SRC, dnnl::memory(m.src_md, engine, DNNL_MEMORY_NONE), m.lhs_buffer});
+      // Constant weights are reordered once here into the layout matmul chose; the rhs buffer
+      // slot stays in the ABI but is not read.
+      const DenseElements* weights = m.lhs_buffer == m.rhs_buffer ? nullptr : ConstantPayload(m.dot->operand(1));
+      if (weights != nullptr) {
+        bound.arguments.push_back(
+            {DNNL_ARG_WEIGHTS, PrepackWeights(*weights, m.weights_md, matmul_pd->weights_desc()), -1});
+      } else {
+        bound.arguments.push_back(
+            {DNNL_ARG_WEIGHTS, dnnl::memory(m.weights_md, engine, DNNL_MEMORY_NONE), m.rhs_buffer});
+      }
+      bound.arguments.push_back({DNNL_ARG_DST, dnnl::memory(m.dst_md, engine, DNNL_MEMORY_NONE), out_buffer});
+      if (m.bias_md) {
+        bound.arguments.push_back({DNNL_ARG_BIAS, dnnl::memory(*m.bias_md, engine, DNNL_MEMORY_NONE), m.bias_buffer});
+      }
+      for (const Mapping::Binary& binary : m.binaries) {
+        const int arg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(binary.post_op_index) | DNNL_ARG_SRC_1;
+        if (binary.buffer >= 0) {
+          bound.arguments.push_back({arg, dnnl::memory(binary.md, engine, DNNL_MEMORY_NONE), binary.buffer});
+        } else {
+          // A folded scalar: memory the binding owns, filled once here.
+          dnnl::memory scalar(binary.md, engine);
+          *static_cast<float*>(scalar.get_data_handle()) = binary.scalar;
+          bound.arguments.push_back({arg, scalar, -1});
+        }
+      }
+      AddScratchpad(*matmul_pd, bound);
+    } catch (const dnnl::error& error) {
+      return DnnlErrorStatus(error, m.name, "matmul with these dims, types and post-ops");
+    }
+  }
   bound.inputs = m.inputs;
-  bound.outputs = {ops.back()->result(0)};
+  bound.outputs = {m.library_output};
   bound.output_aliases = {-1};
   bound.zero_fill_output = m.empty_contraction;
-  if (m.empty_output || m.empty_contraction) return bound;
-  const int out_buffer = static_cast<int>(m.inputs.size());
-  try {
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    attr.set_post_ops(m.post_ops);
-    // Constant rhs (weights known at compile time): let matmul pick its layout (format_tag::any)
-    // and reorder once here; the rhs buffer slot stays in the ABI but is not read.
-    const DenseElements* weights = m.lhs_buffer == m.rhs_buffer ? nullptr : ConstantPayload(m.dot->operand(1));
-    const dnnl::memory::desc weights_any(m.weights_md.dims(), m.weights_md.data_type(),
-                                         dnnl::memory::format_tag::any);
-    const dnnl::memory::desc& matmul_weights_md = weights != nullptr ? weights_any : m.weights_md;
-    dnnl::matmul::primitive_desc matmul_pd(
-        m.bias_md ? dnnl::matmul::desc(m.src_md, matmul_weights_md, *m.bias_md, m.dst_md)
-                  : dnnl::matmul::desc(m.src_md, matmul_weights_md, m.dst_md),
-        attr, CpuEngine());
-    if (!options.allow_reference_implementation &&
-        std::string_view(matmul_pd.impl_info_str()).substr(0, 4) == "ref:") {
-      return Unmapped(m, StrCat("oneDNN offers only its reference implementation (",
-                                matmul_pd.impl_info_str(), ") for these dims and post-ops"));
-    }
-    bound.primitive = dnnl::matmul(matmul_pd);
-    const dnnl::engine& engine = CpuEngine();
-    bound.arguments.push_back({DNNL_ARG_SRC, dnnl::memory(m.src_md, engine, DNNL_MEMORY_NONE), m.lhs_buffer});
-    if (weights != nullptr) {
-      bound.arguments.push_back(
-          {DNNL_ARG_WEIGHTS, PrepackWeights(*weights, m.weights_md, matmul_pd.weights_desc()), -1});
-    } else {
-      bound.arguments.push_back(
-          {DNNL_ARG_WEIGHTS, dnnl::memory(m.weights_md, engine, DNNL_MEMORY_NONE), m.rhs_buffer});
-    }
-    bound.arguments.push_back({DNNL_ARG_DST, dnnl::memory(m.dst_md, engine, DNNL_MEMORY_NONE), out_buffer});
-    if (m.bias_md) {
-      bound.arguments.push_back({DNNL_ARG_BIAS, dnnl::memory(*m.bias_md, engine, DNNL_MEMORY_NONE), m.bias_buffer});
-    }
-    for (const Mapping::Binary& binary : m.binaries) {
-      const int arg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(binary.post_op_index) | DNNL_ARG_SRC_1;
-      if (binary.buffer >= 0) {
-        bound.arguments.push_back({arg, dnnl::memory(binary.md, engine, DNNL_MEMORY_NONE), binary.buffer});
-      } else {
-        // A folded scalar: memory the binding owns, filled once here.
-        dnnl::memory scalar(binary.md, engine);
-        *static_cast<float*>(scalar.get_data_handle()) = binary.scalar;
-        bound.arguments.push_back({arg, scalar, -1});
-      }
-    }
-    AddScratchpad(matmul_pd, bound);
-  } catch (const dnnl::error& error) {
-    return DnnlErrorStatus(error, m.name, "matmul with these dims, types and post-ops");
-  }
   return bound;
 }
 

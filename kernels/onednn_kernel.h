@@ -46,19 +46,36 @@ struct LibraryKernelOptions {
   // dot_general items refuse them (kUnimplemented) unless this is set. kernel_calls, which
   // have no JIT alternative, always accept them.
   bool allow_reference_implementation = false;
+  // A dot_general item whose epilogue maps onto post-ops only partly (an op with no exact
+  // post-op, a type change, a second eltwise of one kind) binds the dot and the longest prefix
+  // of its epilogue chain that maps (ClassifyDotGeneral says kLibraryWithJitEpilogue); when
+  // oneDNN offers only its reference implementation for that prefix's post-ops, the dot alone.
+  // The kernel's outputs()[0] is then the last bound op's value (its library_output), not the
+  // item's result, and the caller computes the rest of the epilogue from it (the engine: a JIT
+  // elementwise pass, jit::EmitDotEpilogueKernel). false: such items are kUnimplemented (the
+  // JIT runs them whole).
+  bool allow_jit_epilogue = false;
 };
 
 // Where a dot_general item (a lone dot_general or a dot_epilogue cluster) should run.
 enum class DotPlacement : uint8_t {
-  kLibrary,     // maps onto oneDNN matmul (with post-ops for the epilogue)
+  kLibrary,     // maps onto oneDNN matmul (with post-ops for the whole epilogue)
+  // matmul with post-ops for a prefix of the epilogue chain (possibly empty), the rest of the
+  // epilogue on the JIT over matmul's output (LibraryKernelOptions::allow_jit_epilogue only)
+  kLibraryWithJitEpilogue,
   kJitSmall,    // maps, but is below LibraryKernelOptions::min_dot_element_ops
-  kJitUnmapped, // dims, types or an epilogue op do not map onto matmul
+  kJitUnmapped, // dims, types or (without allow_jit_epilogue) an epilogue op do not map
 };
 
 struct DotClassification {
   DotPlacement placement = DotPlacement::kJitUnmapped;
   uint64_t element_ops = 0;  // 2 * batch * m * n * k when the dims map
-  std::string reason;        // why not kLibrary (names the op or dim), empty otherwise
+  // kLibrary: the item's result. kLibraryWithJitEpilogue: the value matmul and its post-ops
+  // compute (the dot_general's result or the last mapped epilogue op's); null otherwise.
+  const Value* library_output = nullptr;
+  // kLibraryWithJitEpilogue: the first epilogue op left to the JIT, with why it does not map
+  // ("epilogue op exponential %4 has no exact post-op"); kJit*: why not kLibrary; else empty.
+  std::string reason;
 };
 
 class LibraryKernel {
@@ -77,8 +94,10 @@ class LibraryKernel {
   // Binds a dot_general and its epilogue: `ops` in topological order holding exactly one
   // dot_general, the others elementwise ops computed from it in a chain (oneDNN matmul with
   // post_ops, dev_guide_matmul.html + dev_guide_attributes_post_ops.html). Buffers: the first
-  // use of each external value walking `ops` operands left to right (an elided broadcast stands
-  // for its input; a one-element constant is folded and has no buffer), then the root's result.
+  // use of each external value walking the bound ops' operands left to right (an elided
+  // broadcast stands for its input; a one-element constant is folded and has no buffer), then
+  // the root's result -- or, with options.allow_jit_epilogue and an epilogue that maps only
+  // partly, the last bound op's result (see allow_jit_epilogue).
   // Errors: kUnimplemented naming the dim, type or op that does not map (the JIT takes those),
   // or saying the product is below options.min_dot_element_ops.
   static StatusOr<LibraryKernel> CreateForDotGeneral(std::span<const Operation* const> ops,
@@ -115,7 +134,8 @@ class LibraryKernel {
 
 // Where dot_general item `ops` should run (see DotPlacement); never fails. It maps dims, types
 // and ops without creating a primitive descriptor, so Create may still refuse a kLibrary item
-// when oneDNN has only a reference implementation for it (see allow_reference_implementation).
+// when oneDNN has only a reference implementation for it (see allow_reference_implementation),
+// or bind fewer post-ops than library_output says (see allow_jit_epilogue).
 DotClassification ClassifyDotGeneral(std::span<const Operation* const> ops,
                                      const FusionPlan* fusion,
                                      const LibraryKernelOptions& options = {});

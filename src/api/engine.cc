@@ -165,10 +165,13 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
     ++impl->stats.work_items_by_kind[std::string(WorkKindName(item.kind))];
   }
 
-  // Library items first: kernel_calls and the dot_general items (with their epilogues) that map
-  // onto oneDNN matmul with an optimized implementation and are at least
-  // kMinLibraryDotElementOps; the other dot_generals (small, unmapped dims, types or epilogue
-  // ops) run on the JIT's dot_general emitter with the epilogue fused in the same kernel.
+  // Library items first: kernel_calls and the dot_general items whose dims and types map onto
+  // oneDNN matmul with an optimized implementation and are at least kMinLibraryDotElementOps;
+  // the other dot_generals (small, unmapped dims or types) run on the JIT's dot_general emitter
+  // with the epilogue fused in the same kernel. A library dot_general whose epilogue maps onto
+  // post-ops only up to some value (its library output) runs as two executor items: matmul
+  // with those post-ops, then a JIT elementwise pass computing the rest of the epilogue from it
+  // (in place over it when buffer assignment allows).
   const size_t item_count = plan->items().size();
   // Items planned inside a while's regions run in the while's own cond/body executables
   // (iterate_compile.h), not in this function's item list.
@@ -180,14 +183,19 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
   const auto library_start = std::chrono::steady_clock::now();
   std::vector<std::unique_ptr<kernels::LibraryKernel>> library(item_count);
   std::vector<bool> on_library(item_count, false);
+  std::vector<const Value*> library_outputs(item_count, nullptr);  // split dot_generals
   kernels::LibraryKernelOptions library_options;
+  library_options.allow_jit_epilogue = true;
   for (size_t i = 0; i < item_count; ++i) {
     const WorkItem& item = plan->items()[i];
     if (nested[i]) continue;
     if (item.kind == WorkKind::kDotGeneral) {
       kernels::DotClassification placement =
           kernels::ClassifyDotGeneral(item.ops, &fusion->plan(), library_options);
-      if (placement.placement != kernels::DotPlacement::kLibrary) continue;
+      if (placement.placement != kernels::DotPlacement::kLibrary &&
+          placement.placement != kernels::DotPlacement::kLibraryWithJitEpilogue) {
+        continue;
+      }
     } else if (item.kind != WorkKind::kKernelCall) {
       continue;
     }
@@ -198,6 +206,9 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
     ACCY_ASSIGN_OR_RETURN(kernels::LibraryKernel kernel, std::move(created));
     library[i] = std::make_unique<kernels::LibraryKernel>(std::move(kernel));
     on_library[i] = true;
+    if (item.kind == WorkKind::kDotGeneral && library[i]->outputs()[0] != item.output_value) {
+      library_outputs[i] = library[i]->outputs()[0];
+    }
   }
 
   impl->stats.library_milliseconds = MillisecondsSince(library_start);
@@ -209,7 +220,7 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
   std::unique_ptr<bool[]> skip(new bool[item_count == 0 ? 1 : item_count]);
   std::vector<CompiledIterate> iterates(item_count);
   for (size_t i = 0; i < item_count; ++i) {
-    skip[i] = on_library[i] || nested[i];
+    skip[i] = (on_library[i] && library_outputs[i] == nullptr) || nested[i];
     if (!nested[i] && plan->items()[i].kind == WorkKind::kIterate) {
       ACCY_ASSIGN_OR_RETURN(iterates[i], CompileIterate(*this, *plan->items()[i].root, i));
       skip[i] = true;
@@ -218,7 +229,8 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
   ACCY_ASSIGN_OR_RETURN(
       impl->program,
       jit::CompiledProgram::Compile(*function, *plan, fusion->plan(), jit_options,
-                                    std::span<const bool>(skip.get(), item_count)));
+                                    std::span<const bool>(skip.get(), item_count),
+                                    library_outputs));
   // The JIT stage includes compiling while loops' cond and body executables.
   impl->stats.compile_milliseconds = MillisecondsSince(iterate_start);
 
@@ -239,26 +251,44 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
     pending[static_cast<size_t>(compiled.item_index)].jit = &compiled;
   }
   const auto assignment_start = std::chrono::steady_clock::now();
-  std::vector<ItemBuffers> item_buffers;
-  std::vector<size_t> runnable;  // the item_buffers entry's plan index
+  // Executor items in plan order: one per runnable plan item, two for a split dot_general (its
+  // library kernel, then its JIT epilogue).
+  enum class Part : uint8_t { kIterate, kLibrary, kJit };
+  struct Step {
+    size_t index;  // plan item
+    Part part;
+  };
+  std::vector<Step> steps;
   for (size_t i = 0; i < item_count; ++i) {
     const Pending& p = pending[i];
     if (nested[i]) continue;
-    runnable.push_back(i);
-    ItemBuffers buffers;
     if (p.iterate != nullptr) {
+      steps.push_back({i, Part::kIterate});
+      continue;
+    }
+    if (p.library != nullptr) steps.push_back({i, Part::kLibrary});
+    if (p.jit != nullptr) steps.push_back({i, Part::kJit});
+    ACCY_CHECK(p.library != nullptr || p.jit != nullptr);
+  }
+  std::vector<ItemBuffers> item_buffers;
+  for (const Step& step : steps) {
+    const Pending& p = pending[step.index];
+    ItemBuffers buffers;
+    if (step.part == Part::kIterate) {
       buffers.inputs = p.iterate->inputs;
       buffers.outputs = p.iterate->outputs;
-    } else if (p.library != nullptr) {
+    } else if (step.part == Part::kLibrary) {
       buffers.inputs.assign(p.library->inputs().begin(), p.library->inputs().end());
       buffers.outputs.assign(p.library->outputs().begin(), p.library->outputs().end());
       buffers.output_in_place_on.assign(p.library->output_aliases().begin(),
                                         p.library->output_aliases().end());
     } else {
-      ACCY_CHECK(p.jit != nullptr);
       buffers.inputs = p.jit->inputs;
       buffers.outputs = p.jit->outputs;
-      buffers.may_write_in_place = IsElementwiseKind(p.item->kind) && p.jit->outputs.size() == 1;
+      // A dot_general's JIT epilogue is an elementwise kernel (EmitDotEpilogueKernel).
+      buffers.may_write_in_place =
+          (IsElementwiseKind(p.item->kind) || p.jit->library_output != nullptr) &&
+          p.jit->outputs.size() == 1;
       if (buffers.may_write_in_place) {
         buffers.in_place_candidates = SameIndexInputs(*p.item, fusion->plan(), p.jit->inputs);
       }
@@ -274,8 +304,8 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
                         BufferAssignment::Assign(*function, item_buffers));
 
   int64_t iterate_peak_bytes = 0;
-  for (size_t r = 0; r < runnable.size(); ++r) {
-    const size_t i = runnable[r];
+  for (size_t r = 0; r < steps.size(); ++r) {
+    const size_t i = steps[r].index;
     const Pending& p = pending[i];
     ExecutorItem item;
     item.profile.item_index = static_cast<int64_t>(i);
@@ -284,15 +314,17 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
         std::min<uint64_t>(p.item->resources.static_total_bytes, INT64_MAX));
     item.profile.kind = std::string(WorkKindName(p.item->kind));
     item.profile.root = p.item->root != nullptr ? std::string(p.item->root->name()) : "";
-    item.profile.runs_on = p.iterate != nullptr ? "loop" : p.library != nullptr ? "library" : "jit";
-    if (p.iterate != nullptr) {
+    item.profile.runs_on = steps[r].part == Part::kIterate   ? "loop"
+                           : steps[r].part == Part::kLibrary ? "library"
+                                                             : "jit";
+    if (steps[r].part == Part::kIterate) {
       item.iterate = p.iterate->kernel.get();
       iterate_peak_bytes = std::max(iterate_peak_bytes, p.iterate->kernel->peak_bytes());
       for (const auto* list : {&item_buffers[r].inputs, &item_buffers[r].outputs}) {
         for (const Value* value : *list) item.buffers.push_back(*assignment.SliceOf(value));
       }
       impl->iterate_kernels.push_back(std::move(iterates[i].kernel));
-    } else if (p.library != nullptr) {
+    } else if (steps[r].part == Part::kLibrary) {
       impl->library_mutexes.push_back(std::make_unique<std::mutex>());
       item.library = p.library;
       item.library_mutex = impl->library_mutexes.back().get();

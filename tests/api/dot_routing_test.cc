@@ -1,7 +1,7 @@
 // Where Engine::Compile runs dot_general items: oneDNN matmul for mappable products of at least
-// kernels::kMinLibraryDotElementOps element ops, the JIT's dot_general emitter for smaller ones,
-// integer types, and epilogues with an op that has no exact post-op (fused into the JIT
-// kernel). Seen through ItemProfile::runs_on; every result is checked against the reference
+// kernels::kMinLibraryDotElementOps element ops (with a JIT pass after it for epilogue ops that
+// have no exact post-op), the JIT's dot_general emitter for smaller ones and integer types
+// (epilogue fused into the JIT kernel). Seen through ItemProfile::runs_on; every result is checked against the reference
 // evaluator (f32: |jit - ref| <= K * 2^-21 + 2^-23 |ref| for inputs in [-1, 1]).
 #include <cmath>
 #include <random>
@@ -88,15 +88,21 @@ TEST(DotRoutingTest, IntegerProductRunsOnJit) {
   EXPECT_EQ(RunsOn(*DotProgram(ElementType::kI32, 96, 96, 96), 96), "jit");
 }
 
-// maximum with 0.5 has no exact post-op (relu is maximum with 0 only): the whole cluster,
-// product and epilogue, runs as one JIT kernel.
-TEST(DotRoutingTest, UnmappedEpilogueRunsFusedOnJit) {
-  auto clamp_low = [](FunctionBuilder& f, Value* y) -> Value* {
-    Value* half = *f.BroadcastInDim(*f.ConstantScalar(ElementType::kF32, 0.5), y->type(), {});
-    return *f.Maximum(y, half);
-  };
-  std::unique_ptr<Module> module = DotProgram(ElementType::kF32, 128, 128, 128, clamp_low);
-  EXPECT_EQ(RunsOn(*module, 128), "jit");
+Value* ClampLow(FunctionBuilder& f, Value* y) {
+  Value* half = *f.BroadcastInDim(*f.ConstantScalar(ElementType::kF32, 0.5), y->type(), {});
+  return *f.Maximum(y, half);
+}
+
+// maximum with 0.5 has no exact post-op (relu is maximum with 0 only): a product above the
+// threshold runs on oneDNN matmul, then a JIT pass computes the epilogue over its output
+// (more cases in dot_library_epilogue_test.cc).
+TEST(DotRoutingTest, UnmappedEpilogueRunsAsJitPassAfterOnednn) {
+  EXPECT_EQ(RunsOn(*DotProgram(ElementType::kF32, 128, 128, 128, ClampLow), 128), "libraryjit");
+}
+
+// Below the threshold the whole cluster, product and epilogue, is one JIT kernel.
+TEST(DotRoutingTest, SmallProductWithUnmappedEpilogueRunsFusedOnJit) {
+  EXPECT_EQ(RunsOn(*DotProgram(ElementType::kF32, 32, 32, 32, ClampLow), 32), "jit");
 }
 
 }  // namespace

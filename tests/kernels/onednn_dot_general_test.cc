@@ -370,5 +370,117 @@ INSTANTIATE_TEST_SUITE_P(
                      }}),
     [](const ::testing::TestParamInfo<EpilogueCase>& info) { return info.param.name; });
 
+
+// ---- A JIT epilogue after matmul (LibraryKernelOptions::allow_jit_epilogue) ----
+
+constexpr kernels::LibraryKernelOptions kAnySizeJitEpilogue{.min_dot_element_ops = 0,
+                                                            .allow_jit_epilogue = true};
+
+// The result of the item's first op of `kind`, or null.
+const Value* ResultOf(const WorkItem& item, OpKind kind) {
+  for (const Operation* op : item.ops) {
+    if (op->kind() == kind) return op->result(0);
+  }
+  return nullptr;
+}
+
+// dot [9, 24] x [24, 17] (parameters 0, 1; bias [17] is 2, a [9, 17] tensor 3, a column [9]
+// is 4) then `epilogue`.
+StatusOr<std::unique_ptr<PlannedDot>> PlanEpilogue(const Epilogue& epilogue) {
+  const TensorType out = T(kF32, {9, 17});
+  return PlannedDot::Make({T(kF32, {9, 24}), T(kF32, {24, 17}), T(kF32, {17}), out, T(kF32, {9})},
+                          out, [&](FunctionBuilder& fb) -> StatusOr<Value*> {
+                            ACCY_ASSIGN_OR_RETURN(Value * dot,
+                                                  fb.DotGeneral(fb.Parameter(0), fb.Parameter(1),
+                                                                out, {1}, {0}, {}, {}));
+                            return epilogue(fb, dot, kF32);
+                          });
+}
+
+TEST(DotJitEpilogueTest, PartlyMappedEpilogueBindsTheLongestMappedPrefix) {
+  // exp(max(dot + bias, 1)): the bias add maps, maximum with 1 does not, exp after it is left.
+  ASSERT_OK_AND_ASSIGN(auto planned,
+                       PlanEpilogue([](FunctionBuilder& fb, Value* dot, ElementType t)
+                                        -> StatusOr<Value*> {
+                         ACCY_ASSIGN_OR_RETURN(Value * biased, BiasAdd(fb, dot));
+                         ACCY_ASSIGN_OR_RETURN(Value * one, Scalar(fb, t, 1.0, dot->type()));
+                         ACCY_ASSIGN_OR_RETURN(Value * clamped, fb.Maximum(biased, one));
+                         return fb.Exponential(clamped);
+                       }));
+  ASSERT_EQ(planned->item().ops.size(), 4u);
+  const Value* biased = ResultOf(planned->item(), OpKind::kAdd);
+  ASSERT_NE(biased, nullptr);
+
+  auto whole = kernels::ClassifyDotGeneral(planned->item().ops, planned->fusion(), kAnySize);
+  EXPECT_EQ(whole.placement, DotPlacement::kJitUnmapped);
+  EXPECT_THAT(whole.reason, HasSubstr("maximum"));
+
+  auto split =
+      kernels::ClassifyDotGeneral(planned->item().ops, planned->fusion(), kAnySizeJitEpilogue);
+  EXPECT_EQ(split.placement, DotPlacement::kLibraryWithJitEpilogue);
+  EXPECT_EQ(split.library_output, biased);
+  EXPECT_THAT(split.reason, HasSubstr("epilogue op maximum"));
+
+  ASSERT_OK_AND_ASSIGN(LibraryKernel kernel,
+                       LibraryKernel::Create(planned->item(), planned->fusion(),
+                                             kAnySizeJitEpilogue));
+  ASSERT_EQ(kernel.outputs().size(), 1u);
+  EXPECT_EQ(kernel.outputs()[0], biased);
+  ASSERT_EQ(kernel.inputs().size(), 3u);  // lhs, rhs, bias
+  EXPECT_EQ(kernel.inputs()[2], planned->module().functions()[0]->parameter(2));
+  // The output is dot + bias (naive sums in double; oneDNN accumulates in f32).
+  std::vector<Tensor> args;
+  for (const TensorType& t : planned->module().functions()[0]->parameter_types()) {
+    args.push_back(Random(t, static_cast<uint32_t>(args.size() + 60)));
+  }
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> actual, RunKernel(kernel, args));
+  for (int64_t i = 0; i < 9; ++i) {
+    for (int64_t j = 0; j < 17; ++j) {
+      double sum = args[2].GetAsDouble(j);
+      for (int64_t k = 0; k < 24; ++k) sum += args[0].GetAsDouble(i * 24 + k) * args[1].GetAsDouble(k * 17 + j);
+      EXPECT_NEAR(actual[0].GetAsDouble(i * 17 + j), sum, 2e-5 * 5) << i << ", " << j;
+    }
+  }
+}
+
+TEST(DotJitEpilogueTest, ReferenceOnlyPostOpsLeaveTheWholeEpilogueToTheJit) {
+  // A column bias (broadcast over N) as a binary post-op has only oneDNN 2.6's reference
+  // matmul: with a JIT epilogue allowed, matmul computes the dot alone.
+  ASSERT_OK_AND_ASSIGN(auto planned,
+                       PlanEpilogue([](FunctionBuilder& fb, Value* dot, ElementType)
+                                        -> StatusOr<Value*> {
+                         ACCY_ASSIGN_OR_RETURN(Value * col, fb.BroadcastInDim(fb.Parameter(4), dot->type(), {0}));
+                         ACCY_ASSIGN_OR_RETURN(Value * biased, fb.Add(col, dot));
+                         return fb.Multiply(biased, fb.Parameter(3));
+                       }));
+  const Value* dot = ResultOf(planned->item(), OpKind::kDotGeneral);
+  auto whole = LibraryKernel::Create(planned->item(), planned->fusion(), kAnySize);
+  EXPECT_THAT(std::string(whole.status().message()), HasSubstr("only its reference implementation"));
+  ASSERT_OK_AND_ASSIGN(LibraryKernel kernel,
+                       LibraryKernel::Create(planned->item(), planned->fusion(),
+                                             kAnySizeJitEpilogue));
+  EXPECT_EQ(kernel.outputs()[0], dot);
+  EXPECT_EQ(kernel.inputs().size(), 2u);  // lhs, rhs
+  EXPECT_NE(kernel.implementation().substr(0, 4), "ref:") << kernel.implementation();
+}
+
+TEST(DotJitEpilogueTest, FullyMappedEpilogueStaysOneLibraryKernel) {
+  ASSERT_OK_AND_ASSIGN(auto planned,
+                       PlanEpilogue([](FunctionBuilder& fb, Value* dot, ElementType t)
+                                        -> StatusOr<Value*> {
+                         ACCY_ASSIGN_OR_RETURN(Value * biased, BiasAdd(fb, dot));
+                         return fb.Exponential(biased);
+                       }));
+  auto cls =
+      kernels::ClassifyDotGeneral(planned->item().ops, planned->fusion(), kAnySizeJitEpilogue);
+  EXPECT_EQ(cls.placement, DotPlacement::kLibrary);
+  EXPECT_EQ(cls.library_output, planned->item().output_value);
+  EXPECT_EQ(cls.reason, "");
+  ASSERT_OK_AND_ASSIGN(LibraryKernel kernel,
+                       LibraryKernel::Create(planned->item(), planned->fusion(),
+                                             kAnySizeJitEpilogue));
+  EXPECT_EQ(kernel.outputs()[0], planned->item().output_value);
+}
+
 }  // namespace
 }  // namespace accy::kernels_test
