@@ -96,6 +96,14 @@ llvm::Value* RowAccumulation::Combine(OpKind reducer, ElementType type, llvm::Va
   return b_.CreateBinaryIntrinsic(id, acc, x);
 }
 
+llvm::Value* RowAccumulation::FastMaxMin(OpKind reducer, llvm::Value* acc, llvm::Value* x) {
+  llvm::Value* acc_wins =
+      reducer == OpKind::kMaximum ? b_.CreateFCmpOGT(acc, x) : b_.CreateFCmpOLT(acc, x);
+  return b_.CreateSelect(acc_wins, acc, x);
+}
+
+llvm::Value* RowAccumulation::NanLanes(llvm::Value* x) { return b_.CreateFCmpUNO(x, x); }
+
 llvm::Value* RowAccumulation::Horizontal(OpKind reducer, ElementType type, llvm::Value* vector) {
   auto* vt = llvm::cast<llvm::FixedVectorType>(vector->getType());
   int width = static_cast<int>(vt->getNumElements());

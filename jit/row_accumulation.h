@@ -45,6 +45,13 @@ class RowAccumulation {
   llvm::Constant* Identity(OpKind reducer, ElementType type);
   // acc (accumulator type) combined with x (lane or accumulator type), same shape.
   llvm::Value* Combine(OpKind reducer, ElementType type, llvm::Value* acc, llvm::Value* x);
+  // Float max/min without the IEEE tie and NaN rules (x86 maxps/minps: `acc > x ? acc : x`):
+  // exact whenever no term is NaN and the folded result is not a zero (equal non-zero floats
+  // are the same bits). Callers fold with it, OR `NanLanes` of every term into a flag, and redo
+  // the fold with Combine when the flag is set or the result is +-0 (row_pipeline_emitter.cc).
+  llvm::Value* FastMaxMin(OpKind reducer, llvm::Value* acc, llvm::Value* x);
+  // Lanes of `x` that are NaN (an i1 per lane).
+  llvm::Value* NanLanes(llvm::Value* x);
   // Lanes of `vector` folded pairwise (halves) into one scalar, in a fixed order.
   llvm::Value* Horizontal(OpKind reducer, ElementType type, llvm::Value* vector);
   // f64 sums are compensated (the f64 reference sum is Neumaier-compensated; plain f64 lanes

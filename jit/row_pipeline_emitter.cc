@@ -33,6 +33,7 @@
 #include "jit/emitters.h"
 #include "jit/kernel_abi.h"
 #include "jit/row_accumulation.h"
+#include "jit/row_pipeline_emitter_impl.h"
 #include "jit/row_pipeline_plan.h"
 #include "jit/streaming_store.h"
 #include "llvm/IR/MDBuilder.h"
@@ -41,81 +42,8 @@
 #include "src/util/str_cat.h"
 
 namespace accy::jit {
-namespace {
+namespace row_pipeline {
 
-// Elements per block (rounded to whole rows, at least one row): as elementwise kernels.
-constexpr int64_t kRowBlockElements = 8192;
-// Columns per reduce chunk: the scratch of one reduce is at most 4 KiB (f64), in L1.
-constexpr int64_t kChunk = 512;
-// Largest row kept in a stack row when the output is streamed (else the output is not
-// streamed): a quarter of L1.
-constexpr int64_t kMaxCachedRowBytes = 12 * 1024;
-
-class RowPipelineEmitter {
- public:
-  RowPipelineEmitter(const WorkItem& item, const FusionPlan& fusion, llvm::Module& module)
-      : item_(item), fusion_(fusion), module_(module), context_(module.getContext()),
-        b_(context_), lowering_(module, b_), acc_(b_) {}
-
-  StatusOr<KernelSignature> Emit(std::string_view symbol);
-
- private:
-  // Emits `for (i = begin; i < end; ++i) body(i)`; the builder continues after the loop.
-  Status Loop(llvm::Value* begin, llvm::Value* end, const std::string& name,
-              const std::function<Status(llvm::Value*)>& body);
-  // The full ops needed (transitively) for `targets`, in program order (row_pipeline_plan.h).
-  std::vector<const Operation*> FullOpsFor(const std::vector<const Value*>& targets,
-                                           const Value* cached = nullptr) const {
-    return jit::FullOpsFor(plan_, item_, targets, cached);
-  }
-  // Computes `ops` for column `column`; returns every full value computed.
-  // `values` may hold values known beforehand (the cached value).
-  StatusOr<std::map<const Value*, llvm::Value*>> EmitColumn(
-      const std::vector<const Operation*>& ops, llvm::Value* column,
-      std::map<const Value*, llvm::Value*> values = {});
-  // The value the last reduce pass stores into the output row for the output pass to read.
-  const Value* ChooseCached() const;
-  llvm::Value* OutputAddress(llvm::Value* column);
-  // Where the cached value of `column` lives: the stack row when streaming, else the output.
-  llvm::Value* CachedAddress(llvm::Value* column);
-  // Stores the root's value of `column` (the output pass), to the output or to the stage.
-  void StoreOutput(llvm::Value* value, llvm::Value* address);
-  StatusOr<llvm::Value*> Operand(const Operation& op, int64_t index,
-                                 std::map<const Value*, llvm::Value*>& column_values,
-                                 std::map<int, llvm::Value*>& column_loads, llvm::Value* column);
-  llvm::Value* LoadInput(int access, llvm::Value* index);
-  Status EmitRowOps(int depth);
-  Status EmitReducePass(int pass);
-  Status EmitOutputPass();
-  Status EmitOutputLoop(const std::vector<const Operation*>& ops);
-
-  const WorkItem& item_;
-  const FusionPlan& fusion_;
-  llvm::Module& module_;
-  llvm::LLVMContext& context_;
-  llvm::IRBuilder<> b_;
-  ElementwiseLowering lowering_;
-  RowAccumulation acc_;
-  RowPlan plan_;
-  KernelSignature signature_;
-
-  llvm::Function* function_ = nullptr;
-  std::vector<llvm::Value*> bases_;
-  llvm::MDNode* input_list_ = nullptr;
-  llvm::MDNode* output_list_ = nullptr;
-  std::vector<llvm::Value*> offsets_;             // per access, for the current row
-  std::map<int, llvm::Value*> row_loads_;         // per-row accesses, loaded at row start
-  std::map<const Value*, llvm::Value*> row_values_;  // row-space member results
-  llvm::Value* row_start_ = nullptr;                 // row * columns
-  const Value* cached_ = nullptr;                    // see ChooseCached
-  std::vector<llvm::AllocaInst*> scratch_;        // per reduce
-  std::vector<llvm::AllocaInst*> accumulator_;    // per reduce
-  std::vector<llvm::AllocaInst*> compensation_;   // per reduce; null unless compensated
-  bool streaming_ = false;                        // output written with streaming stores
-  llvm::AllocaInst* cached_row_ = nullptr;        // streaming: the cached value's row
-  llvm::AllocaInst* stage_ = nullptr;             // streaming: the output stage
-  std::map<const Operation*, llvm::Value*> reciprocals_;  // output pass: divide -> 1 / divisor
-};
 
 
 Status RowPipelineEmitter::Loop(llvm::Value* begin, llvm::Value* end, const std::string& name,
@@ -204,144 +132,6 @@ Status RowPipelineEmitter::EmitRowOps(int depth) {
     ACCY_ASSIGN_OR_RETURN(row_values_[result], lowering_.Emit(*op, operands));
   }
   return absl::OkStatus();
-}
-
-Status RowPipelineEmitter::EmitReducePass(int pass) {
-  std::vector<size_t> reduces;
-  std::vector<const Value*> targets;
-  for (size_t r = 0; r < plan_.reduces.size(); ++r) {
-    if (plan_.reduces[r].pass != pass) continue;
-    reduces.push_back(r);
-    const RowSource& input = plan_.sources.at({plan_.reduces[r].op, 0});
-    if (input.member != nullptr) targets.push_back(input.member);
-  }
-  if (reduces.empty()) return EmitRowOps(pass + 1);
-  const std::vector<const Operation*> ops = FullOpsFor(targets);
-  for (size_t r : reduces) {
-    const RowReduce& reduce = plan_.reduces[r];
-    const int64_t width = acc_.Width(reduce.type);
-    llvm::Type* acc_vector =
-        llvm::FixedVectorType::get(acc_.AccType(reduce.reducer, reduce.type), width);
-    llvm::Value* identity = llvm::ConstantVector::getSplat(
-        llvm::ElementCount::getFixed(width), acc_.Identity(reduce.reducer, reduce.type));
-    if (identity->getType() != acc_vector) identity = b_.CreateFPExt(identity, acc_vector);
-    b_.CreateStore(identity, accumulator_[r]);
-    if (compensation_[r] != nullptr) {
-      b_.CreateStore(llvm::Constant::getNullValue(acc_vector), compensation_[r]);
-    }
-  }
-
-  // A reduce reading a kernel input directly (contiguous columns, lanes of the input's own
-  // type: softmax's max of x) folds whole chunks straight from the input: no copy to scratch.
-  auto direct_access = [&](size_t r, int64_t length) -> int {
-    const RowReduce& reduce = plan_.reduces[r];
-    const RowSource& input = plan_.sources.at({reduce.op, 0});
-    if (input.member != nullptr || length % acc_.Width(reduce.type) != 0) return -1;
-    const RowAccess& access = plan_.accesses[static_cast<size_t>(input.access)];
-    const bool same_lanes = reduce.type != ElementType::kI1 &&
-                            acc_.LaneType(reduce.type) == MemoryType(context_, access.type);
-    return access.buffer >= 0 && access.column == 1 && same_lanes ? input.access : -1;
-  };
-
-  // One chunk of `length` columns from `first`: compute the inputs into the scratch arrays,
-  // pad them to whole vectors with the identity, fold the vectors into the accumulators.
-  auto chunk = [&](llvm::Value* first, int64_t length) -> Status {
-    const bool stores_cached = cached_ != nullptr && pass + 1 == plan_.passes;
-    bool needs_map = !ops.empty() || stores_cached;
-    for (size_t r : reduces) needs_map = needs_map || direct_access(r, length) < 0;
-    if (needs_map) ACCY_RETURN_IF_ERROR(Loop(b_.getInt64(0), b_.getInt64(length), "map", [&](llvm::Value* j) -> Status {
-      llvm::Value* column = b_.CreateAdd(first, j);
-      ACCY_ASSIGN_OR_RETURN(auto values, EmitColumn(ops, column));
-      if (stores_cached) {
-        const ElementType out_type = item_.output_value->type().element_type();
-        llvm::StoreInst* store = b_.CreateAlignedStore(
-            lowering_.ToMemory(values.at(cached_), out_type), CachedAddress(column), llvm::Align(1));
-        store->setMetadata(llvm::LLVMContext::MD_alias_scope, output_list_);
-        store->setMetadata(llvm::LLVMContext::MD_noalias, input_list_);
-      }
-      std::map<int, llvm::Value*> loads;
-      for (size_t r : reduces) {
-        const RowReduce& reduce = plan_.reduces[r];
-        if (direct_access(r, length) >= 0) continue;
-        ACCY_ASSIGN_OR_RETURN(llvm::Value * x, Operand(*reduce.op, 0, values, loads, column));
-        llvm::Type* lane = acc_.LaneType(reduce.type);
-        b_.CreateStore(acc_.ToLane(x, reduce.type), b_.CreateInBoundsGEP(lane, scratch_[r], j));
-      }
-      return absl::OkStatus();
-    }));
-    for (size_t r : reduces) {
-      const RowReduce& reduce = plan_.reduces[r];
-      const int64_t width = acc_.Width(reduce.type);
-      const int64_t padded = (length + width - 1) / width * width;
-      llvm::Type* lane = acc_.LaneType(reduce.type);
-      for (int64_t j = length; j < padded; ++j) {
-        b_.CreateStore(acc_.Identity(reduce.reducer, reduce.type),
-                       b_.CreateConstInBoundsGEP1_64(lane, scratch_[r], static_cast<uint64_t>(j)));
-      }
-      llvm::Type* lane_vector = llvm::FixedVectorType::get(lane, width);
-      llvm::Type* acc_vector = accumulator_[r]->getAllocatedType();
-      const int direct = direct_access(r, length);
-      ACCY_RETURN_IF_ERROR(Loop(b_.getInt64(0), b_.getInt64(padded / width), "fold",
-                                [&](llvm::Value* v) -> Status {
-        llvm::Value* offset = b_.CreateMul(v, b_.getInt64(width));
-        llvm::Value* x = nullptr;
-        if (direct >= 0) {
-          const RowAccess& access = plan_.accesses[static_cast<size_t>(direct)];
-          llvm::Value* index =
-              b_.CreateAdd(offsets_[static_cast<size_t>(direct)], b_.CreateAdd(first, offset));
-          llvm::LoadInst* load = b_.CreateAlignedLoad(
-              lane_vector,
-              b_.CreateInBoundsGEP(lane, bases_[static_cast<size_t>(access.buffer)], index),
-              llvm::Align(1));
-          load->setMetadata(llvm::LLVMContext::MD_alias_scope, input_list_);
-          load->setMetadata(llvm::LLVMContext::MD_noalias, output_list_);
-          x = load;
-        } else {
-          x = b_.CreateAlignedLoad(lane_vector, b_.CreateInBoundsGEP(lane, scratch_[r], offset),
-                                   llvm::Align(64));
-        }
-        llvm::Value* acc = b_.CreateLoad(acc_vector, accumulator_[r]);
-        if (compensation_[r] != nullptr) {
-          llvm::Value* error = b_.CreateLoad(acc_vector, compensation_[r]);
-          b_.CreateStore(acc_.TwoSum(acc, x, &error), accumulator_[r]);
-          b_.CreateStore(error, compensation_[r]);
-          return absl::OkStatus();
-        }
-        b_.CreateStore(acc_.Combine(reduce.reducer, reduce.type, acc, x), accumulator_[r]);
-        return absl::OkStatus();
-      }));
-    }
-    return absl::OkStatus();
-  };
-  const int64_t full_chunks = plan_.columns / kChunk;
-  const int64_t tail = plan_.columns % kChunk;
-  if (full_chunks > 0) {
-    ACCY_RETURN_IF_ERROR(Loop(b_.getInt64(0), b_.getInt64(full_chunks), "chunk", [&](llvm::Value* c) {
-      return chunk(b_.CreateMul(c, b_.getInt64(kChunk)), kChunk);
-    }));
-  }
-  if (tail > 0) ACCY_RETURN_IF_ERROR(chunk(b_.getInt64(full_chunks * kChunk), tail));
-
-  // Row results: lanes folded in a fixed order, then the init value, rounded once.
-  std::map<const Value*, llvm::Value*> no_values;
-  std::map<int, llvm::Value*> no_loads;
-  for (size_t r : reduces) {
-    const RowReduce& reduce = plan_.reduces[r];
-    llvm::Type* acc_vector = accumulator_[r]->getAllocatedType();
-    llvm::Value* lanes = b_.CreateLoad(acc_vector, accumulator_[r]);
-    ACCY_ASSIGN_OR_RETURN(llvm::Value * init, Operand(*reduce.op, 1, no_values, no_loads, nullptr));
-    llvm::Value* init_acc = acc_.ToLane(init, reduce.type);
-    if (init_acc->getType() != acc_vector->getScalarType()) {
-      init_acc = b_.CreateFPExt(init_acc, acc_vector->getScalarType());
-    }
-    llvm::Value* combined =
-        compensation_[r] != nullptr
-            ? acc_.CompensatedTotal(lanes, b_.CreateLoad(acc_vector, compensation_[r]), init_acc)
-            : acc_.Combine(reduce.reducer, reduce.type, init_acc,
-                           acc_.Horizontal(reduce.reducer, reduce.type, lanes));
-    row_values_[reduce.op->result(0)] = acc_.ToStorage(combined, reduce.reducer, reduce.type);
-  }
-  return EmitRowOps(pass + 1);
 }
 
 llvm::Value* RowPipelineEmitter::OutputAddress(llvm::Value* column) {
@@ -531,6 +321,10 @@ StatusOr<KernelSignature> RowPipelineEmitter::Emit(std::string_view symbol) {
     compensation_.push_back(RowAccumulation::Compensated(reduce.reducer, reduce.type)
                                 ? b_.CreateAlloca(acc_vector)
                                 : nullptr);
+    const bool float_max_min = reduce.reducer != OpKind::kAdd &&
+                               (reduce.type == ElementType::kF32 || reduce.type == ElementType::kF64);
+    nan_flags_.push_back(
+        float_max_min ? b_.CreateAlloca(llvm::FixedVectorType::get(b_.getInt1Ty(), width)) : nullptr);
   }
 
   llvm::Value* first_row = b_.CreateMul(function_->getArg(2), b_.getInt64(rows_per_block));
@@ -569,11 +363,11 @@ StatusOr<KernelSignature> RowPipelineEmitter::Emit(std::string_view symbol) {
   return std::move(signature_);
 }
 
-}  // namespace
+}  // namespace row_pipeline
 
 StatusOr<KernelSignature> EmitRowPipelineKernel(const WorkItem& item, const FusionPlan& fusion,
                                                 llvm::Module& module, std::string_view symbol) {
-  RowPipelineEmitter emitter(item, fusion, module);
+  row_pipeline::RowPipelineEmitter emitter(item, fusion, module);
   return emitter.Emit(symbol);
 }
 

@@ -397,6 +397,72 @@ TEST(RowPipelineReciprocalTest, DivideByRowValueMultipliesOnlyWhenTheReciprocalI
   for (int64_t i = 3 * columns; i < 4 * columns; ++i) EXPECT_TRUE(std::isnan(got[i])) << i;
 }
 
+// x - max(row) and x - min(row) with rows whose length takes the fast max/min fold (whole
+// 64-lane vectors: RowAccumulation::FastMaxMin) and rows that must fold again exactly: a row
+// of mixed +0/-0 (max +0, min -0: the sign shows in x - stat), a row of -0 only, NaN first,
+// last or in the tail chunk, all -inf, one +inf. The subtraction is exact, so every element is
+// compared bit for bit with the reference (NaN by NaN-ness).
+TEST(RowPipelineFastFoldTest, MaxAndMinOfInputRowsMatchReferenceBitForBit) {
+  for (const char* reducer : {"max", "min"}) {
+    for (ElementType type : {ElementType::kF32, ElementType::kF64}) {
+      for (int64_t columns : {int64_t{128}, int64_t{1088}}) {
+        SCOPED_TRACE(StrCat(reducer, " ", ElementTypeName(type), " columns ", columns));
+        const bool is_max = std::string(reducer) == "max";
+        const PipelineCase c = {
+            "x_minus_row_stat",
+            [&](FunctionBuilder& f, std::vector<Value*> p, ElementType t,
+                const std::vector<int64_t>& dims) -> StatusOr<Value*> {
+              ACCY_ASSIGN_OR_RETURN(Value * stat,
+                                    RowStat(f, p[0], t, dims, reducer, is_max ? -kInf : kInf));
+              ACCY_ASSIGN_OR_RETURN(Value * stat_b, ToRow(f, stat, t, dims));
+              return f.Subtract(p[0], stat_b);
+            },
+            0, {type}, 2, {}};
+        const int64_t rows = 9;
+        const std::vector<int64_t> dims = {rows, columns};
+        ASSERT_OK_AND_ASSIGN(Built built, Build(c, type, dims));
+        Tensor x = SmoothInput(built.params[0], 11, 4.0);
+        auto set_row = [&](int64_t row, double value) {
+          for (int64_t j = 0; j < columns; ++j) x.SetFromDouble(row * columns + j, value);
+        };
+        for (int64_t j = 0; j < columns; ++j) x.SetFromDouble(1 * columns + j, j % 3 ? -0.0 : 0.0);
+        set_row(2, -0.0);
+        x.SetFromDouble(3 * columns + columns - 1, std::nan(""));
+        x.SetFromDouble(4 * columns, std::nan(""));
+        x.SetFromDouble(5 * columns + columns - 30, std::nan(""));  // in the tail chunk
+        set_row(6, -kInf);
+        x.SetFromDouble(7 * columns + 77, kInf);
+        for (int64_t j = 0; j < columns; ++j) {  // negatives and one -0: the stat is -0 or -5
+          x.SetFromDouble(8 * columns + j, j == 50 ? -0.0 : -1.0 - static_cast<double>(j % 5));
+        }
+        std::vector<Tensor> args = {x};
+        ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, Evaluate(*built.module, "main", args));
+        ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(std::move(built.module)));
+        EXPECT_EQ(CountKind(*program, WorkKind::kRowPipeline), 1);
+        ASSERT_OK_AND_ASSIGN(std::vector<Tensor> actual, program->Run(args, 2));
+        const size_t width = ElementByteWidth(type);
+        const auto* got = static_cast<const uint8_t*>(actual[0].data());
+        const auto* want = static_cast<const uint8_t*>(expected[0].data());
+        int mismatches = 0;
+        for (int64_t i = 0; i < rows * columns && mismatches < 5; ++i) {
+          const double g = actual[0].GetAsDouble(i);
+          const double w = expected[0].GetAsDouble(i);
+          const bool same = std::isnan(w) ? std::isnan(g)
+                                          : std::memcmp(got + i * width, want + i * width, width) == 0;
+          if (!same) {
+            ++mismatches;
+            ADD_FAILURE() << "row " << i / columns << " column " << i % columns << ": got " << g
+                          << " (signbit " << std::signbit(g) << "), want " << w << " (signbit "
+                          << std::signbit(w) << ")";
+          }
+        }
+        // The special rows really are special: +0/-0 decide the sign of x - stat.
+        EXPECT_EQ(std::signbit(actual[0].GetAsDouble(1 * columns + 1)), is_max);
+      }
+    }
+  }
+}
+
 // A reduce whose body is add(acc, acc) (not a reducer over both arguments) still plans as a
 // row pipeline; the emitter refuses it by name instead of computing something else.
 TEST(RowPipelineErrorTest, ReduceBodyThatIsNotAReducerIsUnimplemented) {

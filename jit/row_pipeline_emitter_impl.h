@@ -1,0 +1,99 @@
+// Internal to jit/: the row pipeline emitter's class (row_pipeline_emitter.cc has the
+// algorithm's description and most methods; row_pipeline_reduce_pass.cc the reduce passes).
+// One emitter builds one kernel function into one module; not thread-safe.
+#ifndef ACCY_JIT_ROW_PIPELINE_EMITTER_IMPL_H_
+#define ACCY_JIT_ROW_PIPELINE_EMITTER_IMPL_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "jit/elementwise_lowering.h"
+#include "jit/emitters.h"
+#include "jit/row_accumulation.h"
+#include "jit/row_pipeline_plan.h"
+#include "llvm/IR/IRBuilder.h"
+
+namespace accy::jit::row_pipeline {
+
+// Elements per block (rounded to whole rows, at least one row): as elementwise kernels.
+constexpr int64_t kRowBlockElements = 8192;
+// Columns per reduce chunk: the scratch of one reduce is at most 4 KiB (f64), in L1.
+constexpr int64_t kChunk = 512;
+// Largest row kept in a stack row when the output is streamed (else the output is not
+// streamed): a quarter of L1.
+constexpr int64_t kMaxCachedRowBytes = 12 * 1024;
+
+class RowPipelineEmitter {
+ public:
+  RowPipelineEmitter(const WorkItem& item, const FusionPlan& fusion, llvm::Module& module)
+      : item_(item), fusion_(fusion), module_(module), context_(module.getContext()),
+        b_(context_), lowering_(module, b_), acc_(b_) {}
+
+  StatusOr<KernelSignature> Emit(std::string_view symbol);
+
+ private:
+  // Emits `for (i = begin; i < end; ++i) body(i)`; the builder continues after the loop.
+  Status Loop(llvm::Value* begin, llvm::Value* end, const std::string& name,
+              const std::function<Status(llvm::Value*)>& body);
+  // The full ops needed (transitively) for `targets`, in program order (row_pipeline_plan.h).
+  std::vector<const Operation*> FullOpsFor(const std::vector<const Value*>& targets,
+                                           const Value* cached = nullptr) const {
+    return jit::FullOpsFor(plan_, item_, targets, cached);
+  }
+  // Computes `ops` for column `column`; returns every full value computed.
+  // `values` may hold values known beforehand (the cached value).
+  StatusOr<std::map<const Value*, llvm::Value*>> EmitColumn(
+      const std::vector<const Operation*>& ops, llvm::Value* column,
+      std::map<const Value*, llvm::Value*> values = {});
+  // The value the last reduce pass stores into the output row for the output pass to read.
+  const Value* ChooseCached() const;
+  llvm::Value* OutputAddress(llvm::Value* column);
+  // Where the cached value of `column` lives: the stack row when streaming, else the output.
+  llvm::Value* CachedAddress(llvm::Value* column);
+  // Stores the root's value of `column` (the output pass), to the output or to the stage.
+  void StoreOutput(llvm::Value* value, llvm::Value* address);
+  StatusOr<llvm::Value*> Operand(const Operation& op, int64_t index,
+                                 std::map<const Value*, llvm::Value*>& column_values,
+                                 std::map<int, llvm::Value*>& column_loads, llvm::Value* column);
+  llvm::Value* LoadInput(int access, llvm::Value* index);
+  Status EmitRowOps(int depth);
+  Status EmitReducePass(int pass);
+  Status EmitOutputPass();
+  Status EmitOutputLoop(const std::vector<const Operation*>& ops);
+
+  const WorkItem& item_;
+  const FusionPlan& fusion_;
+  llvm::Module& module_;
+  llvm::LLVMContext& context_;
+  llvm::IRBuilder<> b_;
+  ElementwiseLowering lowering_;
+  RowAccumulation acc_;
+  RowPlan plan_;
+  KernelSignature signature_;
+
+  llvm::Function* function_ = nullptr;
+  std::vector<llvm::Value*> bases_;
+  llvm::MDNode* input_list_ = nullptr;
+  llvm::MDNode* output_list_ = nullptr;
+  std::vector<llvm::Value*> offsets_;             // per access, for the current row
+  std::map<int, llvm::Value*> row_loads_;         // per-row accesses, loaded at row start
+  std::map<const Value*, llvm::Value*> row_values_;  // row-space member results
+  llvm::Value* row_start_ = nullptr;                 // row * columns
+  const Value* cached_ = nullptr;                    // see ChooseCached
+  std::vector<llvm::AllocaInst*> scratch_;        // per reduce
+  std::vector<llvm::AllocaInst*> accumulator_;    // per reduce
+  std::vector<llvm::AllocaInst*> compensation_;   // per reduce; null unless compensated
+  std::vector<llvm::AllocaInst*> nan_flags_;      // per reduce; float max/min only (fast fold)
+  bool streaming_ = false;                        // output written with streaming stores
+  llvm::AllocaInst* cached_row_ = nullptr;        // streaming: the cached value's row
+  llvm::AllocaInst* stage_ = nullptr;             // streaming: the output stage
+  std::map<const Operation*, llvm::Value*> reciprocals_;  // output pass: divide -> 1 / divisor
+};
+
+}  // namespace accy::jit::row_pipeline
+
+#endif  // ACCY_JIT_ROW_PIPELINE_EMITTER_IMPL_H_
