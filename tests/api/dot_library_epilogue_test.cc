@@ -188,6 +188,21 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"convert_to_bf16", {},
              [](FunctionBuilder& f, Value* x) { return *f.Convert(x, ElementType::kBF16); },
              "library+jit", kDotError, std::ldexp(1.0, -7), false, false, ElementType::kBF16},
+        // A column bias (broadcast over N) as a post-op has only oneDNN 2.6's reference kernel:
+        // matmul computes the dot alone, the JIT the whole epilogue.
+        Case{"column_bias_times_tensor", {F32({kM}), F32({kM, kN})},
+             [](FunctionBuilder& f, Value* x) {
+               Value* column = *f.BroadcastInDim(f.Parameter(2), x->type(), {0});
+               return *f.Multiply(*f.Add(column, x), f.Parameter(3));
+             },
+             "library+jit", 2 * kDotError, std::ldexp(1.0, -22)},
+        // An epilogue op that does not read the chain (0.5 t) stops the post-ops too.
+        Case{"select_against_scaled_tensor", {F32({kM, kN})},
+             [](FunctionBuilder& f, Value* x) {
+               Value* half_t = *f.Multiply(f.Parameter(2), Scalar(f, 0.5, x->type()));
+               return *f.Select(*f.Compare(x, half_t, "GT"), x, half_t);
+             },
+             "library+jit", kDotError, std::ldexp(1.0, -22)},
         Case{"batched_leaky_relu", {}, LeakyRelu, "library+jit", 128 * std::ldexp(1.0, -21),
              std::ldexp(1.0, -22), true}),
     [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
