@@ -19,7 +19,6 @@ llvm::Type* WithScalar(llvm::Type* type, llvm::Type* to) { return type->getWithN
 
 }  // namespace
 
-
 llvm::Value* FlashAttentionEmitter::Splat(llvm::Value* scalar) {
   return b_.CreateVectorSplat(kLanes, scalar);
 }
@@ -71,7 +70,7 @@ llvm::Value* FlashAttentionEmitter::VectorExp(llvm::Value* x) {
   return Widen(Narrow(EmitExpF32(b_, Widen(Narrow(x)))));
 }
 
-// The vector of a score-space operand (scale or mask) at key `key` over the block's query lanes.
+// A score-space operand (scale or mask) prepared for the block being emitted (ScoreOperand).
 FlashAttentionEmitter::ScoreOperand FlashAttentionEmitter::PrepareScoreOperand(
     const Access& access, llvm::Value* batch_offset) {
   ScoreOperand op;
@@ -89,6 +88,8 @@ FlashAttentionEmitter::ScoreOperand FlashAttentionEmitter::PrepareScoreOperand(
   return op;
 }
 
+// The operand's vector at key `key` over the block's query lanes: the splat, one element per
+// key broadcast, or a gather over the lanes' rows (per-lane loads for f16/bf16).
 llvm::Value* FlashAttentionEmitter::ScoreVector(const ScoreOperand& op, llvm::Value* key) {
   if (op.splat != nullptr) return op.splat;
   const Access& access = *op.access;
