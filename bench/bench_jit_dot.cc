@@ -1,6 +1,7 @@
 // The JIT dot_general kernel (jit/dot_general_emitter.cc) against accy's oneDNN matmul item
-// (kernels/onednn_kernel.h) on the same f32 shapes at 1 thread: cubes 2^3..64^3 and skinny
-// products. It measures where a oneDNN call stops costing more than the arithmetic, which sets
+// (kernels/onednn_kernel.h) on the same f32 shapes at 1 thread: cubes 2^3..512^3 and skinny
+// products; and at 2 threads around the threshold (BM_*2Threads, real time). It measures where
+// a oneDNN call stops costing more than the arithmetic, which sets
 // kernels::kMinLibraryDotElementOps (the JIT/library threshold the engine routes by).
 // Both run on buffers allocated and first-touched once per shape; the JIT item runs through
 // CompiledProgram::RunItem (what the executor calls), the library item through
@@ -69,9 +70,10 @@ void SetFlops(benchmark::State& state, int64_t m, int64_t n, int64_t k) {
                                                 benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void BM_JitDot(benchmark::State& state) {
+// The JIT item over `threads` threads (RunOptions::num_threads).
+void RunJitDot(benchmark::State& state, int threads) {
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
-  omp_set_num_threads(1);
+  omp_set_num_threads(threads);
   DotSetup* setup = SetupFor(m, n, k);
   const accy::Function& function = *setup->module->FindFunction("main");
   const accy::SchedulePlan* plan = setup->cache->Get<accy::SchedulePlan>(function).value();
@@ -82,7 +84,7 @@ void BM_JitDot(benchmark::State& state) {
   }
   void* data[] = {setup->buffers[0].data(), setup->buffers[1].data(), setup->buffers[2].data()};
   accy::jit::RunOptions options;
-  options.num_threads = 1;
+  options.num_threads = threads;
   for (auto _ : state) {
     if (!(*program)->RunItem(0, data, setup->bytes.data(), 3, options).ok()) {
       state.SkipWithError("run failed");
@@ -91,9 +93,10 @@ void BM_JitDot(benchmark::State& state) {
   SetFlops(state, m, n, k);
 }
 
-void BM_OnednnDotItem(benchmark::State& state) {
+// The library item with oneDNN's OpenMP team sized `threads` (what the executor sets).
+void RunOnednnDot(benchmark::State& state, int threads) {
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
-  omp_set_num_threads(1);
+  omp_set_num_threads(threads);
   DotSetup* setup = SetupFor(m, n, k);
   auto kernel = accy::kernels::LibraryKernel::Create(*setup->item, setup->fusion,
                                                      {.min_dot_element_ops = 0});
@@ -109,6 +112,12 @@ void BM_OnednnDotItem(benchmark::State& state) {
   state.SetLabel(kernel->implementation());
 }
 
+void BM_JitDot(benchmark::State& state) { RunJitDot(state, 1); }
+void BM_OnednnDotItem(benchmark::State& state) { RunOnednnDot(state, 1); }
+// The same at 2 threads (does the threshold move with the thread count?).
+void BM_JitDot2Threads(benchmark::State& state) { RunJitDot(state, 2); }
+void BM_OnednnDotItem2Threads(benchmark::State& state) { RunOnednnDot(state, 2); }
+
 void DotShapes(benchmark::internal::Benchmark* b) {
   for (int64_t s : {2, 4, 8, 12, 16, 24, 32, 40, 48, 64, 96, 128, 256, 512}) b->Args({s, s, s});
   // Skinny: vector-matrix, few rows, tall-thin, outer-ish.
@@ -118,5 +127,13 @@ void DotShapes(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK(BM_JitDot)->Apply(DotShapes);
 BENCHMARK(BM_OnednnDotItem)->Apply(DotShapes);
+// Around the threshold (2^18 element ops = 2 * 40.3^3), real time: both use the second thread.
+void DotShapes2Threads(benchmark::internal::Benchmark* b) {
+  for (int64_t s : {16, 32, 48, 64, 96, 128, 256}) b->Args({s, s, s});
+  b->Args({1, 256, 256})->Args({4, 128, 128})->Args({8, 512, 64})->Args({256, 8, 256});
+  b->ArgNames({"m", "n", "k"})->UseRealTime();
+}
+BENCHMARK(BM_JitDot2Threads)->Apply(DotShapes2Threads);
+BENCHMARK(BM_OnednnDotItem2Threads)->Apply(DotShapes2Threads);
 
 }  // namespace

@@ -35,6 +35,11 @@ namespace accy::kernels {
 // 1.27x faster in real time, 1.2x slower in CPU time); it leaves to oneDNN the skinny shapes
 // the JIT loses in CPU time (8x512x64 = 2^19, 256x8x256 = 2^20), and with them 64^3 and 96^3,
 // which the JIT would still win (one element-op count cannot separate those shapes).
+// At 2 threads (BM_*2Threads, real time, median of 3, quiet machine; JIT / library): 32^3 0.26,
+// 48^3 0.62, 64^3 0.79, 96^3 0.71, 128^3 1.68, 256^3 2.62; 1x256x256 0.70, 4x128x128 0.78,
+// 8x512x64 1.16, 256x8x256 1.46 (1 thread, same day: 64^3 0.90, 96^3 0.95, 4x128x128 1.19,
+// 8x512x64 1.50, 256x8x256 1.67). The JIT gains a little on cubes at 2 threads, but the skinny
+// products just above 2^18 still go faster on oneDNN, so the same threshold serves both counts.
 inline constexpr uint64_t kMinLibraryDotElementOps = uint64_t{1} << 18;
 
 struct LibraryKernelOptions {
