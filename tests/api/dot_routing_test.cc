@@ -1,8 +1,9 @@
 // Where Engine::Compile runs dot_general items: oneDNN matmul for mappable products of at least
 // kernels::kMinLibraryDotElementOps element ops (with a JIT pass after it for epilogue ops that
 // have no exact post-op), the JIT's dot_general emitter for smaller ones and integer types
-// (epilogue fused into the JIT kernel). Seen through ItemProfile::runs_on; every result is checked against the reference
-// evaluator (f32: |jit - ref| <= K * 2^-21 + 2^-23 |ref| for inputs in [-1, 1]).
+// (epilogue fused into the JIT kernel). Seen through ItemProfile::runs_on; every result is
+// checked against the reference evaluator (f32: |jit - ref| <= K * 2^-21 + 2^-23 |ref| for
+// inputs in [-1, 1]).
 #include <cmath>
 #include <random>
 #include <string>
