@@ -559,9 +559,9 @@ class SchedulePlanner {
   uint64_t op_ids_ = 0;
   uint64_t value_ids_ = 0;
   std::pmr::vector<uint8_t> claimed_;
+  std::pmr::vector<uint8_t> has_item_;  // by op number: is the op some item's root
   std::pmr::vector<const Value*> scratch_values_;
   std::pmr::vector<int64_t> scratch_items_;
-  std::pmr::vector<uint8_t> has_item_;  // by op number: is the op some item's root
   // Per item in claim order (before reordering), recorded by RecordInputs.
   std::pmr::vector<int64_t> item_output_id_;  // Value::id() of the output
   std::pmr::vector<int64_t> item_root_id_;    // Operation::id() of the root
