@@ -563,6 +563,7 @@ StatusOr<llvm::Value*> ElementwiseLowering::Emit(const Operation& op,
       return Convert(operands[0], op.operand(0)->type().element_type(), result_type);
     case OpKind::kBitcastConvert: {
       const ElementType from = op.operand(0)->type().element_type();
+      if (from == result_type) return operands[0];
       if (from == ElementType::kI1 || result_type == ElementType::kI1 ||
           ElementBitWidth(from) != ElementBitWidth(result_type)) {
         return absl::UnimplementedError(StrCat(

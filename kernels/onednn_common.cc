@@ -12,17 +12,28 @@ const dnnl::engine& CpuEngine() {
   return engine;
 }
 
-std::optional<dnnl::memory::data_type> ToDnnlType(ElementType type) {
+std::optional<dnnl::memory::data_type> ToDnnlType(ElementType type, LowPrecision mode) {
+  const bool staged = mode == LowPrecision::kStagedAsF32;
   switch (type) {
     case ElementType::kF32:
       return dnnl::memory::data_type::f32;
     case ElementType::kBF16:
-      return dnnl::memory::data_type::bf16;
+      return staged ? dnnl::memory::data_type::f32 : dnnl::memory::data_type::bf16;
     case ElementType::kF16:
-      return dnnl::memory::data_type::f16;
+      return staged ? dnnl::memory::data_type::f32 : dnnl::memory::data_type::f16;
     default:
       return std::nullopt;
   }
+}
+
+bool IsLowPrecision(ElementType type) {
+  return type == ElementType::kBF16 || type == ElementType::kF16;
+}
+
+dnnl::memory::desc WithDataType(const dnnl::memory::desc& md, dnnl::memory::data_type type) {
+  dnnl_memory_desc_t c_desc = md.data;
+  c_desc.data_type = static_cast<dnnl_data_type_t>(type);
+  return dnnl::memory::desc(c_desc);
 }
 
 dnnl::memory::desc StridedDesc(const std::vector<int64_t>& dims,
@@ -56,12 +67,37 @@ dnnl::memory PrepackWeights(const DenseElements& payload, const dnnl::memory::de
                             const dnnl::memory::desc& packed_md) {
   // The reorder reads through a non-const handle: give it a private copy of the payload.
   std::vector<uint8_t> bytes = payload.bytes;
-  dnnl::memory user(user_md, CpuEngine(), bytes.data());
+  const dnnl::memory::desc payload_md =
+      WithDataType(user_md, *ToDnnlType(payload.type.element_type()));
+  dnnl::memory user(payload_md, CpuEngine(), bytes.data());
   dnnl::memory packed(packed_md, CpuEngine());
   dnnl::stream stream(CpuEngine());
   dnnl::reorder(user, packed).execute(stream, user, packed);
   stream.wait();
   return packed;
+}
+
+void StageLowPrecisionArguments(BoundPrimitive& bound) {
+  const size_t num_inputs = bound.inputs.size();
+  for (BoundArgument& argument : bound.arguments) {
+    if (argument.buffer < 0) continue;
+    const size_t buffer = static_cast<size_t>(argument.buffer);
+    const Value* value =
+        buffer < num_inputs ? bound.inputs[buffer] : bound.outputs[buffer - num_inputs];
+    const ElementType type = value->type().element_type();
+    if (!IsLowPrecision(type)) continue;
+    BoundPrimitive::Staged staged;
+    staged.buffer = argument.buffer;
+    staged.output = buffer >= num_inputs;
+    const dnnl::memory::desc f32_md = argument.memory.get_desc();
+    staged.user = dnnl::memory(WithDataType(f32_md, *ToDnnlType(type)), CpuEngine(), DNNL_MEMORY_NONE);
+    staged.f32 = dnnl::memory(f32_md, CpuEngine());
+    staged.reorder = staged.output ? dnnl::reorder(staged.f32, staged.user)
+                                   : dnnl::reorder(staged.user, staged.f32);
+    argument.memory = staged.f32;
+    argument.buffer = -1;
+    bound.staged.push_back(std::move(staged));
+  }
 }
 
 void AddScratchpad(const dnnl::primitive_desc& pd, BoundPrimitive& bound) {

@@ -23,8 +23,25 @@ namespace accy::kernels {
 // The CPU engine every primitive is created on (index 0, oneDNN "Basic Concepts").
 const dnnl::engine& CpuEngine();
 
-// f32, bf16, f16 map to oneDNN's data types of the same bits; nullopt for any other type.
-std::optional<dnnl::memory::data_type> ToDnnlType(ElementType type);
+// How a binding hands bf16/f16 tensors to oneDNN. oneDNN 2.6 has bf16/f16 primitives only from
+// avx512_core up (dev_guide_data_types.html, "Hardware Limitations"); below that, a binding is
+// built over f32 and every bf16/f16 buffer argument is staged: reordered to f32 before the
+// primitive runs and rounded back (nearest even, once) after it. Exact for the reads (widening
+// is exact) and the same single rounding the native bf16/f16 primitives do, since they
+// compute in f32 too (docs/isa.md).
+enum class LowPrecision : uint8_t {
+  kNative,       // bf16/f16 descriptors: needs the primitive's low-precision implementation
+  kStagedAsF32,  // f32 descriptors, bf16/f16 buffers staged (StageLowPrecisionArguments)
+};
+
+// f32, bf16, f16 map to oneDNN's data types of the same bits (bf16/f16 to f32 under
+// kStagedAsF32); nullopt for any other type.
+std::optional<dnnl::memory::data_type> ToDnnlType(ElementType type,
+                                                  LowPrecision mode = LowPrecision::kNative);
+// True for bf16 and f16, the types oneDNN lacks primitives for below avx512_core.
+bool IsLowPrecision(ElementType type);
+// `md` with its element type replaced by `type` (same dims, strides, offset).
+dnnl::memory::desc WithDataType(const dnnl::memory::desc& md, dnnl::memory::data_type type);
 
 // A plain memory descriptor of `dims` with explicit element `strides` (oneDNN
 // "Memory Format Propagation": arbitrary strides are a plain format).
@@ -61,16 +78,33 @@ struct BoundPrimitive {
   bool zero_fill_output = false;
   // A user-registered host kernel runs instead of a primitive (include/accy/host_kernel.h).
   std::shared_ptr<const HostKernelSpec> host;
+  // LowPrecision::kStagedAsF32: the arguments whose bf16/f16 buffer is converted around the run
+  // (inputs before the primitive, outputs after it), in argument order.
+  struct Staged {
+    int buffer = -1;       // the run's buffer it converts
+    bool output = false;   // false: buffer -> f32 before the run; true: f32 -> buffer after it
+    dnnl::memory user;     // the buffer's own type and layout, data handle set per run
+    dnnl::memory f32;      // owned f32 copy with the same dims and strides (the argument)
+    dnnl::primitive reorder;
+  };
+  std::vector<Staged> staged;
 };
 
 // The payload of `value` when a constant op defines it (compile-time weights), else null.
 const DenseElements* ConstantPayload(const Value* value);
 
 // Weights known at compile time in the layout the primitive prefers (format_tag::any): one
-// reorder from `user_md` over `payload` into memory of `packed_md`, owned by the result
+// reorder from `user_md` (its element type replaced by the payload's, so an f32 descriptor of a
+// staged bf16 constant reads bf16) over `payload` into memory of `packed_md`, owned by the result
 // (oneDNN "Reorder", dev_guide_reorder.html). Throws dnnl::error like any binding step.
 dnnl::memory PrepackWeights(const DenseElements& payload, const dnnl::memory::desc& user_md,
                             const dnnl::memory::desc& packed_md);
+
+// Moves every buffer-backed argument whose value is bf16/f16 onto an owned f32 copy of the same
+// layout, with a reorder (dev_guide_reorder.html) to fill it from the buffer (inputs) or to round
+// it into the buffer (outputs). For bindings built with LowPrecision::kStagedAsF32; the
+// arguments' descriptors must be f32. Throws dnnl::error like any binding step.
+void StageLowPrecisionArguments(BoundPrimitive& bound);
 
 // Builds the scratchpad argument (user scratchpad mode: memory allocated at compile time, so
 // the run path never allocates) and records the implementation name.

@@ -84,7 +84,7 @@ std::optional<dnnl::memory::desc> BinarySrc1Desc(const Mapping& m, const Source&
   const size_t nm = FreeDims(dot.operand(0)->type().rank(), dot.GetInts("lhs_batching_dimensions"),
                              dot.GetInts("lhs_contracting_dimensions")).size();
   const std::vector<int64_t>& rdims = dot.result(0)->type().dims();
-  std::optional<dt> type = ToDnnlType(source.value->type().element_type());
+  std::optional<dt> type = ToDnnlType(source.value->type().element_type(), m.types);
   if (!type) return std::nullopt;
   std::vector<int64_t> dims, strides;
   auto add_group = [&](size_t begin, size_t end) {

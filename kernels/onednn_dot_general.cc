@@ -78,7 +78,7 @@ Status MapDot(Mapping& m) {
   const TensorType& lhs = dot.operand(0)->type();
   const TensorType& rhs = dot.operand(1)->type();
   const TensorType& out = dot.result(0)->type();
-  std::optional<dt> lhs_type = ToDnnlType(lhs.element_type());
+  std::optional<dt> lhs_type = ToDnnlType(lhs.element_type(), m.types);
   if (!lhs_type || rhs.element_type() != lhs.element_type() ||
       (out.element_type() != lhs.element_type() && out.element_type() != ElementType::kF32)) {
     return Unmapped(m, StrCat("element types ", ElementTypeName(lhs.element_type()), " x ",
@@ -139,7 +139,7 @@ Status MapDot(Mapping& m) {
   FillUnitStrides(w_dims, w_strides);
   m.src_md = StridedDesc(src_dims, src_strides, *lhs_type);
   m.weights_md = StridedDesc(w_dims, w_strides, *lhs_type);
-  m.dst_md = StridedDesc(dst_dims, RowMajorStrides(dst_dims), *ToDnnlType(out.element_type()));
+  m.dst_md = StridedDesc(dst_dims, RowMajorStrides(dst_dims), *ToDnnlType(out.element_type(), m.types));
   m.element_ops = 2 * batch * static_cast<uint64_t>(mg->size) * static_cast<uint64_t>(ng->size) *
                   static_cast<uint64_t>(lk->size);
   m.empty_output = out.element_count() == 0;
@@ -154,9 +154,11 @@ Status MapItem(Mapping& m, std::span<const Operation* const> ops, const FusionPl
                EpilogueMode mode) {
   const std::string name = m.name;
   const Operation* dot = m.dot;
+  const LowPrecision types = m.types;
   m = Mapping();
   m.name = name;
   m.dot = dot;
+  m.types = types;
   Status status;
   try {
     status = MapDot(m);
@@ -195,6 +197,94 @@ dnnl::matmul::primitive_desc MatmulPrimitiveDesc(const Mapping& m) {
 
 bool IsReferenceImplementation(const dnnl::matmul::primitive_desc& pd) {
   return std::string_view(pd.impl_info_str()).substr(0, 4) == "ref:";
+}
+
+// Creates the matmul primitive for mapped item `m` (re-mapping `m` without post-ops when only
+// those cost oneDNN its optimized kernel) and its arguments; kUnimplemented when oneDNN has no
+// (or, unless allowed, only its reference) implementation.
+StatusOr<BoundPrimitive> BindMatmulPrimitive(Mapping& m, std::span<const Operation* const> ops,
+                                             const FusionPlan* fusion,
+                                             const LibraryKernelOptions& options,
+                                             EpilogueMode mode) {
+  BoundPrimitive bound;
+  bound.name = m.name;
+  bound.inputs = m.inputs;
+  bound.outputs = {m.library_output};
+  if (!m.empty_output && !m.empty_contraction) {
+    try {
+      std::optional<dnnl::matmul::primitive_desc> matmul_pd = MatmulPrimitiveDesc(m);
+      if (!options.allow_reference_implementation && IsReferenceImplementation(*matmul_pd) &&
+          mode == EpilogueMode::kPrefix && (m.post_ops.len() > 0 || m.bias_md)) {
+        // The post-ops (e.g. a binary broadcast over M in 2.6) cost the optimized kernel: the
+        // dot alone on matmul, the whole epilogue on the JIT.
+        Mapping bare;
+        bare.name = m.name;
+        bare.dot = m.dot;
+        bare.types = m.types;
+        ACCY_RETURN_IF_ERROR(MapItem(bare, ops, fusion, EpilogueMode::kNone));
+        dnnl::matmul::primitive_desc bare_pd = MatmulPrimitiveDesc(bare);
+        if (!IsReferenceImplementation(bare_pd)) {
+          m = std::move(bare);
+          matmul_pd = std::move(bare_pd);
+        }
+      }
+      if (!options.allow_reference_implementation && IsReferenceImplementation(*matmul_pd)) {
+        return Unmapped(m, StrCat("oneDNN offers only its reference implementation (",
+                                  matmul_pd->impl_info_str(), ") for these dims and post-ops"));
+      }
+      bound.primitive = dnnl::matmul(*matmul_pd);
+      const int out_buffer = static_cast<int>(m.inputs.size());
+      const dnnl::engine& engine = CpuEngine();
+      bound.arguments.push_back({DNNL_ARG_SRC, dnnl::memory(m.src_md, engine, DNNL_MEMORY_NONE), m.lhs_buffer});
+      // Constant weights are reordered once here into the layout matmul chose; the rhs buffer
+      // slot stays in the ABI but is not read.
+      const DenseElements* weights = m.lhs_buffer == m.rhs_buffer ? nullptr : ConstantPayload(m.dot->operand(1));
+      if (weights != nullptr) {
+        bound.arguments.push_back(
+            {DNNL_ARG_WEIGHTS, PrepackWeights(*weights, m.weights_md, matmul_pd->weights_desc()), -1});
+      } else {
+        bound.arguments.push_back(
+            {DNNL_ARG_WEIGHTS, dnnl::memory(m.weights_md, engine, DNNL_MEMORY_NONE), m.rhs_buffer});
+      }
+      bound.arguments.push_back({DNNL_ARG_DST, dnnl::memory(m.dst_md, engine, DNNL_MEMORY_NONE), out_buffer});
+      if (m.bias_md) {
+        bound.arguments.push_back({DNNL_ARG_BIAS, dnnl::memory(*m.bias_md, engine, DNNL_MEMORY_NONE), m.bias_buffer});
+      }
+      for (const Mapping::Binary& binary : m.binaries) {
+        const int arg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(binary.post_op_index) | DNNL_ARG_SRC_1;
+        if (binary.buffer >= 0) {
+          bound.arguments.push_back({arg, dnnl::memory(binary.md, engine, DNNL_MEMORY_NONE), binary.buffer});
+        } else {
+          // A folded scalar: memory the binding owns, filled once here.
+          dnnl::memory scalar(binary.md, engine);
+          *static_cast<float*>(scalar.get_data_handle()) = binary.scalar;
+          bound.arguments.push_back({arg, scalar, -1});
+        }
+      }
+      AddScratchpad(*matmul_pd, bound);
+      if (m.types == LowPrecision::kStagedAsF32) {
+        bound.inputs = m.inputs;
+        bound.outputs = {m.library_output};
+        StageLowPrecisionArguments(bound);
+        bound.implementation += " (bf16/f16 staged as f32)";
+      }
+    } catch (const dnnl::error& error) {
+      return DnnlErrorStatus(error, m.name, "matmul with these dims, types and post-ops");
+    }
+  }
+  bound.inputs = m.inputs;
+  bound.outputs = {m.library_output};
+  return bound;
+}
+
+bool HasLowPrecisionTensor(std::span<const Operation* const> ops) {
+  for (const Operation* op : ops) {
+    for (const Value* operand : op->operands()) {
+      if (IsLowPrecision(operand->type().element_type())) return true;
+    }
+    if (IsLowPrecision(op->result(0)->type().element_type())) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -240,63 +330,23 @@ StatusOr<BoundPrimitive> BindDotGeneral(std::span<const Operation* const> ops,
   c.reason = whole ? "" : m.stop_reason;
   if (classify_only) return BoundPrimitive{};
 
-  BoundPrimitive bound;
-  bound.name = m.name;
-  if (!m.empty_output && !m.empty_contraction) {
-    try {
-      std::optional<dnnl::matmul::primitive_desc> matmul_pd = MatmulPrimitiveDesc(m);
-      if (!options.allow_reference_implementation && IsReferenceImplementation(*matmul_pd) &&
-          mode == EpilogueMode::kPrefix && (m.post_ops.len() > 0 || m.bias_md)) {
-        // The post-ops (e.g. a binary broadcast over M in 2.6) cost the optimized kernel: the
-        // dot alone on matmul, the whole epilogue on the JIT.
-        Mapping bare;
-        bare.name = m.name;
-        bare.dot = m.dot;
-        ACCY_RETURN_IF_ERROR(MapItem(bare, ops, fusion, EpilogueMode::kNone));
-        dnnl::matmul::primitive_desc bare_pd = MatmulPrimitiveDesc(bare);
-        if (!IsReferenceImplementation(bare_pd)) {
-          m = std::move(bare);
-          matmul_pd = std::move(bare_pd);
-        }
+  StatusOr<BoundPrimitive> native = BindMatmulPrimitive(m, ops, fusion, options, mode);
+  if (!native.ok() && native.status().code() == absl::StatusCode::kUnimplemented &&
+      HasLowPrecisionTensor(ops)) {
+    // No bf16/f16 matmul on this ISA: the f32 matmul over staged copies (onednn_common.h).
+    Mapping staged;
+    staged.name = m.name;
+    staged.dot = m.dot;
+    staged.types = LowPrecision::kStagedAsF32;
+    if (MapItem(staged, ops, fusion, mode).ok()) {
+      StatusOr<BoundPrimitive> bound = BindMatmulPrimitive(staged, ops, fusion, options, mode);
+      if (bound.ok()) {
+        m = std::move(staged);
+        native = std::move(bound);
       }
-      if (!options.allow_reference_implementation && IsReferenceImplementation(*matmul_pd)) {
-        return Unmapped(m, StrCat("oneDNN offers only its reference implementation (",
-                                  matmul_pd->impl_info_str(), ") for these dims and post-ops"));
-      }
-      bound.primitive = dnnl::matmul(*matmul_pd);
-      const int out_buffer = static_cast<int>(m.inputs.size());
-      const dnnl::engine& engine = CpuEngine();
-      bound.arguments.push_back({DNNL_ARG_SRC, dnnl::memory(m.src_md, engine, DNNL_MEMORY_NONE), m.lhs_buffer});
-      // Constant weights are reordered once here into the layout matmul chose; the rhs buffer
-      // slot stays in the ABI but is not read.
-      const DenseElements* weights = m.lhs_buffer == m.rhs_buffer ? nullptr : ConstantPayload(m.dot->operand(1));
-      if (weights != nullptr) {
-        bound.arguments.push_back(
-            {DNNL_ARG_WEIGHTS, PrepackWeights(*weights, m.weights_md, matmul_pd->weights_desc()), -1});
-      } else {
-        bound.arguments.push_back(
-            {DNNL_ARG_WEIGHTS, dnnl::memory(m.weights_md, engine, DNNL_MEMORY_NONE), m.rhs_buffer});
-      }
-      bound.arguments.push_back({DNNL_ARG_DST, dnnl::memory(m.dst_md, engine, DNNL_MEMORY_NONE), out_buffer});
-      if (m.bias_md) {
-        bound.arguments.push_back({DNNL_ARG_BIAS, dnnl::memory(*m.bias_md, engine, DNNL_MEMORY_NONE), m.bias_buffer});
-      }
-      for (const Mapping::Binary& binary : m.binaries) {
-        const int arg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(binary.post_op_index) | DNNL_ARG_SRC_1;
-        if (binary.buffer >= 0) {
-          bound.arguments.push_back({arg, dnnl::memory(binary.md, engine, DNNL_MEMORY_NONE), binary.buffer});
-        } else {
-          // A folded scalar: memory the binding owns, filled once here.
-          dnnl::memory scalar(binary.md, engine);
-          *static_cast<float*>(scalar.get_data_handle()) = binary.scalar;
-          bound.arguments.push_back({arg, scalar, -1});
-        }
-      }
-      AddScratchpad(*matmul_pd, bound);
-    } catch (const dnnl::error& error) {
-      return DnnlErrorStatus(error, m.name, "matmul with these dims, types and post-ops");
     }
   }
+  ACCY_ASSIGN_OR_RETURN(BoundPrimitive bound, std::move(native));
   bound.inputs = m.inputs;
   bound.outputs = {m.library_output};
   bound.output_aliases = {-1};

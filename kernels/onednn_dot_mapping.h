@@ -15,6 +15,7 @@
 
 #include "accy/ir.h"
 #include "accy/status.h"
+#include "kernels/onednn_common.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
 namespace accy {
@@ -52,6 +53,9 @@ enum class EpilogueMode : uint8_t {
 struct Mapping {
   std::string name;
   const Operation* dot = nullptr;
+  // How bf16/f16 tensors enter the descriptors (onednn_common.h): kStagedAsF32 on hosts with
+  // no low-precision matmul.
+  LowPrecision types = LowPrecision::kNative;
   // The value matmul's dst holds (the root's result when the whole epilogue maps), and why the
   // mapping stopped before the root (kPrefix, kNone).
   const Value* library_output = nullptr;

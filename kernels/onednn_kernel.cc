@@ -1,6 +1,7 @@
 // LibraryKernel (kernels/onednn_kernel.h): creation dispatch and the run path.
 #include "kernels/onednn_kernel.h"
 
+#include <array>
 #include <cstring>
 #include <utility>
 #include <vector>
@@ -18,6 +19,8 @@ struct LibraryKernel::Impl {
   // Prebuilt C argument array: the hot path calls dnnl_primitive_execute directly, so a run
   // builds no std::unordered_map and throws nothing.
   std::vector<dnnl_exec_arg_t> exec_args;
+  // Per bound.staged entry: the reorder's {from, to} arguments.
+  std::vector<std::array<dnnl_exec_arg_t, 2>> staged_args;
   // Host kernels: operand and result descriptions, data pointers set per run.
   std::vector<HostBuffer> host_operands, host_results;
 };
@@ -53,6 +56,12 @@ StatusOr<std::unique_ptr<LibraryKernel::Impl>> MakeImpl(BoundPrimitive bound) {
   }
   for (const BoundArgument& argument : bound.arguments) {
     impl->exec_args.push_back({argument.arg, argument.memory.get()});
+  }
+  for (const BoundPrimitive::Staged& staged : bound.staged) {
+    const dnnl::memory& from = staged.output ? staged.f32 : staged.user;
+    const dnnl::memory& to = staged.output ? staged.user : staged.f32;
+    impl->staged_args.push_back({dnnl_exec_arg_t{DNNL_ARG_FROM, from.get()},
+                                 dnnl_exec_arg_t{DNNL_ARG_TO, to.get()}});
   }
   auto describe = [](const Value* value, int64_t bytes) {
     return HostBuffer{nullptr, bytes, value->type().element_type(), value->type().dims()};
@@ -157,9 +166,29 @@ Status LibraryKernel::Run(void* const* buffers, const int64_t* buffer_bytes,
                                         argument.buffer, " (status ", static_cast<int>(status), ")"));
     }
   }
-  dnnl_status_t status =
-      dnnl_primitive_execute(bound.primitive.get(), impl.stream.get(),
-                             static_cast<int>(impl.exec_args.size()), impl.exec_args.data());
+  dnnl_status_t status = dnnl_success;
+  for (const BoundPrimitive::Staged& staged : bound.staged) {
+    status = dnnl_memory_set_data_handle_v2(staged.user.get(), buffers[staged.buffer], nullptr);
+    if (status != dnnl_success) {
+      return absl::InternalError(StrCat(bound.name, ": oneDNN could not bind buffer ",
+                                        staged.buffer, " (status ", static_cast<int>(status), ")"));
+    }
+  }
+  // Staged bf16/f16 inputs widen to their f32 copies, the primitive runs over f32, and staged
+  // outputs round back (onednn_common.h, LowPrecision::kStagedAsF32).
+  auto run_reorders = [&](bool outputs) {
+    for (size_t s = 0; s < bound.staged.size() && status == dnnl_success; ++s) {
+      if (bound.staged[s].output != outputs) continue;
+      status = dnnl_primitive_execute(bound.staged[s].reorder.get(), impl.stream.get(), 2,
+                                      impl.staged_args[s].data());
+    }
+  };
+  run_reorders(false);
+  if (status == dnnl_success) {
+    status = dnnl_primitive_execute(bound.primitive.get(), impl.stream.get(),
+                                    static_cast<int>(impl.exec_args.size()), impl.exec_args.data());
+  }
+  run_reorders(true);
   if (status == dnnl_success) status = dnnl_stream_wait(impl.stream.get());
   if (status != dnnl_success) {
     return absl::InternalError(StrCat(bound.name, ": oneDNN execution failed (status ",

@@ -15,7 +15,10 @@ namespace {
 
 using dt = dnnl::memory::data_type;
 
-dt TypeOf(const Value* value) { return *ToDnnlType(value->type().element_type()); }
+// The descriptor type of `value` in a binding built with `types` (onednn_common.h).
+dt TypeOf(const Value* value, LowPrecision types) {
+  return *ToDnnlType(value->type().element_type(), types);
+}
 
 // Adds buffer-backed argument `arg` for buffer `buffer` with descriptor `md`.
 void AddArgument(BoundPrimitive& bound, int arg, const dnnl::memory::desc& md, int buffer) {
@@ -41,7 +44,7 @@ std::vector<int64_t> TransposedStrides(std::vector<int64_t> dims) {
 
 // oneDNN "Matrix Multiplication" (dev_guide_matmul.html): src [B.., M, K], weights [B'.., K, N]
 // (1 in broadcast batch dims), dst [B.., M, N]; transposes are strides, not copies.
-Status BindMatmul(const Operation& call, BoundPrimitive& bound) {
+Status BindMatmul(const Operation& call, LowPrecision types, BoundPrimitive& bound) {
   ACCY_ASSIGN_OR_RETURN(MatmulParams p, ParseMatmul(call));
   const TensorType& a = call.operand(0)->type();
   const TensorType& b = call.operand(1)->type();
@@ -54,10 +57,10 @@ Status BindMatmul(const Operation& call, BoundPrimitive& bound) {
   b_dims.insert(b_dims.end(), {p.k, p.n});
   std::vector<int64_t> b_strides = p.transpose_b ? TransposedStrides(b_dims) : RowMajorStrides(b_dims);
   const TensorType& out = call.result(0)->type();
-  const dnnl::memory::desc src_md = StridedDesc(a_dims, a_strides, TypeOf(call.operand(0)));
-  const dnnl::memory::desc weights_md = StridedDesc(b_dims, b_strides, TypeOf(call.operand(1)));
+  const dnnl::memory::desc src_md = StridedDesc(a_dims, a_strides, TypeOf(call.operand(0), types));
+  const dnnl::memory::desc weights_md = StridedDesc(b_dims, b_strides, TypeOf(call.operand(1), types));
   const dnnl::memory::desc dst_md = StridedDesc(out.dims(), RowMajorStrides(out.dims()),
-                                                TypeOf(call.result(0)));
+                                                TypeOf(call.result(0), types));
   if (p.k == 0) bound.zero_fill_output = true;
   if (out.element_count() == 0 || p.k == 0) return absl::OkStatus();
   dnnl::matmul::primitive_desc matmul_pd(dnnl::matmul::desc(src_md, weights_md, dst_md),
@@ -87,11 +90,11 @@ Status BindFixedMatrixProduct(const Operation& call, BoundPrimitive& bound) {
 
 // oneDNN "Softmax" v2 (dev_guide_softmax.html): softmax_accurate or softmax_log along the axis.
 // In place when result 0 aliases operand 0 (the dst memory gets the src pointer).
-Status BindSoftmax(const Operation& call, bool log, BoundPrimitive& bound) {
+Status BindSoftmax(const Operation& call, bool log, LowPrecision types, BoundPrimitive& bound) {
   ACCY_ASSIGN_OR_RETURN(SoftmaxParams p, ParseSoftmax(call));
   const TensorType& x = call.operand(0)->type();
   if (x.element_count() == 0) return absl::OkStatus();
-  const dnnl::memory::desc src_md = StridedDesc(x.dims(), RowMajorStrides(x.dims()), TypeOf(call.operand(0)));
+  const dnnl::memory::desc src_md = StridedDesc(x.dims(), RowMajorStrides(x.dims()), TypeOf(call.operand(0), types));
   dnnl::softmax_v2_forward::primitive_desc softmax_pd(
       dnnl::softmax_v2_forward::desc(dnnl::prop_kind::forward_inference,
                                      log ? dnnl::algorithm::softmax_log
@@ -107,11 +110,11 @@ Status BindSoftmax(const Operation& call, bool log, BoundPrimitive& bound) {
 
 // oneDNN "Layer Normalization" (dev_guide_layer_normalization.html), forward_inference with
 // use_scale | use_shift: statistics over the last dim are computed and not returned.
-Status BindLayerNorm(const Operation& call, BoundPrimitive& bound) {
+Status BindLayerNorm(const Operation& call, LowPrecision types, BoundPrimitive& bound) {
   ACCY_ASSIGN_OR_RETURN(LayerNormParams p, ParseLayerNorm(call));
   const TensorType& x = call.operand(0)->type();
   if (x.element_count() == 0) return absl::OkStatus();
-  const dnnl::memory::desc data_md = StridedDesc(x.dims(), RowMajorStrides(x.dims()), TypeOf(call.operand(0)));
+  const dnnl::memory::desc data_md = StridedDesc(x.dims(), RowMajorStrides(x.dims()), TypeOf(call.operand(0), types));
   const int64_t c = x.dim(x.rank() - 1);
   const dnnl::memory::desc scale_md = StridedDesc({c}, {1}, dt::f32);
   dnnl::layer_normalization_forward::primitive_desc layer_norm_pd(
@@ -138,10 +141,10 @@ std::vector<int64_t> ActivationStrides(bool nhwc, int64_t c, int64_t h, int64_t 
 // Weights are a plain (grouped: goihw-shaped) descriptor over the OIHW or HWIO buffer, or, when
 // a constant defines them, prepacked into the primitive's preferred layout; dilation is
 // oneDNN's (accy's - 1).
-Status BindConv2d(const Operation& call, BoundPrimitive& bound) {
+Status BindConv2d(const Operation& call, LowPrecision types, BoundPrimitive& bound) {
   ACCY_ASSIGN_OR_RETURN(Window2dParams p, ParseConv2d(call));
   if (call.result(0)->type().element_count() == 0) return absl::OkStatus();
-  const dt type = TypeOf(call.operand(0));
+  const dt type = TypeOf(call.operand(0), types);
   const dnnl::memory::desc src_md =
       StridedDesc({p.n, p.c, p.h, p.w}, ActivationStrides(p.nhwc, p.c, p.h, p.w), type);
   const dnnl::memory::desc dst_md =
@@ -161,7 +164,7 @@ Status BindConv2d(const Operation& call, BoundPrimitive& bound) {
   const dnnl::memory::dims padding_l = {p.padding_low[0], p.padding_low[1]};
   const dnnl::memory::dims padding_r = {p.padding_high[0], p.padding_high[1]};
   dnnl::memory::desc bias_md;
-  if (p.has_bias) bias_md = StridedDesc({p.o}, {1}, TypeOf(call.operand(2)));
+  if (p.has_bias) bias_md = StridedDesc({p.o}, {1}, TypeOf(call.operand(2), types));
   // Constant weights: the convolution picks their layout (format_tag::any), one reorder here.
   const DenseElements* weights = ConstantPayload(call.operand(1));
   const dnnl::memory::desc conv_weights_md =
@@ -191,10 +194,10 @@ Status BindConv2d(const Operation& call, BoundPrimitive& bound) {
 
 // oneDNN "Pooling" v2 (dev_guide_pooling.html): pooling_max, pooling_avg_include_padding or
 // pooling_avg_exclude_padding, forward_inference (no workspace).
-Status BindPool2d(const Operation& call, bool is_max, BoundPrimitive& bound) {
+Status BindPool2d(const Operation& call, bool is_max, LowPrecision types, BoundPrimitive& bound) {
   ACCY_ASSIGN_OR_RETURN(Window2dParams p, ParsePool2d(call, is_max));
   if (call.result(0)->type().element_count() == 0) return absl::OkStatus();
-  const dt type = TypeOf(call.operand(0));
+  const dt type = TypeOf(call.operand(0), types);
   const dnnl::memory::desc src_md =
       StridedDesc({p.n, p.c, p.h, p.w}, ActivationStrides(p.nhwc, p.c, p.h, p.w), type);
   const dnnl::memory::desc dst_md =
@@ -217,6 +220,60 @@ Status BindPool2d(const Operation& call, bool is_max, BoundPrimitive& bound) {
   return absl::OkStatus();
 }
 
+// Binds catalog entry `entry` for `call` into `bound` with `types`; a oneDNN error becomes a
+// status (DnnlErrorStatus: kUnimplemented when oneDNN has no implementation).
+Status BindCatalogCall(const Operation& call, const CatalogDescriptor& entry, LowPrecision types,
+                       BoundPrimitive& bound) {
+  try {
+    switch (entry.family) {
+      case KernelFamily::kFixedMatrixProduct:
+        ACCY_RETURN_IF_ERROR(BindFixedMatrixProduct(call, bound));
+        break;
+      case KernelFamily::kMatmul:
+        ACCY_RETURN_IF_ERROR(BindMatmul(call, types, bound));
+        break;
+      case KernelFamily::kSoftmax:
+      case KernelFamily::kLogSoftmax:
+        ACCY_RETURN_IF_ERROR(
+            BindSoftmax(call, entry.family == KernelFamily::kLogSoftmax, types, bound));
+        break;
+      case KernelFamily::kLayerNorm:
+        ACCY_RETURN_IF_ERROR(BindLayerNorm(call, types, bound));
+        break;
+      case KernelFamily::kConv2d:
+        ACCY_RETURN_IF_ERROR(BindConv2d(call, types, bound));
+        break;
+      case KernelFamily::kMaxPool2d:
+      case KernelFamily::kAvgPool2d:
+        ACCY_RETURN_IF_ERROR(
+            BindPool2d(call, entry.family == KernelFamily::kMaxPool2d, types, bound));
+        break;
+    }
+    if (types == LowPrecision::kStagedAsF32) StageLowPrecisionArguments(bound);
+  } catch (const dnnl::error& error) {
+    std::string what = StrCat(entry.binding, " for ");
+    for (int64_t i = 0; i < call.num_operands(); ++i) {
+      what += StrCat(i ? ", " : "", call.operand(i)->type().ToString());
+    }
+    return DnnlErrorStatus(error, bound.name, what);
+  }
+  return absl::OkStatus();
+}
+
+bool HasLowPrecisionTensor(const Operation& call) {
+  for (const Value* operand : call.operands()) {
+    if (IsLowPrecision(operand->type().element_type())) return true;
+  }
+  for (int64_t r = 0; r < call.num_results(); ++r) {
+    if (IsLowPrecision(call.result(r)->type().element_type())) return true;
+  }
+  return false;
+}
+
+bool IsReference(const BoundPrimitive& bound) {
+  return std::string_view(bound.implementation).substr(0, 4) == "ref:";
+}
+
 }  // namespace
 
 StatusOr<BoundPrimitive> BindKernelCall(const Operation& call) {
@@ -236,37 +293,21 @@ StatusOr<BoundPrimitive> BindKernelCall(const Operation& call) {
     return bound;
   }
   ACCY_ASSIGN_OR_RETURN(CatalogDescriptor entry, ValidateKernelCall(call));
-  try {
-    switch (entry.family) {
-      case KernelFamily::kFixedMatrixProduct:
-        ACCY_RETURN_IF_ERROR(BindFixedMatrixProduct(call, bound));
-        break;
-      case KernelFamily::kMatmul:
-        ACCY_RETURN_IF_ERROR(BindMatmul(call, bound));
-        break;
-      case KernelFamily::kSoftmax:
-      case KernelFamily::kLogSoftmax:
-        ACCY_RETURN_IF_ERROR(BindSoftmax(call, entry.family == KernelFamily::kLogSoftmax, bound));
-        break;
-      case KernelFamily::kLayerNorm:
-        ACCY_RETURN_IF_ERROR(BindLayerNorm(call, bound));
-        break;
-      case KernelFamily::kConv2d:
-        ACCY_RETURN_IF_ERROR(BindConv2d(call, bound));
-        break;
-      case KernelFamily::kMaxPool2d:
-      case KernelFamily::kAvgPool2d:
-        ACCY_RETURN_IF_ERROR(BindPool2d(call, entry.family == KernelFamily::kMaxPool2d, bound));
-        break;
+  BoundPrimitive native = bound;
+  Status status = BindCatalogCall(call, entry, LowPrecision::kNative, native);
+  // No bf16/f16 primitive on this ISA (or only oneDNN's reference one): the f32 primitive over
+  // staged copies, when oneDNN has an optimized one for it.
+  if (HasLowPrecisionTensor(call) &&
+      ((!status.ok() && status.code() == absl::StatusCode::kUnimplemented) ||
+       (status.ok() && IsReference(native)))) {
+    Status staged_status = BindCatalogCall(call, entry, LowPrecision::kStagedAsF32, bound);
+    if (staged_status.ok() && (!status.ok() || !IsReference(bound))) {
+      if (!bound.implementation.empty()) bound.implementation += " (bf16/f16 staged as f32)";
+      return bound;
     }
-  } catch (const dnnl::error& error) {
-    std::string what = StrCat(entry.binding, " for ");
-    for (int64_t i = 0; i < call.num_operands(); ++i) {
-      what += StrCat(i ? ", " : "", call.operand(i)->type().ToString());
-    }
-    return DnnlErrorStatus(error, bound.name, what);
   }
-  return bound;
+  ACCY_RETURN_IF_ERROR(status);
+  return native;
 }
 
 }  // namespace accy::kernels

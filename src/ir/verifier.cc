@@ -117,9 +117,7 @@ Status VerifyRegions(const Operation& op) {
 Status VerifyBitcastConvert(const Operation& op) {
   const TensorType& in = op.operand(0)->type();
   const TensorType& out = op.result(0)->type();
-  if (IsBool(in.element_type()) || IsBool(out.element_type())) {
-    return Error(op, "bitcast_convert from or to i1 is not supported");
-  }
+  // i1 counts as 1 bit (spec "bitcast_convert": num_bits(i1) = 1), so i1[..., 64] <-> i64.
   int in_bits = ElementBitWidth(in.element_type());
   int out_bits = ElementBitWidth(out.element_type());
   std::vector<int64_t> expected_in = out.dims(), expected_out = in.dims();

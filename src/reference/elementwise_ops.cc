@@ -103,13 +103,30 @@ void ConvertElement(const Tensor& x, int64_t i, Tensor& out) {
 
 // bitcast_convert: the operand's bytes reinterpreted (little-endian; with different widths the
 // spec's trailing dim holds the narrower elements, which is exactly the row-major byte order).
+// i1 is one bit (spec "bitcast_convert", num_bits(i1) = 1): element i of the i1 side is bit
+// i % 8 of byte i / 8 of the other side (the StableHLO interpreter's order, LSB first).
 Status EvaluateBitcastConvert(const Operation& op, const Tensor& x, Tensor& out) {
   const bool from_bool = IsBool(x.element_type());
   const bool to_bool = IsBool(out.element_type());
+  const int64_t packed_bytes = from_bool ? out.byte_size() : x.byte_size();
+  const int64_t bools = from_bool ? x.element_count() : out.element_count();
   if (from_bool != to_bool) {
-    return absl::UnimplementedError(
-        "reference evaluator: bitcast_convert between i1 and another element type is not "
-        "supported (" + x.type().ToString() + " -> " + out.type().ToString() + ")");
+    if (bools != packed_bytes * 8) {
+      return OpError(op, "operand " + x.type().ToString() + " and result " +
+                             out.type().ToString() + " differ in bits");
+    }
+    const uint8_t* in = static_cast<const uint8_t*>(x.data());
+    uint8_t* result = static_cast<uint8_t*>(out.data());
+    if (from_bool) {
+      for (int64_t b = 0; b < packed_bytes; ++b) {
+        uint8_t byte = 0;
+        for (int j = 0; j < 8; ++j) byte |= static_cast<uint8_t>((in[b * 8 + j] != 0) << j);
+        result[b] = byte;
+      }
+    } else {
+      for (int64_t i = 0; i < bools; ++i) result[i] = (in[i / 8] >> (i % 8)) & 1;
+    }
+    return absl::OkStatus();
   }
   if (x.byte_size() != out.byte_size()) {
     return OpError(op, "operand " + x.type().ToString() + " and result " +
