@@ -61,6 +61,15 @@ StatusOr<ElementType> ParseElementType(std::string_view name) {
     return absl::InvalidArgumentError(
         absl::StrCat("f8 element type ", quoted, " is not supported by accy"));
   }
+  // StableHLO's sub-byte integers (spec "Types": i2, i4, ui2, ui4) and narrow float formats.
+  if (name == "i2" || name == "i4" || name == "ui2" || name == "ui4") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("sub-byte integer element type ", quoted, " is not supported by accy"));
+  }
+  if (name.starts_with("f4") || name.starts_with("f6") || name == "tf32") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("narrow float element type ", quoted, " is not supported by accy"));
+  }
   return absl::InvalidArgumentError(absl::StrCat(
       "unknown element type ", quoted,
       " (expected one of f16, bf16, f32, f64, i1, i8, i16, i32, i64, ui8, ui16, ui32, ui64)"));

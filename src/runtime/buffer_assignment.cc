@@ -27,7 +27,10 @@ StatusOr<int64_t> AlignedBytes(const Value& value) {
 // First-fit allocator over [0, high_water) with coalescing free intervals.
 class ArenaAllocator {
  public:
+  // A zero-byte value (a tensor with a 0 dim) takes no space: offset 0, and freeing it is a
+  // no-op, so it never lands in the free list beside a real interval at the same offset.
   int64_t Allocate(int64_t bytes) {
+    if (bytes == 0) return 0;
     for (auto it = free_.begin(); it != free_.end(); ++it) {
       if (it->second >= bytes) {
         int64_t offset = it->first, size = it->second;
@@ -51,6 +54,7 @@ class ArenaAllocator {
     return offset;
   }
   void Free(int64_t offset, int64_t bytes) {
+    if (bytes == 0) return;
     auto [it, inserted] = free_.emplace(offset, bytes);
     ACCY_CHECK(inserted);
     auto next = std::next(it);

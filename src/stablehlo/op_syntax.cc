@@ -68,6 +68,12 @@ Status Parser::ParsePrettyOp(OpSyntax* op) {
     return ParseCall(op);
   }
   if (name.starts_with("check.")) return ParseCheck(op);
+  if (name.starts_with("interpreter.")) {
+    // interpreter.print / probe / run_parallel belong to the StableHLO reference interpreter's
+    // own I/O and test driver (its tests/interpret files), not to the StableHLO op set.
+    return UnimplementedAt(loc, StrCat("op '", name, "' is not supported: it is the StableHLO "
+                                       "reference interpreter's own I/O, not a StableHLO op"));
+  }
   if (!name.starts_with("stablehlo.")) {
     return UnimplementedAt(loc, StrCat("op '", name, "' is not supported"));
   }

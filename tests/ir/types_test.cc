@@ -70,6 +70,22 @@ TEST(ElementTypeTest, ParseRejectsF8ByName) {
   }
 }
 
+TEST(ElementTypeTest, ParseRejectsSubByteIntegersAndNarrowFloatsByName) {
+  for (const char* name : {"i2", "i4", "ui2", "ui4"}) {
+    StatusOr<ElementType> parsed = ParseElementType(name);
+    ASSERT_FALSE(parsed.ok()) << name;
+    EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(parsed.status().message(), HasSubstr("sub-byte integer element type '" +
+                                                     std::string(name) + "' is not supported"));
+  }
+  for (const char* name : {"f4E2M1FN", "f6E2M3FN", "tf32"}) {
+    StatusOr<ElementType> parsed = ParseElementType(name);
+    ASSERT_FALSE(parsed.ok()) << name;
+    EXPECT_THAT(parsed.status().message(), HasSubstr("narrow float element type '" +
+                                                     std::string(name) + "' is not supported"));
+  }
+}
+
 TEST(ElementTypeTest, ParseRejectsUnknownName) {
   for (const char* name : {"xyz", "", "F32", "ui1", "i128", "f32 "}) {
     StatusOr<ElementType> parsed = ParseElementType(name);

@@ -160,5 +160,28 @@ TEST(BufferAssignmentTest, InputThatNoItemProducesIsAnError) {
               HasSubstr("neither a parameter, a constant nor an earlier item's output"));
 }
 
+// Regression (conformance tridiagonal_solve_*): a zero-size value allocated where a freed
+// interval starts used to be freed into the free list on top of that interval and abort.
+TEST(BufferAssignmentTest, ZeroSizeValuesTakeNoSpaceBesideFreedSlices) {
+  Builder builder;
+  FunctionBuilder f =
+      *builder.BeginFunction("empty_slice", {F32({100})}, {F32({100}), F32({0}), F32({100})});
+  Value* x = *f.Exponential(f.Parameter(0));
+  Value* y = *f.Negate(x);           // x dies here: its slice [0, 448) is free again
+  Value* z = *f.Slice(f.Parameter(0), {0}, {0}, {1});  // 0 bytes
+  Value* w = *f.Negate(z);           // z dies here
+  Value* u = *f.Tanh(y);
+  Value* v = *f.Negate(u);
+  ASSERT_OK(f.Return({y, w, v}));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
+  const Function& fn = *module->functions()[0];
+  std::vector<ItemBuffers> items = OneItemPerOp(fn, false);
+  ASSERT_OK_AND_ASSIGN(BufferAssignment assignment, BufferAssignment::Assign(fn, items));
+  ExpectNoOverlap(fn, items, assignment);
+  EXPECT_EQ(assignment.SliceOf(z)->bytes, 0);
+  // x, then u reusing x's freed slice: one 448-byte slice; z adds nothing.
+  EXPECT_EQ(assignment.arena_bytes(), 448);
+}
+
 }  // namespace
 }  // namespace accy

@@ -79,8 +79,9 @@ TEST(ConformanceFilesTest, EveryProgramParsesOrNamesWhatIsUnsupported) {
     for (const StableHloProgram& program : *programs) {
       ASSERT_NE(program.module, nullptr);
       EXPECT_FALSE(program.module->functions().empty()) << file;
-      // Every conformance program checks its result.
-      EXPECT_FALSE(program.checks.empty()) << file;
+      // Every conformance program checks its result, with check ops or (the reference
+      // interpreter's own I/O tests, which the runner skips) FileCheck lines.
+      EXPECT_TRUE(!program.checks.empty() || text.find("// CHECK") != std::string::npos) << file;
       total_checks += static_cast<int>(program.checks.size());
     }
   }
