@@ -128,12 +128,28 @@ Status EnsureDirectory(const std::string& dir, std::string_view role) {
 
 }  // namespace
 
+// True when LLVM X86 feature `name` belongs to a level above `cap`: every AVX-512 / AMX / AVX10
+// feature above avx2, and the VEX-encoded AVX family too above x86-64. All of them are listed
+// (not just the base feature) because "+avx512vl" would turn avx512f back on.
+static bool AboveIsa(std::string_view name, Isa cap) {
+  if (cap >= Isa::kAvx512) return false;
+  const bool avx512_family = name.starts_with("avx512") || name.starts_with("amx") ||
+                             name.starts_with("avx10") || name == "evex512";
+  if (avx512_family) return true;
+  if (cap >= Isa::kAvx2) return false;
+  return name == "avx" || name == "avx2" || name == "fma" || name == "f16c" || name == "fma4" ||
+         name == "xop" || name.starts_with("avxvnni") || name == "avxifma" ||
+         name == "avxneconvert" || name == "vaes" || name == "vpclmulqdq" || name == "sha512" ||
+         name == "sm3" || name == "sm4";
+}
+
 struct JitCompiler::Impl {
   JitCompilerOptions options;
   std::string cpu;
   std::string features;
   bool avx512 = false;
   bool intel_avx512 = false;
+  Isa isa = Isa::kX86_64;
   std::unique_ptr<llvm::TargetMachine> target_machine;
   std::unique_ptr<llvm::orc::LLJIT> jit;
   // VecDesc holds StringRefs: the names live here, as long as the compiler.
@@ -149,11 +165,11 @@ struct JitCompiler::Impl {
 };
 
 void JitCompiler::Impl::BuildVectorMathTable() {
-  struct Isa {
+  struct VectorIsa {
     char letter;
     int bits;
   };
-  std::vector<Isa> isas = {{'b', 128}};
+  std::vector<VectorIsa> isas = {{'b', 128}};
   if (features.find("+avx2") != std::string::npos) isas.push_back({'d', 256});
   if (avx512) isas.push_back({'e', 512});
   // Names first (stable storage), then descriptors pointing at them.
@@ -166,7 +182,7 @@ void JitCompiler::Impl::BuildVectorMathTable() {
   for (const MathFunction& fn : kVectorMath) {
     for (int is_float = 0; is_float < 2; ++is_float) {
       const std::string scalar = std::string(fn.name) + (is_float ? "f" : "");
-      for (const Isa& isa : isas) {
+      for (const VectorIsa& isa : isas) {
         const unsigned lanes = static_cast<unsigned>(isa.bits / (is_float ? 32 : 64));
         const std::string params(static_cast<size_t>(fn.arity), 'v');
         vector_names.push_back(scalar);
@@ -275,7 +291,9 @@ StatusOr<std::unique_ptr<JitCompiler>> JitCompiler::Create(const JitCompilerOpti
   impl->cpu = llvm::sys::getHostCPUName().str();
   std::vector<std::string> feature_list;
   for (const auto& entry : llvm::sys::getHostCPUFeatures()) {
-    feature_list.push_back(StrCat(entry.getValue() ? "+" : "-", std::string(entry.getKey())));
+    const std::string name = std::string(entry.getKey());
+    const bool on = entry.getValue() && !AboveIsa(name, impl->options.max_isa);
+    feature_list.push_back(StrCat(on ? "+" : "-", name));
   }
   std::sort(feature_list.begin(), feature_list.end());
   llvm::SubtargetFeatures subtarget_features;
@@ -283,6 +301,12 @@ StatusOr<std::unique_ptr<JitCompiler>> JitCompiler::Create(const JitCompilerOpti
   impl->features = subtarget_features.getString();
   impl->avx512 = std::find(feature_list.begin(), feature_list.end(), "+avx512f") !=
                  feature_list.end();
+  auto has = [&](const char* feature) {
+    return std::find(feature_list.begin(), feature_list.end(), feature) != feature_list.end();
+  };
+  impl->isa = impl->avx512                        ? Isa::kAvx512
+              : has("+avx2") && has("+fma")       ? Isa::kAvx2
+                                                  : Isa::kX86_64;
   // AMD parts (znver4/5) already choose their vector width; Intel AVX-512 parts default to
   // 256 bits unless asked (DESIGN.md).
   impl->intel_avx512 = impl->avx512 && impl->cpu.rfind("znver", 0) != 0;
@@ -417,7 +441,11 @@ StatusOr<void*> JitCompiler::Lookup(std::string_view name) {
   return address->toPtr<void*>();
 }
 
+std::string LlvmVersion() { return LLVM_VERSION_STRING; }
+std::string LlvmHostCpuName() { return llvm::sys::getHostCPUName().str(); }
+
 const std::string& JitCompiler::cpu_name() const { return impl_->cpu; }
+Isa JitCompiler::isa() const { return impl_->isa; }
 const std::string& JitCompiler::cpu_features() const { return impl_->features; }
 bool JitCompiler::has_avx512() const { return impl_->avx512; }
 const JitCompileStats& JitCompiler::stats() const { return impl_->stats; }

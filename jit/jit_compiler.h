@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "accy/isa.h"
 #include "accy/status.h"
 
 namespace llvm {
@@ -35,6 +36,11 @@ struct JitCompilerOptions {
   // LLVM optimization level 0-3 (default 3): the new pass manager's O0..O3 pipeline and the
   // matching code generation level. Part of the object cache key.
   int optimization_level = 3;
+  // The highest ISA level compiled code may use (include/accy/isa.h): the host's features above
+  // it are turned off ("-avx512f", ... for avx2; "-avx", "-avx2", "-fma", ... for x86-64), so the
+  // code runs and is tuned as on a host of that level. Part of the object cache key (through
+  // the features). Default: no cap beyond the host.
+  Isa max_isa = Isa::kAvx512;
 };
 
 // Counters of what AddModule did, for tests and compile-time reports.
@@ -43,6 +49,10 @@ struct JitCompileStats {
   int64_t modules_from_cache = 0;  // loaded from cache_dir
   double total_milliseconds = 0;   // wall time spent in AddModule
 };
+
+// LLVM's version ("19.1.7") and the host CPU name LLVM tunes for ("znver3").
+std::string LlvmVersion();
+std::string LlvmHostCpuName();
 
 class JitCompiler {
  public:
@@ -72,8 +82,10 @@ class JitCompiler {
   const std::string& cpu_name() const;
   // Comma-separated "+feature"/"-feature" list, sorted (part of the cache key).
   const std::string& cpu_features() const;
-  // True when compiled code may use 512-bit vectors (AVX-512F on the host).
+  // True when compiled code may use 512-bit vectors (AVX-512F on the host, not capped).
   bool has_avx512() const;
+  // The ISA level compiled code targets: the host's features under JitCompilerOptions::max_isa.
+  Isa isa() const;
   const JitCompileStats& stats() const;
 
  private:

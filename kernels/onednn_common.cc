@@ -3,12 +3,18 @@
 
 #include <algorithm>
 
+#include "kernels/onednn_isa.h"
 #include "src/util/str_cat.h"
 
 namespace accy::kernels {
 
 const dnnl::engine& CpuEngine() {
-  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  static const dnnl::engine engine = [] {
+    // The ISA cap must reach oneDNN before its first kernel; a bad ACCY_MAX_ISA is reported by
+    // Engine::Create, which calls this too.
+    (void)ApplyOneDnnIsaCap();
+    return dnnl::engine(dnnl::engine::kind::cpu, 0);
+  }();
   return engine;
 }
 

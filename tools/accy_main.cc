@@ -6,10 +6,14 @@
 //   accy conformance    run StableHLO test programs and evaluate their checks
 // Exit codes: 0 ok, 1 error or failed conformance, 2 bad command line (tools/cli.h).
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "accy/isa.h"
+#include "jit/jit_compiler.h"
+#include "kernels/onednn_isa.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 
@@ -23,7 +27,27 @@ constexpr char kUsage[] =
     "  run           compile a StableHLO .mlir function through the JIT and run it on .npy inputs\n"
     "  plan          print the plan (work items) of a StableHLO function as text, JSON or DOT\n"
     "  conformance   run StableHLO test programs (.mlir with check ops) and evaluate their checks\n"
-    "`accy COMMAND --help` describes each command.\n";
+    "`accy COMMAND --help` describes each command. `accy --version`: the version, the host CPU\n"
+    "and the ISA in use (ACCY_MAX_ISA=avx2|avx512|x86-64 caps it), the oneDNN and LLVM versions.\n";
+
+// `accy --version`: what a benchmark or bug report needs to name the machine and the code paths.
+int PrintVersion() {
+  std::printf("accy %s\n", ACCY_VERSION_STRING);
+  std::printf("host CPU: %s (LLVM CPU %s)\n", accy::HostCpuDescription().c_str(),
+              accy::jit::LlvmHostCpuName().c_str());
+  const char* cap = std::getenv("ACCY_MAX_ISA");
+  accy::StatusOr<accy::Isa> isa = accy::kernels::ApplyOneDnnIsaCap();
+  if (!isa.ok()) {
+    std::fprintf(stderr, "accy: %s\n", std::string(isa.status().message()).c_str());
+    return accy::tools::kExitError;
+  }
+  std::printf("ISA in use: %s (ACCY_MAX_ISA %s)\n", std::string(accy::IsaName(*isa)).c_str(),
+              cap != nullptr ? cap : "unset");
+  std::printf("oneDNN %s, effective ISA %s\n", accy::kernels::OneDnnVersion().c_str(),
+              accy::kernels::OneDnnEffectiveIsa().c_str());
+  std::printf("LLVM %s\n", accy::jit::LlvmVersion().c_str());
+  return accy::tools::kExitOk;
+}
 
 }  // namespace
 
@@ -31,6 +55,7 @@ int main(int argc, char** argv) {
   using namespace accy::tools;
   const std::string command = argc > 1 ? argv[1] : "demo-small";
   const std::vector<std::string> args(argv + (argc > 1 ? 2 : 1), argv + argc);
+  if (command == "--version" || command == "version") return PrintVersion();
   if (command == "demo") return DemoCommand(args);
   if (command == "demo-small") return DemoSmallCommand(args);
   if (command == "run") return RunCommand(args);

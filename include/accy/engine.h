@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <memory>
 #include <span>
 #include <string>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "accy/ir.h"
+#include "accy/isa.h"
 #include "accy/planner.h"
 #include "accy/status.h"
 #include "accy/tensor.h"
@@ -58,6 +60,12 @@ struct EngineOptions {
   // (each item computes to the same IEEE rules); only the item count, memory traffic and speed
   // change. For benchmarks comparing fused against forced-unfused runs. Default true.
   bool enable_fusion = true;
+  // The highest ISA level this engine's JIT code may use (include/accy/isa.h); unset = the
+  // process ISA (the host's, capped by ACCY_MAX_ISA). A lower level turns the host's higher
+  // features off for this engine's JIT kernels only: oneDNN's ISA is process-wide, so library
+  // items keep the process ISA. Create fails with kInvalidArgument when this asks for more than
+  // the process ISA, naming both (and the host's).
+  std::optional<Isa> max_isa;
 };
 
 // One work item's run-time totals over every Run since Compile (EngineOptions::enable_profiling).

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "jit/compiled_program.h"
+#include "kernels/onednn_isa.h"
 #include "kernels/onednn_kernel.h"
 #include "src/fusion/fusion_analysis.h"
 #include "src/api/iterate_compile.h"
@@ -110,6 +111,15 @@ StatusOr<std::unique_ptr<Engine>> Engine::Create(EngineOptions options) {
     return absl::UnimplementedError(
         "EngineOptions: fast_math is not supported yet; accy computes to IEEE rules");
   }
+  // One ISA for the process (ACCY_MAX_ISA), applied to oneDNN before its first kernel.
+  ACCY_ASSIGN_OR_RETURN(Isa process_isa, kernels::ApplyOneDnnIsaCap());
+  if (options.max_isa.has_value() && *options.max_isa > process_isa) {
+    return absl::InvalidArgumentError(StrCat(
+        "EngineOptions: max_isa ", IsaName(*options.max_isa), " asks for more than the process ISA ",
+        IsaName(process_isa), " (host ", IsaName(HostIsa()), ", ACCY_MAX_ISA ",
+        std::getenv("ACCY_MAX_ISA") != nullptr ? std::getenv("ACCY_MAX_ISA") : "unset", ")"));
+  }
+  if (!options.max_isa.has_value()) options.max_isa = process_isa;
   // The folders Compile writes are checked (and created) now, not at the first Compile.
   ACCY_RETURN_IF_ERROR(EnsureWritableDirectory(options.cache_dir, "cache_dir"));
   ACCY_RETURN_IF_ERROR(EnsureWritableDirectory(options.dump_dir, "dump_dir"));
@@ -217,6 +227,7 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
   jit_options.cache_dir = options_.cache_dir;
   jit_options.dump_dir = options_.dump_dir;
   jit_options.optimization_level = options_.optimization_level;
+  jit_options.max_isa = *options_.max_isa;
   std::unique_ptr<bool[]> skip(new bool[item_count == 0 ? 1 : item_count]);
   std::vector<CompiledIterate> iterates(item_count);
   for (size_t i = 0; i < item_count; ++i) {

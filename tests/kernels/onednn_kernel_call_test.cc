@@ -1,12 +1,14 @@
 // Each catalog kernel bound to oneDNN vs a naive loop in double, over f32 and bf16.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "accy/isa.h"
 #include "kernels/kernel_catalog.h"
 #include "kernels/onednn_kernel.h"
 #include "tests/kernels/kernels_test_util.h"
@@ -243,6 +245,49 @@ INSTANTIATE_TEST_SUITE_P(Shapes, LayerNormKernelTest,
                                            LayerNormCase{kF32, {2, 3, 37}, false},
                                            LayerNormCase{kF32, {1, 5}, true},
                                            LayerNormCase{kBF16, {7, 96}, false}));
+
+// bf16/f16 kernel_calls run on every host: natively where oneDNN has the primitive, else the
+// f32 primitive over staged copies (onednn_common.h). The staged result is exactly the f32
+// kernel's on the widened input, rounded once.
+TEST(LowPrecisionKernelCallTest, StagedRunIsTheF32KernelRoundedOnce) {
+  for (ElementType type : {kBF16, ElementType::kF16}) {
+    SCOPED_TRACE(ElementTypeName(type));
+    const TensorType low = T(type, {7, 45});
+    const TensorType wide = T(kF32, {7, 45});
+    ASSERT_OK_AND_ASSIGN(KernelCallModule low_call,
+                         MakeKernelCall(kernels::kSoftmaxTarget, {low}, low, {{"axis", int64_t{1}}}));
+    ASSERT_OK_AND_ASSIGN(KernelCallModule f32_call,
+                         MakeKernelCall(kernels::kSoftmaxTarget, {wide}, wide, {{"axis", int64_t{1}}}));
+    ASSERT_OK_AND_ASSIGN(LibraryKernel kernel, LibraryKernel::CreateForKernelCall(*low_call.call));
+    const bool staged = kernel.implementation().find("staged as f32") != std::string::npos;
+    const Tensor x = Random(low, 21, -6, 6);
+    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> out, RunKernel(kernel, std::vector<Tensor>{x}));
+    Tensor x32 = *Tensor::Allocate(wide);
+    for (int64_t i = 0; i < x.element_count(); ++i) x32.SetFromDouble(i, x.GetAsDouble(i));
+    ASSERT_OK_AND_ASSIGN(Tensor y32, BindAndRun(f32_call, {x32}));
+    Tensor rounded = *Tensor::Allocate(low);
+    for (int64_t i = 0; i < x.element_count(); ++i) rounded.SetFromDouble(i, y32.GetAsDouble(i));
+    if (staged) {
+      EXPECT_EQ(std::memcmp(out[0].data(), rounded.data(), static_cast<size_t>(rounded.byte_size())), 0)
+          << kernel.implementation();
+    } else {
+      const double tol = type == kBF16 ? 1.0 / 64 : 2e-3;
+      ExpectClose(out[0], rounded, tol, tol);
+    }
+  }
+}
+
+// Where the host has no AVX-512, oneDNN 2.6 has no bf16 primitives: the binding must stage.
+TEST(LowPrecisionKernelCallTest, HostsWithoutAvx512StageBf16) {
+  if (HostIsa() == Isa::kAvx512 && ProcessIsa().value_or(Isa::kAvx512) == Isa::kAvx512) {
+    GTEST_SKIP() << "oneDNN has native bf16 primitives on this AVX-512 host";
+  }
+  const TensorType type = T(kBF16, {4, 16});
+  ASSERT_OK_AND_ASSIGN(KernelCallModule call,
+                       MakeKernelCall(kernels::kSoftmaxTarget, {type}, type, {{"axis", int64_t{1}}}));
+  ASSERT_OK_AND_ASSIGN(LibraryKernel kernel, LibraryKernel::CreateForKernelCall(*call.call));
+  EXPECT_THAT(kernel.implementation(), ::testing::HasSubstr("(bf16/f16 staged as f32)"));
+}
 
 }  // namespace
 }  // namespace accy::kernels_test

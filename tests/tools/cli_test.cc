@@ -278,6 +278,33 @@ TEST_F(CliTest, EverySubcommandHasHelp) {
   EXPECT_THAT(top.output, HasSubstr("conformance"));
 }
 
+TEST_F(CliTest, VersionNamesTheCpuTheIsaAndTheLibraries) {
+  const CommandResult version = AccyWithEnv("-u ACCY_MAX_ISA", "--version");
+  EXPECT_EQ(version.exit_code, 0) << version.output;
+  EXPECT_THAT(version.output, HasSubstr("accy 0.1"));
+  EXPECT_THAT(version.output, HasSubstr("host CPU: "));
+  EXPECT_THAT(version.output, HasSubstr("ISA in use: "));
+  EXPECT_THAT(version.output, HasSubstr("(ACCY_MAX_ISA unset)"));
+  EXPECT_THAT(version.output, HasSubstr("oneDNN 2."));
+  EXPECT_THAT(version.output, HasSubstr("LLVM 19."));
+}
+
+// ACCY_MAX_ISA caps the process: the ISA in use and oneDNN's effective ISA both drop (x86-64 is
+// below every host these tests run on, so the cap always bites).
+TEST_F(CliTest, MaxIsaEnvironmentVariableCapsJitAndOneDnn) {
+  const CommandResult capped = AccyWithEnv("ACCY_MAX_ISA=x86-64", "--version");
+  EXPECT_EQ(capped.exit_code, 0) << capped.output;
+  EXPECT_THAT(capped.output, HasSubstr("ISA in use: x86-64 (ACCY_MAX_ISA x86-64)"));
+  EXPECT_THAT(capped.output, HasSubstr("effective ISA sse41"));
+  Write("add.mlir", kAddProgram);
+  const CommandResult bad = AccyWithEnv("ACCY_MAX_ISA=avx9000", "demo-small");
+  EXPECT_EQ(bad.exit_code, 1) << bad.output;
+  EXPECT_THAT(bad.output, HasSubstr("environment variable ACCY_MAX_ISA: 'avx9000' is not an ISA "
+                                    "level (expected avx512, avx2 or x86-64)"));
+  const CommandResult bad_version = AccyWithEnv("ACCY_MAX_ISA=avx9000", "--version");
+  EXPECT_EQ(bad_version.exit_code, 1);
+}
+
 TEST_F(CliTest, NoSubcommandRunsTheDemo) {
   const CommandResult demo = Accy("");
   EXPECT_EQ(demo.exit_code, 0) << demo.output;

@@ -1,0 +1,43 @@
+// oneDNN ISA cap and report (kernels/onednn_isa.h).
+#include "kernels/onednn_isa.h"
+
+#include "oneapi/dnnl/dnnl.hpp"
+#include "src/util/str_cat.h"
+
+namespace accy::kernels {
+
+StatusOr<Isa> ApplyOneDnnIsaCap() {
+  static const StatusOr<Isa> applied = []() -> StatusOr<Isa> {
+    ACCY_ASSIGN_OR_RETURN(Isa isa, ProcessIsa());
+    if (isa >= HostIsa()) return isa;
+    const dnnl::cpu_isa cap = isa == Isa::kAvx2 ? dnnl::cpu_isa::avx2 : dnnl::cpu_isa::sse41;
+    if (dnnl_set_max_cpu_isa(static_cast<dnnl_cpu_isa_t>(cap)) != dnnl_success) {
+      return absl::FailedPreconditionError(
+          StrCat("oneDNN refused the ISA cap ", IsaName(isa),
+                 " (it had already dispatched a kernel); its ISA stays ", OneDnnEffectiveIsa()));
+    }
+    return isa;
+  }();
+  return applied;
+}
+
+std::string OneDnnEffectiveIsa() {
+  switch (dnnl::get_effective_cpu_isa()) {
+    case dnnl::cpu_isa::sse41: return "sse41";
+    case dnnl::cpu_isa::avx: return "avx";
+    case dnnl::cpu_isa::avx2: return "avx2";
+    case dnnl::cpu_isa::avx2_vnni: return "avx2_vnni";
+    case dnnl::cpu_isa::avx512_core: return "avx512_core";
+    case dnnl::cpu_isa::avx512_core_vnni: return "avx512_core_vnni";
+    case dnnl::cpu_isa::avx512_core_bf16: return "avx512_core_bf16";
+    case dnnl::cpu_isa::avx512_core_amx: return "avx512_core_amx";
+    default: return StrCat("isa#", static_cast<int>(dnnl::get_effective_cpu_isa()));
+  }
+}
+
+std::string OneDnnVersion() {
+  const dnnl_version_t* v = dnnl_version();
+  return StrCat(v->major, ".", v->minor, ".", v->patch, " (", v->hash, ")");
+}
+
+}  // namespace accy::kernels

@@ -1,0 +1,27 @@
+// oneDNN's side of the target ISA (include/accy/isa.h): the process cap applied before oneDNN's
+// first kernel, and what oneDNN reports using. No oneDNN header here (the CLI and benchmarks
+// include it); thread-safe.
+#ifndef ACCY_KERNELS_ONEDNN_ISA_H_
+#define ACCY_KERNELS_ONEDNN_ISA_H_
+
+#include <string>
+
+#include "accy/isa.h"
+
+namespace accy::kernels {
+
+// Caps oneDNN at ProcessIsa() (dnnl::set_max_cpu_isa, dev_guide_cpu_dispatcher_control.html)
+// when that is below the host's; once per process, before any primitive is created (CpuEngine
+// calls it, and so does Engine::Create). oneDNN's cap is process-wide and fixed after its first
+// kernel, which is why ACCY_MAX_ISA is a process setting. Returns the process ISA; errors:
+// ProcessIsa's kInvalidArgument, or kFailedPrecondition when oneDNN refused the cap (it had
+// already dispatched a kernel, e.g. one created directly through the oneDNN API).
+StatusOr<Isa> ApplyOneDnnIsaCap();
+// oneDNN's effective ISA (dnnl::get_effective_cpu_isa): "avx2", "avx512_core_bf16", ...
+std::string OneDnnEffectiveIsa();
+// oneDNN's version, "2.6.3 (<git hash>)".
+std::string OneDnnVersion();
+
+}  // namespace accy::kernels
+
+#endif  // ACCY_KERNELS_ONEDNN_ISA_H_
