@@ -83,7 +83,7 @@ dnnl::memory PrepackWeights(const DenseElements& payload, const dnnl::memory::de
   return packed;
 }
 
-void StageLowPrecisionArguments(BoundPrimitive& bound) {
+void StageArguments(BoundPrimitive& bound, LowPrecision types) {
   const size_t num_inputs = bound.inputs.size();
   for (BoundArgument& argument : bound.arguments) {
     if (argument.buffer < 0) continue;
@@ -91,17 +91,21 @@ void StageLowPrecisionArguments(BoundPrimitive& bound) {
     const Value* value =
         buffer < num_inputs ? bound.inputs[buffer] : bound.outputs[buffer - num_inputs];
     const ElementType type = value->type().element_type();
-    if (!IsLowPrecision(type)) continue;
+    const bool widen = types == LowPrecision::kStagedAsF32 && IsLowPrecision(type);
+    if (!widen && !argument.buffer_md.has_value()) continue;
     BoundPrimitive::Staged staged;
     staged.buffer = argument.buffer;
     staged.output = buffer >= num_inputs;
-    const dnnl::memory::desc f32_md = argument.memory.get_desc();
-    staged.user = dnnl::memory(WithDataType(f32_md, *ToDnnlType(type)), CpuEngine(), DNNL_MEMORY_NONE);
-    staged.f32 = dnnl::memory(f32_md, CpuEngine());
+    const dnnl::memory::desc copy_md = argument.memory.get_desc();
+    const dnnl::memory::desc buffer_md = WithDataType(
+        argument.buffer_md.value_or(copy_md), *ToDnnlType(type));
+    staged.user = dnnl::memory(buffer_md, CpuEngine(), DNNL_MEMORY_NONE);
+    staged.f32 = dnnl::memory(copy_md, CpuEngine());
     staged.reorder = staged.output ? dnnl::reorder(staged.f32, staged.user)
                                    : dnnl::reorder(staged.user, staged.f32);
     argument.memory = staged.f32;
     argument.buffer = -1;
+    argument.buffer_md.reset();
     bound.staged.push_back(std::move(staged));
   }
 }

@@ -31,7 +31,7 @@ const dnnl::engine& CpuEngine();
 // compute in f32 too (docs/isa.md).
 enum class LowPrecision : uint8_t {
   kNative,       // bf16/f16 descriptors: needs the primitive's low-precision implementation
-  kStagedAsF32,  // f32 descriptors, bf16/f16 buffers staged (StageLowPrecisionArguments)
+  kStagedAsF32,  // f32 descriptors, bf16/f16 buffers staged (StageArguments)
 };
 
 // f32, bf16, f16 map to oneDNN's data types of the same bits (bf16/f16 to f32 under
@@ -62,6 +62,10 @@ struct BoundArgument {
   // Index into the run's buffers (inputs, then outputs); -1 for memory the binding owns
   // (scratchpad, folded constants).
   int buffer = -1;
+  // The buffer's own layout when the primitive reads a re-laid-out copy of it (weights with a
+  // padded row stride, onednn_dot_general.cc); empty = the argument's. Set only on inputs, and
+  // consumed by StageArguments.
+  std::optional<dnnl::memory::desc> buffer_md;
 };
 
 // What a binding produces: a primitive and its arguments, plus the item's buffer contract.
@@ -78,13 +82,14 @@ struct BoundPrimitive {
   bool zero_fill_output = false;
   // A user-registered host kernel runs instead of a primitive (include/accy/host_kernel.h).
   std::shared_ptr<const HostKernelSpec> host;
-  // LowPrecision::kStagedAsF32: the arguments whose bf16/f16 buffer is converted around the run
+  // The arguments the primitive reads or writes through an owned copy (StageArguments): bf16/f16
+  // buffers under LowPrecision::kStagedAsF32, re-laid-out weights; converted around the run
   // (inputs before the primitive, outputs after it), in argument order.
   struct Staged {
     int buffer = -1;       // the run's buffer it converts
     bool output = false;   // false: buffer -> f32 before the run; true: f32 -> buffer after it
     dnnl::memory user;     // the buffer's own type and layout, data handle set per run
-    dnnl::memory f32;      // owned f32 copy with the same dims and strides (the argument)
+    dnnl::memory f32;      // the owned copy the primitive reads (the argument's descriptor)
     dnnl::primitive reorder;
   };
   std::vector<Staged> staged;
@@ -100,11 +105,12 @@ const DenseElements* ConstantPayload(const Value* value);
 dnnl::memory PrepackWeights(const DenseElements& payload, const dnnl::memory::desc& user_md,
                             const dnnl::memory::desc& packed_md);
 
-// Moves every buffer-backed argument whose value is bf16/f16 onto an owned f32 copy of the same
-// layout, with a reorder (dev_guide_reorder.html) to fill it from the buffer (inputs) or to round
-// it into the buffer (outputs). For bindings built with LowPrecision::kStagedAsF32; the
-// arguments' descriptors must be f32. Throws dnnl::error like any binding step.
-void StageLowPrecisionArguments(BoundPrimitive& bound);
+// Moves buffer-backed arguments onto owned copies in the argument's descriptor, with a reorder
+// (dev_guide_reorder.html) that fills the copy from the buffer before each run (inputs) or
+// writes it back after (outputs): with `types` kStagedAsF32 every bf16/f16 argument (its
+// descriptor f32, the buffer its own type and layout), and every argument with a buffer_md.
+// Throws dnnl::error like any binding step.
+void StageArguments(BoundPrimitive& bound, LowPrecision types);
 
 // Builds the scratchpad argument (user scratchpad mode: memory allocated at compile time, so
 // the run path never allocates) and records the implementation name.

@@ -35,6 +35,13 @@ std::string OneDnnEffectiveIsa() {
   }
 }
 
+bool OneDnnHasAvx512Core() {
+  (void)ApplyOneDnnIsaCap();  // the effective ISA is fixed by then
+  const unsigned isa = static_cast<unsigned>(dnnl_get_effective_cpu_isa());
+  const unsigned core = static_cast<unsigned>(dnnl_cpu_isa_avx512_core);
+  return (isa & core) == core;
+}
+
 std::string OneDnnVersion() {
   const dnnl_version_t* v = dnnl_version();
   return StrCat(v->major, ".", v->minor, ".", v->patch, " (", v->hash, ")");

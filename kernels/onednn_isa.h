@@ -19,6 +19,9 @@ namespace accy::kernels {
 StatusOr<Isa> ApplyOneDnnIsaCap();
 // oneDNN's effective ISA (dnnl::get_effective_cpu_isa): "avx2", "avx512_core_bf16", ...
 std::string OneDnnEffectiveIsa();
+// True when oneDNN's effective ISA includes avx512_core (its bf16 primitives and fast gelu
+// post-ops need it).
+bool OneDnnHasAvx512Core();
 // oneDNN's version, "2.6.3 (<git hash>)".
 std::string OneDnnVersion();
 

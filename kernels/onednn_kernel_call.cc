@@ -249,7 +249,7 @@ Status BindCatalogCall(const Operation& call, const CatalogDescriptor& entry, Lo
             BindPool2d(call, entry.family == KernelFamily::kMaxPool2d, types, bound));
         break;
     }
-    if (types == LowPrecision::kStagedAsF32) StageLowPrecisionArguments(bound);
+    StageArguments(bound, types);
   } catch (const dnnl::error& error) {
     std::string what = StrCat(entry.binding, " for ");
     for (int64_t i = 0; i < call.num_operands(); ++i) {
