@@ -3,7 +3,8 @@
 // causal mask, softmax, ·V), the whole program one flash_attention work item, at sequence 128
 // and 512 and 1 and 2 threads.
 // Counters: GFLOPs = 4 * heads * L^2 * head_dim (the two matmuls, masked half included) / best
-// time, best_ms, compile_ms, items (1 when the attention fused).
+// time, best_ms, compile_ms, items (1 when the attention fused), fma_peak_fraction (GFLOPs over
+// the in-binary FMA peak of the process ISA at the same thread count, bench/fma_peak.h).
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -15,6 +16,7 @@
 
 #include "accy/builder.h"
 #include "bench/engine_fixture.h"
+#include "bench/fma_peak.h"
 #include "bench/workloads.h"
 
 namespace accy::bench {
@@ -79,7 +81,13 @@ void BM_FlashAttention(benchmark::State& state) {
     return;
   }
   const double best = TimeRuns(state, *compiled);
-  if (best > 0) state.counters["GFLOPs"] = compiled->workload.flops / best * 1e-9;
+  if (best > 0) {
+    const double gflops = compiled->workload.flops / best * 1e-9;
+    state.counters["GFLOPs"] = gflops;
+    // Against the FMA peak of the process ISA at the same thread count, measured in this run.
+    const double peak = FmaPeakGflops(ProcessIsa().value_or(Isa::kX86_64), threads);
+    if (peak > 0) state.counters["fma_peak_fraction"] = gflops / peak;
+  }
 }
 BENCHMARK(BM_FlashAttention)
     ->ArgsProduct({{128, 512}, {1, 2}})

@@ -29,7 +29,8 @@ StatusOr<int64_t> BufferBytes(const Value& value) {
 // Emits the kernel of plan item `index` (its epilogue alone when `library_output` is set).
 StatusOr<KernelSignature> EmitItemKernel(size_t index, const WorkItem& item,
                                          const Value* library_output, const FusionPlan& fusion,
-                                         llvm::Module& module, std::string_view symbol) {
+                                         llvm::Module& module, std::string_view symbol,
+                                         const KernelTarget& target) {
   if (library_output != nullptr) {
     return EmitDotEpilogueKernel(item, *library_output, fusion, module, symbol);
   }
@@ -46,7 +47,7 @@ StatusOr<KernelSignature> EmitItemKernel(size_t index, const WorkItem& item,
     case WorkKind::kRowPipeline:
       return EmitRowPipelineKernel(item, fusion, module, symbol);
     case WorkKind::kFlashAttention:
-      return EmitFlashAttentionKernel(item, fusion, module, symbol);
+      return EmitFlashAttentionKernel(item, fusion, module, symbol, target);
     case WorkKind::kDotGeneral:
       return EmitDotGeneralKernel(item, fusion, module, symbol);
     default:
@@ -64,6 +65,10 @@ StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(
   std::unique_ptr<CompiledProgram> program(new CompiledProgram());
   ACCY_ASSIGN_OR_RETURN(program->compiler_, JitCompiler::Create(options));
 
+  KernelTarget target;
+  target.vector_bits = program->compiler_->isa() == Isa::kAvx512 ? 512
+                       : program->compiler_->isa() == Isa::kAvx2 ? 256
+                                                                 : 128;
   auto context = std::make_unique<llvm::LLVMContext>();
   auto module = std::make_unique<llvm::Module>(StrCat("accy_", function.name()), *context);
   for (size_t i = 0; i < plan.items().size(); ++i) {
@@ -77,7 +82,7 @@ StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(
     compiled.library_output = library_output;
     ACCY_ASSIGN_OR_RETURN(KernelSignature signature,
                           EmitItemKernel(i, item, library_output, fusion, *module,
-                                         compiled.symbol));
+                                         compiled.symbol, target));
     compiled.inputs = std::move(signature.inputs);
     compiled.outputs = std::move(signature.outputs);
     compiled.launch.block_count = signature.block_count;

@@ -23,6 +23,13 @@ struct WorkItem;
 
 namespace accy::jit {
 
+// What an emitter tunes its explicit vectors for: the widest vector register the JIT's target
+// features allow (JitCompiler::isa(): 512 bits on AVX-512, 256 on AVX2, 128 below). Emitters
+// that leave vector width to LLVM's vectorizers ignore it.
+struct KernelTarget {
+  int vector_bits = 512;
+};
+
 // kind shape: transpose, slice, pad, concatenate, iota, reverse, reshape, materialized
 // broadcast_in_dim, gather, scatter, dynamic_slice, dynamic_update_slice (shape_emitter.cc).
 StatusOr<KernelSignature> EmitShapeKernel(const WorkItem& item, const FusionPlan& fusion,
@@ -38,7 +45,8 @@ StatusOr<KernelSignature> EmitScanKernel(const WorkItem& item, const FusionPlan&
 StatusOr<KernelSignature> EmitRowPipelineKernel(const WorkItem& item, const FusionPlan& fusion,
                                                 llvm::Module& module, std::string_view symbol);
 StatusOr<KernelSignature> EmitFlashAttentionKernel(const WorkItem& item, const FusionPlan& fusion,
-                                                   llvm::Module& module, std::string_view symbol);
+                                                   llvm::Module& module, std::string_view symbol,
+                                                   const KernelTarget& target);
 // kind dot_general: a lone dot_general or a dot_epilogue cluster with its elementwise epilogue
 // fused in the same kernel (dot_general_emitter.cc): any batch/contracting dims, float results
 // accumulated in f32 (f64 for f64), integers modulo 2^bits; blocks of output rows x columns.

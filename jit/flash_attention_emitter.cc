@@ -5,10 +5,13 @@
 // computes in double.
 //
 // The score matrix never exists in memory. A block is one batch entry (all batch dims
-// flattened) x one query tile (16 rows; fewer when the accumulator rows would pass
-// kAccumulatorBytes, for value dims above 1024 f32 / 512 f64). The kernel computes in explicit
-// 16-lane vectors whose lane r is query row r of the tile (lanes past the last row repeat it
-// and are never stored), so the softmax is vertical: no horizontal reductions. Per block:
+// flattened) x one query tile (one f32 register of rows: 16 on AVX-512, 8 on AVX2, 4 below,
+// KernelTarget; fewer when the accumulator rows would pass kAccumulatorBytes, for value dims
+// above 1024 f32 / 512 f64). The kernel computes in explicit lanes_-wide vectors whose lane r
+// is query row r of the tile (lanes past the last row repeat it and are never stored), so the
+// softmax is vertical: no horizontal reductions. Each lane's arithmetic is the same whatever
+// the lane count and the key tiles and head-dim chunks are sized for 16 lanes on every ISA, so
+// the results do not depend on the ISA either. Per block:
 //   Q^T of the tile packed once into qt[d][lane] (per head-dim chunk when head_dim > 256 f32)
 //   per key tile (128 f32 / 64 f64 keys), scores[j][lane] = Q·K[j] as vector FMAs over d,
 //     kKeysPerStep keys at once sharing each qt load, K elements broadcast (both K layouts);
@@ -17,8 +20,8 @@
 //       m' = max(m, max_j s_j)      base = (m' == -inf ? 0 : m')
 //       p_j = exp(s_j - base)       c = exp(m - base)
 //       l = l * c + sum_j p_j       acc[:] = acc[:] * c + sum_j p_j * V[j, :]
-//   with acc rows (compute type, on the stack) updated kRowsPerStep rows x kChunksPerStep
-//     64-byte chunks of V at a time in registers (a partial last chunk loads/stores masked);
+//   with acc rows (compute type, on the stack) updated kRowsPerStep rows x chunks_per_step_
+//     register-wide chunks of V at a time (a partial last chunk loads/stores masked);
 //   and at the end out[:] = acc[:] / (l + sum_init). m starts at the max reduce's init value.
 // Buffers (kernel_abi.h): Q, K, then the scale, mask and the two reduce init values when they
 // are buffers (one-element constants are folded), then V; the output. Numerics against the
@@ -265,26 +268,28 @@ StatusOr<KernelSignature> FlashAttentionEmitter::Emit(std::string_view symbol) {
   // Geometry (file comment): value chunks of 64 bytes; the query tile halves until the
   // accumulator rows fit kAccumulatorBytes.
   const int64_t bytes = ElementByteWidth(compute_);
-  value_lanes_ = 64 / bytes;
+  value_lanes_ = vector_bits_ / 8 / bytes;
   accumulator_row_ = BlockCount(value_dim_, value_lanes_) * value_lanes_;
-  query_tile_ = kLanes;
+  query_tile_ = lanes_;
   while (query_tile_ > 1 && query_tile_ * accumulator_row_ * bytes > kAccumulatorBytes) query_tile_ /= 2;
-  const int64_t key_tile = kScoreTileBytes / (kLanes * bytes);
-  const int64_t head_chunk = kQueryPackBytes / (kLanes * bytes);
+  // Key tiles and head-dim chunks are sized for 16 lanes whatever lanes_ is: they set where the
+  // online softmax rescales and how long dot products are split, so every ISA gets the same bits.
+  const int64_t key_tile = kScoreTileBytes / (kGeometryLanes * bytes);
+  const int64_t head_chunk = kQueryPackBytes / (kGeometryLanes * bytes);
   const int64_t query_tiles = BlockCount(queries_, query_tile_);
   signature_.block_size = query_tile_;
   signature_.block_count = value_dim_ == 0 ? 0 : batch_ * query_tiles;
 
   llvm::Type* i64 = b_.getInt64Ty();
   llvm::Type* t = ComputeType();
-  vector_ = llvm::FixedVectorType::get(t, kLanes);
+  vector_ = llvm::FixedVectorType::get(t, lanes_);
   llvm::Type* ptr = b_.getPtrTy();
   auto* function_type = llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, i64, i64}, false);
   function_ = llvm::Function::Create(function_type, llvm::Function::ExternalLinkage,
                                      llvm::StringRef(symbol.data(), symbol.size()), module_);
   function_->setDoesNotThrow();
-  // The kernel's explicit 16-lane vectors are meant as whole zmm registers where AVX-512 exists.
-  function_->addFnAttr("min-legal-vector-width", "512");
+  // The kernel's explicit vectors are whole registers of the target (zmm on AVX-512).
+  function_->addFnAttr("min-legal-vector-width", std::to_string(vector_bits_));
   b_.SetInsertPoint(llvm::BasicBlock::Create(context_, "entry", function_));
   for (size_t i = 0; i <= signature_.inputs.size(); ++i) {
     llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(ptr, function_->getArg(0), i);
@@ -295,8 +300,8 @@ StatusOr<KernelSignature> FlashAttentionEmitter::Emit(std::string_view symbol) {
     slot->setAlignment(llvm::Align(64));
     return slot;
   };
-  qt_ = stack(t, std::min(head_dim_, head_chunk) * kLanes);
-  scores_ = stack(t, key_tile * kLanes);
+  qt_ = stack(t, std::min(head_dim_, head_chunk) * lanes_);
+  scores_ = stack(t, key_tile * lanes_);
   accumulator_ = stack(t, query_tile_ * accumulator_row_);
   m_ = stack(vector_, 1);
   l_ = stack(vector_, 1);
@@ -324,17 +329,17 @@ StatusOr<KernelSignature> FlashAttentionEmitter::Emit(std::string_view symbol) {
     };
     // Query row of each lane, clamped to the last row (lanes past it read valid memory).
     std::vector<llvm::Constant*> lanes;
-    for (int64_t lane = 0; lane < kLanes; ++lane) lanes.push_back(b_.getInt64(lane));
+    for (int64_t lane = 0; lane < lanes_; ++lane) lanes.push_back(b_.getInt64(lane));
     block_lane_rows_ = b_.CreateBinaryIntrinsic(
-        llvm::Intrinsic::smin, b_.CreateAdd(b_.CreateVectorSplat(kLanes, block_q_begin_), llvm::ConstantVector::get(lanes)),
-        b_.CreateVectorSplat(kLanes, c64(queries_ - 1)));
+        llvm::Intrinsic::smin, b_.CreateAdd(b_.CreateVectorSplat(lanes_, block_q_begin_), llvm::ConstantVector::get(lanes)),
+        b_.CreateVectorSplat(lanes_, c64(queries_ - 1)));
     block_scale_ = PrepareScoreOperand(scale, batch_offset(scale));
     if (mask_ != nullptr) block_mask_ = PrepareScoreOperand(mask, batch_offset(mask));
     block_q_batch_ = b_.CreateMul(block_batch_, c64(queries_ * head_dim_));
     block_k_batch_ = b_.CreateMul(block_batch_, c64(keys_ * head_dim_));
     block_v_batch_ = b_.CreateMul(block_batch_, c64(keys_ * value_dim_));
-    b_.CreateAlignedStore(Splat(Read(max_init, c64(0))), m_, llvm::Align(64));
-    b_.CreateAlignedStore(llvm::Constant::getNullValue(vector_), l_, llvm::Align(64));
+    b_.CreateAlignedStore(Splat(Read(max_init, c64(0))), m_, VectorAlign());
+    b_.CreateAlignedStore(llvm::Constant::getNullValue(vector_), l_, VectorAlign());
     b_.CreateMemSet(accumulator_, b_.getInt8(0), static_cast<uint64_t>(query_tile_ * accumulator_row_ * bytes), llvm::Align(64));
     const bool one_chunk = head_dim_ <= head_chunk;
     if (one_chunk) PackQueries(c64(0), c64(head_dim_));
@@ -345,7 +350,7 @@ StatusOr<KernelSignature> FlashAttentionEmitter::Emit(std::string_view symbol) {
         ScoreTile(c64(0), c64(head_dim_), /*accumulate=*/false);
       } else {
         // Head dims in chunks of head_chunk: the packed Q holds one chunk; the scores add up.
-        b_.CreateMemSet(scores_, b_.getInt8(0), static_cast<uint64_t>(key_tile * kLanes * bytes), llvm::Align(64));
+        b_.CreateMemSet(scores_, b_.getInt8(0), static_cast<uint64_t>(key_tile * lanes_ * bytes), llvm::Align(64));
         Loop(c64(0), c64(BlockCount(head_dim_, head_chunk)), "dchunk", [&](llvm::Value* chunk) {
           llvm::Value* d0 = b_.CreateMul(chunk, c64(head_chunk));
           llvm::Value* length = b_.CreateSub(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(d0, c64(head_chunk)), c64(head_dim_)), d0);
@@ -366,8 +371,9 @@ StatusOr<KernelSignature> FlashAttentionEmitter::Emit(std::string_view symbol) {
 }  // namespace flash_attention_internal
 
 StatusOr<KernelSignature> EmitFlashAttentionKernel(const WorkItem& item, const FusionPlan& fusion,
-                                                   llvm::Module& module, std::string_view symbol) {
-  flash_attention_internal::FlashAttentionEmitter emitter(item, fusion, module);
+                                                   llvm::Module& module, std::string_view symbol,
+                                                   const KernelTarget& target) {
+  flash_attention_internal::FlashAttentionEmitter emitter(item, fusion, module, target);
   return emitter.Emit(symbol);
 }
 

@@ -17,13 +17,18 @@
 #include "jit/kernel_signature.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
+#include "jit/emitters.h"
 #include "src/fusion/fusion_plan.h"
 #include "src/schedule/schedule_plan.h"
 
 namespace accy::jit::flash_attention_internal {
 
-constexpr int64_t kLanes = 16;  // query rows per vector (the largest query tile)
+// Query rows per vector (the largest query tile): one f32 register of the target
+// (KernelTarget::vector_bits / 32: 16 on AVX-512, 8 on AVX2, 4 below).
 constexpr int64_t kMaxValueDim = kFlashAttentionMaxValueDim;
+// The lane count key tiles and head-dim chunks are sized for on every target (the AVX-512
+// vector), so the summation order, and the bits, are the same on every ISA.
+constexpr int64_t kGeometryLanes = 16;
 // Stack budgets (bytes): the block's accumulator rows, one key tile of scores, the packed Q^T.
 constexpr int64_t kAccumulatorBytes = 64 * 1024;
 constexpr int64_t kScoreTileBytes = 8 * 1024;
@@ -33,7 +38,9 @@ constexpr int64_t kQueryPackBytes = 16 * 1024;
 constexpr int64_t kKeysPerStep = 8;
 constexpr int64_t kKeysPerStepF64 = 4;
 constexpr int64_t kRowsPerStep = 4;
-constexpr int64_t kChunksPerStep = 4;
+// 4 x 4 chunk accumulators fill half the 32 zmm registers; with 16 ymm registers (AVX2) 4 x 2.
+constexpr int64_t kChunksPerStepWide = 4;
+constexpr int64_t kChunksPerStepNarrow = 2;
 
 // A read of a value over the score space [batch..., q, k]: a buffer through strides, or a folded
 // one-element constant.
@@ -46,9 +53,12 @@ struct Access {
 // Emits the kernel of one flash_attention work item into a module (EmitFlashAttentionKernel).
 class FlashAttentionEmitter {
  public:
-  FlashAttentionEmitter(const WorkItem& item, const FusionPlan& fusion, llvm::Module& module)
+  FlashAttentionEmitter(const WorkItem& item, const FusionPlan& fusion, llvm::Module& module,
+                        const KernelTarget& target)
       : item_(item), fusion_(fusion), module_(module), context_(module.getContext()),
-        b_(context_), lowering_(module, b_) {}
+        b_(context_), lowering_(module, b_), vector_bits_(target.vector_bits),
+        lanes_(std::max(4, target.vector_bits / 32)),
+        chunks_per_step_(target.vector_bits >= 512 ? kChunksPerStepWide : kChunksPerStepNarrow) {}
 
   // Emits function `symbol` (kernel_abi.h) and returns its signature. Errors: kUnimplemented
   // naming the work item when it is not the attention pattern the kernel runs.
@@ -140,12 +150,19 @@ class FlashAttentionEmitter {
 
   // Kernel geometry (Emit): elements per 64-byte value chunk, accumulator row length (value
   // dim rounded up to whole chunks), query rows per block.
-  int64_t value_lanes_ = 16, accumulator_row_ = 0, query_tile_ = kLanes;
+  const int vector_bits_;
+  const int64_t lanes_;            // query rows per vector
+  const int64_t chunks_per_step_;  // P·V chunks per register block
+  int64_t value_lanes_ = 16, accumulator_row_ = 0, query_tile_ = 16;
   int q_buffer_ = -1, k_buffer_ = -1, v_buffer_ = -1;
 
   llvm::Function* function_ = nullptr;
   std::vector<llvm::Value*> bases_;  // inputs, then the output
-  llvm::Type* vector_ = nullptr;     // <kLanes x compute type>
+  llvm::Type* vector_ = nullptr;     // <lanes_ x compute type>
+  // Alignment of a <lanes_> vector slot and of a value_lanes_ chunk slot (offsets on the
+  // 64-byte aligned stack buffers are multiples of these).
+  llvm::Align VectorAlign() const { return llvm::Align(static_cast<uint64_t>(lanes_ * ElementByteWidth(compute_))); }
+  llvm::Align ChunkAlign() const { return llvm::Align(static_cast<uint64_t>(value_lanes_ * ElementByteWidth(compute_))); }
   // Stack: qt[d][lane], scores[j][lane], acc[row][accumulator_row_], and per-lane m, l, c.
   llvm::AllocaInst *qt_ = nullptr, *scores_ = nullptr, *accumulator_ = nullptr;
   llvm::AllocaInst *m_ = nullptr, *l_ = nullptr, *correction_ = nullptr;

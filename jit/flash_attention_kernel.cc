@@ -1,7 +1,7 @@
 // The flash_attention kernel's vector code (flash_attention_emitter.h; the algorithm, layout
 // and numerics are in flash_attention_emitter.cc's file comment): Q packing, the score micro
 // kernel, the vertical online softmax, P·V in registers and the output rows. Values are
-// scalars or kLanes-vectors of the compute type; the block being emitted lives in the
+// scalars or lanes_-vectors of the compute type; the block being emitted lives in the
 // emitter's block_* members.
 #include <algorithm>
 #include <string>
@@ -20,7 +20,7 @@ llvm::Type* WithScalar(llvm::Type* type, llvm::Type* to) { return type->getWithN
 }  // namespace
 
 llvm::Value* FlashAttentionEmitter::Splat(llvm::Value* scalar) {
-  return b_.CreateVectorSplat(kLanes, scalar);
+  return b_.CreateVectorSplat(lanes_, scalar);
 }
 
 llvm::Value* FlashAttentionEmitter::Fma(llvm::Value* a, llvm::Value* x, llvm::Value* addend) {
@@ -61,7 +61,7 @@ llvm::Value* FlashAttentionEmitter::Narrow(llvm::Value* v) {
 llvm::Value* FlashAttentionEmitter::VectorExp(llvm::Value* x) {
   if (compute_ == ElementType::kF64) {
     llvm::Value* result = llvm::PoisonValue::get(x->getType());
-    for (int64_t lane = 0; lane < kLanes; ++lane) {
+    for (int64_t lane = 0; lane < lanes_; ++lane) {
       result = b_.CreateInsertElement(result, Exp(b_.CreateExtractElement(x, lane)), lane);
     }
     return result;
@@ -82,8 +82,8 @@ FlashAttentionEmitter::ScoreOperand FlashAttentionEmitter::PrepareScoreOperand(
   const int64_t query_stride = access.strides[access.strides.size() - 2];
   op.base = batch_offset;
   if (query_stride != 0) {
-    op.rows = b_.CreateAdd(b_.CreateVectorSplat(kLanes, batch_offset),
-                           b_.CreateMul(block_lane_rows_, b_.CreateVectorSplat(kLanes, b_.getInt64(query_stride))));
+    op.rows = b_.CreateAdd(b_.CreateVectorSplat(lanes_, batch_offset),
+                           b_.CreateMul(block_lane_rows_, b_.CreateVectorSplat(lanes_, b_.getInt64(query_stride))));
   }
   return op;
 }
@@ -95,13 +95,13 @@ llvm::Value* FlashAttentionEmitter::ScoreVector(const ScoreOperand& op, llvm::Va
   const Access& access = *op.access;
   llvm::Value* key_offset = b_.CreateMul(key, b_.getInt64(access.strides.back()));
   if (op.rows == nullptr) return Splat(Read(access, b_.CreateAdd(op.base, key_offset)));
-  llvm::Value* index = b_.CreateAdd(op.rows, b_.CreateVectorSplat(kLanes, key_offset));
+  llvm::Value* index = b_.CreateAdd(op.rows, b_.CreateVectorSplat(lanes_, key_offset));
   if (element_ == compute_) {  // f32, f64: one gather
     llvm::Value* pointers = b_.CreateInBoundsGEP(ComputeType(), bases_[static_cast<size_t>(access.buffer)], index);
     return b_.CreateMaskedGather(vector_, pointers, llvm::Align(ElementByteWidth(element_)));
   }
   llvm::Value* result = llvm::PoisonValue::get(vector_);
-  for (int64_t lane = 0; lane < kLanes; ++lane) {
+  for (int64_t lane = 0; lane < lanes_; ++lane) {
     result = b_.CreateInsertElement(result, Load(access.buffer, b_.CreateExtractElement(index, lane)), lane);
   }
   return result;
@@ -110,19 +110,19 @@ llvm::Value* FlashAttentionEmitter::ScoreVector(const ScoreOperand& op, llvm::Va
 // Q of the block's rows, head dims [d0, d0 + length), transposed into qt_[d][lane] (compute
 // type). Lanes past the last row repeat it (their results are never stored).
 void FlashAttentionEmitter::PackQueries(llvm::Value* d0, llvm::Value* length) {
-  Loop(b_.getInt64(0), b_.getInt64(kLanes), "qpack", [&](llvm::Value* lane) {
+  Loop(b_.getInt64(0), b_.getInt64(lanes_), "qpack", [&](llvm::Value* lane) {
     llvm::Value* row = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(block_q_begin_, lane),
                                                 b_.CreateSub(block_q_end_, b_.getInt64(1)));
     llvm::Value* q_row = b_.CreateAdd(block_q_batch_, b_.CreateAdd(b_.CreateMul(row, b_.getInt64(head_dim_)), d0));
     Loop(b_.getInt64(0), length, "qpackd", [&](llvm::Value* d) {
-      llvm::Value* slot = b_.CreateAdd(b_.CreateMul(d, b_.getInt64(kLanes)), lane);
+      llvm::Value* slot = b_.CreateAdd(b_.CreateMul(d, b_.getInt64(lanes_)), lane);
       b_.CreateStore(Load(q_buffer_, b_.CreateAdd(q_row, d)), b_.CreateInBoundsGEP(ComputeType(), qt_, slot));
     });
   });
 }
 
 llvm::Value* FlashAttentionEmitter::ScoreSlot(llvm::Value* j) {
-  return b_.CreateInBoundsGEP(ComputeType(), scores_, b_.CreateMul(j, b_.getInt64(kLanes)));
+  return b_.CreateInBoundsGEP(ComputeType(), scores_, b_.CreateMul(j, b_.getInt64(lanes_)));
 }
 
 // Dot products of `count` keys (tile offsets j0...) with the block's query lanes over head dims
@@ -134,7 +134,7 @@ void FlashAttentionEmitter::ScoreKeys(llvm::Value* j0, int64_t count, llvm::Valu
   std::vector<llvm::Value*> k_rows;
   for (int64_t r = 0; r < count; ++r) {
     llvm::Value* j = b_.CreateAdd(j0, b_.getInt64(r));
-    init.push_back(accumulate ? static_cast<llvm::Value*>(b_.CreateAlignedLoad(vector_, ScoreSlot(j), llvm::Align(64)))
+    init.push_back(accumulate ? static_cast<llvm::Value*>(b_.CreateAlignedLoad(vector_, ScoreSlot(j), VectorAlign()))
                               : llvm::Constant::getNullValue(vector_));
     llvm::Value* key = b_.CreateAdd(block_k0_, j);
     // K[key, d] at k_row + d (keys_transposed_: K[d, key] at k_row + d * keys).
@@ -145,7 +145,7 @@ void FlashAttentionEmitter::ScoreKeys(llvm::Value* j0, int64_t count, llvm::Valu
   std::vector<llvm::Value*> sums = CarryLoop(
       b_.getInt64(0), length, "dot", init, [&](llvm::Value* d, const std::vector<llvm::Value*>& acc) {
         llvm::Value* q = b_.CreateAlignedLoad(
-            vector_, b_.CreateInBoundsGEP(ComputeType(), qt_, b_.CreateMul(d, b_.getInt64(kLanes))), llvm::Align(64));
+            vector_, b_.CreateInBoundsGEP(ComputeType(), qt_, b_.CreateMul(d, b_.getInt64(lanes_))), VectorAlign());
         std::vector<llvm::Value*> next;
         for (int64_t r = 0; r < count; ++r) {
           llvm::Value* k = Load(k_buffer_, b_.CreateAdd(k_rows[static_cast<size_t>(r)], b_.CreateMul(d, b_.getInt64(k_step))));
@@ -154,7 +154,7 @@ void FlashAttentionEmitter::ScoreKeys(llvm::Value* j0, int64_t count, llvm::Valu
         return next;
       });
   for (int64_t r = 0; r < count; ++r) {
-    b_.CreateAlignedStore(sums[static_cast<size_t>(r)], ScoreSlot(b_.CreateAdd(j0, b_.getInt64(r))), llvm::Align(64));
+    b_.CreateAlignedStore(sums[static_cast<size_t>(r)], ScoreSlot(b_.CreateAdd(j0, b_.getInt64(r))), VectorAlign());
   }
 }
 
@@ -175,32 +175,32 @@ void FlashAttentionEmitter::ScoreTile(llvm::Value* d0, llvm::Value* length, bool
 // recurrence: the max is exact, the sum adds p_j in order j.
 void FlashAttentionEmitter::SoftmaxTile() {
   llvm::Type* t = ComputeType();
-  llvm::Value* m_old = b_.CreateAlignedLoad(vector_, m_, llvm::Align(64));
+  llvm::Value* m_old = b_.CreateAlignedLoad(vector_, m_, VectorAlign());
   llvm::Value* m_new = CarryLoop(b_.getInt64(0), block_length_, "tmax", {m_old},
       [&](llvm::Value* j, const std::vector<llvm::Value*>& m) -> std::vector<llvm::Value*> {
         llvm::Value* key = b_.CreateAdd(block_k0_, j);
         llvm::Value* slot = ScoreSlot(j);
-        llvm::Value* dot = b_.CreateAlignedLoad(vector_, slot, llvm::Align(64));
+        llvm::Value* dot = b_.CreateAlignedLoad(vector_, slot, VectorAlign());
         llvm::Value* factor = ScoreVector(block_scale_, key);
         llvm::Value* s = scale_->kind() == OpKind::kDivide ? b_.CreateFDiv(dot, factor) : b_.CreateFMul(dot, factor);
         if (mask_ != nullptr) s = b_.CreateFAdd(s, ScoreVector(block_mask_, key));
-        b_.CreateAlignedStore(s, slot, llvm::Align(64));
+        b_.CreateAlignedStore(s, slot, VectorAlign());
         return {b_.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, m[0], s)};  // IEEE maximum
       })[0];
   llvm::Value* base = b_.CreateSelect(b_.CreateFCmpOEQ(m_new, Splat(llvm::ConstantFP::getInfinity(t, true))),
                                      llvm::Constant::getNullValue(vector_), m_new);
   llvm::Value* correction = VectorExp(b_.CreateFSub(m_old, base));
-  b_.CreateAlignedStore(m_new, m_, llvm::Align(64));
-  b_.CreateAlignedStore(correction, correction_, llvm::Align(64));
-  llvm::Value* l = b_.CreateFMul(b_.CreateAlignedLoad(vector_, l_, llvm::Align(64)), correction);
+  b_.CreateAlignedStore(m_new, m_, VectorAlign());
+  b_.CreateAlignedStore(correction, correction_, VectorAlign());
+  llvm::Value* l = b_.CreateFMul(b_.CreateAlignedLoad(vector_, l_, VectorAlign()), correction);
   l = CarryLoop(b_.getInt64(0), block_length_, "prob", {l},
       [&](llvm::Value* j, const std::vector<llvm::Value*>& sum) -> std::vector<llvm::Value*> {
         llvm::Value* slot = ScoreSlot(j);
-        llvm::Value* p = VectorExp(b_.CreateFSub(b_.CreateAlignedLoad(vector_, slot, llvm::Align(64)), base));
-        b_.CreateAlignedStore(p, slot, llvm::Align(64));
+        llvm::Value* p = VectorExp(b_.CreateFSub(b_.CreateAlignedLoad(vector_, slot, VectorAlign()), base));
+        b_.CreateAlignedStore(p, slot, VectorAlign());
         return {b_.CreateFAdd(sum[0], p)};
       })[0];
-  b_.CreateAlignedStore(l, l_, llvm::Align(64));
+  b_.CreateAlignedStore(l, l_, VectorAlign());
 }
 
 // One chunk of value_lanes_ elements of V at `index` (a partial chunk of `lanes` < value_lanes_
@@ -238,7 +238,7 @@ void FlashAttentionEmitter::AccumulateValues(int64_t r0, int64_t rows, llvm::Val
         b_.CreateLoad(t, b_.CreateConstInBoundsGEP1_64(t, correction_, static_cast<uint64_t>(r0 + r))));
     for (int64_t c = 0; c < chunks; ++c) {
       llvm::Value* slot = AccumulatorSlot(r0 + r, b_.CreateAdd(chunk0, b_.getInt64(c)));
-      init.push_back(b_.CreateFMul(b_.CreateAlignedLoad(chunk_type, slot, llvm::Align(64)), correction));
+      init.push_back(b_.CreateFMul(b_.CreateAlignedLoad(chunk_type, slot, ChunkAlign()), correction));
     }
   }
   std::vector<llvm::Value*> sums = CarryLoop(b_.getInt64(0), block_length_, "pv", init,
@@ -250,7 +250,7 @@ void FlashAttentionEmitter::AccumulateValues(int64_t r0, int64_t rows, llvm::Val
           v.push_back(LoadValueChunk(b_.CreateAdd(v_row, b_.getInt64(c * value_lanes_)),
                                      c == chunks - 1 ? last_lanes : value_lanes_));
         }
-        llvm::Value* p_row = b_.CreateMul(j, b_.getInt64(kLanes));
+        llvm::Value* p_row = b_.CreateMul(j, b_.getInt64(lanes_));
         std::vector<llvm::Value*> next;
         for (int64_t r = 0; r < rows; ++r) {
           llvm::Value* p = b_.CreateLoad(t, b_.CreateInBoundsGEP(t, scores_, b_.CreateAdd(p_row, b_.getInt64(r0 + r))));
@@ -264,25 +264,25 @@ void FlashAttentionEmitter::AccumulateValues(int64_t r0, int64_t rows, llvm::Val
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t c = 0; c < chunks; ++c) {
       b_.CreateAlignedStore(sums[static_cast<size_t>(r * chunks + c)],
-                            AccumulatorSlot(r0 + r, b_.CreateAdd(chunk0, b_.getInt64(c))), llvm::Align(64));
+                            AccumulatorSlot(r0 + r, b_.CreateAdd(chunk0, b_.getInt64(c))), ChunkAlign());
     }
   }
 }
 
-// P·V of the tile for every row of the query tile: full groups of kChunksPerStep chunks in a
+// P·V of the tile for every row of the query tile: full groups of chunks_per_step_ chunks in a
 // loop, then one group of the remaining chunks (the last possibly partial).
 void FlashAttentionEmitter::ValueTile() {
   const int64_t full_chunks = value_dim_ / value_lanes_;
   const int64_t partial = value_dim_ % value_lanes_;
-  const int64_t groups = full_chunks / kChunksPerStep;
-  const int64_t rest = full_chunks % kChunksPerStep + (partial != 0 ? 1 : 0);
+  const int64_t groups = full_chunks / chunks_per_step_;
+  const int64_t rest = full_chunks % chunks_per_step_ + (partial != 0 ? 1 : 0);
   const int64_t rows = std::min(kRowsPerStep, query_tile_);
   for (int64_t r0 = 0; r0 < query_tile_; r0 += rows) {
     Loop(b_.getInt64(0), b_.getInt64(groups), "vgroup", [&](llvm::Value* g) {
-      AccumulateValues(r0, rows, b_.CreateMul(g, b_.getInt64(kChunksPerStep)), kChunksPerStep, value_lanes_);
+      AccumulateValues(r0, rows, b_.CreateMul(g, b_.getInt64(chunks_per_step_)), chunks_per_step_, value_lanes_);
     });
     if (rest > 0) {
-      AccumulateValues(r0, rows, b_.getInt64(groups * kChunksPerStep), rest, partial != 0 ? partial : value_lanes_);
+      AccumulateValues(r0, rows, b_.getInt64(groups * chunks_per_step_), rest, partial != 0 ? partial : value_lanes_);
     }
   }
 }
@@ -303,7 +303,7 @@ void FlashAttentionEmitter::StoreRows(llvm::Value* sum_init) {
     llvm::Value* acc_row = b_.CreateMul(r, b_.getInt64(accumulator_row_));
     auto chunk = [&](llvm::Value* c, int64_t lanes) {
       llvm::Value* offset = b_.CreateMul(c, b_.getInt64(value_lanes_));
-      llvm::Value* acc = b_.CreateAlignedLoad(chunk_type, b_.CreateInBoundsGEP(t, accumulator_, b_.CreateAdd(acc_row, offset)), llvm::Align(64));
+      llvm::Value* acc = b_.CreateAlignedLoad(chunk_type, b_.CreateInBoundsGEP(t, accumulator_, b_.CreateAdd(acc_row, offset)), ChunkAlign());
       llvm::Value* value = Narrow(b_.CreateFDiv(acc, total));
       llvm::Value* address = b_.CreateInBoundsGEP(memory, bases_.back(), b_.CreateAdd(out_row, offset));
       if (lanes == value_lanes_) {

@@ -288,6 +288,9 @@ StatusOr<std::unique_ptr<JitCompiler>> JitCompiler::Create(const JitCompilerOpti
     ACCY_RETURN_IF_ERROR(EnsureDirectory(impl->options.dump_dir, "dump_dir"));
   }
 
+  // The process cap (ACCY_MAX_ISA) holds for every compiler, whatever the options ask.
+  ACCY_ASSIGN_OR_RETURN(Isa process_isa, ProcessIsa());
+  impl->options.max_isa = std::min(impl->options.max_isa, process_isa);
   impl->cpu = llvm::sys::getHostCPUName().str();
   std::vector<std::string> feature_list;
   for (const auto& entry : llvm::sys::getHostCPUFeatures()) {

@@ -39,7 +39,7 @@ struct JitCompilerOptions {
   // The highest ISA level compiled code may use (include/accy/isa.h): the host's features above
   // it are turned off ("-avx512f", ... for avx2; "-avx", "-avx2", "-fma", ... for x86-64), so the
   // code runs and is tuned as on a host of that level. Part of the object cache key (through
-  // the features). Default: no cap beyond the host.
+  // the features). Never above ProcessIsa() (ACCY_MAX_ISA); default: the process ISA.
   Isa max_isa = Isa::kAvx512;
 };
 

@@ -142,5 +142,42 @@ TEST(BitcastConvertI1Test, PacksAndUnpacksBitsLsbFirstLikeTheReference) {
   }
 }
 
+// flash_attention's vectors are one register of the target (16, 8 or 4 query rows), but its
+// key tiles and head-dim chunks are the same on every ISA: the same bits at every level.
+TEST(IsaTest, FlashAttentionGivesTheSameBitsAtEveryLevel) {
+  const int64_t heads = 3, seq = 37, dim = 20;
+  Builder builder("attention");
+  const TensorType qkv = *TensorType::Create(ElementType::kF32, {heads, seq, dim});
+  const TensorType scores = *TensorType::Create(ElementType::kF32, {heads, seq, seq});
+  const TensorType rows = *TensorType::Create(ElementType::kF32, {heads, seq});
+  FunctionBuilder f = *builder.BeginFunction("main", {qkv, qkv, qkv}, {qkv});
+  Value* qk = *f.DotGeneral(f.Parameter(0), f.Parameter(1), scores, {2}, {2}, {0}, {0});
+  Value* scaled = *f.Multiply(qk, *f.BroadcastInDim(*f.ConstantScalar(ElementType::kF32, 0.25), scores, {}));
+  Value* max = *f.Reduce(scaled, *f.ConstantScalar(ElementType::kF32, -INFINITY), rows, "max", {2});
+  Value* e = *f.Exponential(*f.Subtract(scaled, *f.BroadcastInDim(max, scores, {0, 1})));
+  Value* sum = *f.Reduce(e, *f.ConstantScalar(ElementType::kF32, 0), rows, "sum", {2});
+  Value* p = *f.Divide(e, *f.BroadcastInDim(sum, scores, {0, 1}));
+  ASSERT_OK(f.Return({*f.DotGeneral(p, f.Parameter(2), qkv, {2}, {1}, {0}, {0})}));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
+  const std::vector<Tensor> inputs = RandomInputs(*module->FindFunction("main"), 9);
+  ASSERT_OK_AND_ASSIGN(Isa process, ProcessIsa());
+  std::optional<Tensor> first;
+  for (Isa isa : {Isa::kX86_64, Isa::kAvx2, Isa::kAvx512}) {
+    if (isa > process) continue;
+    SCOPED_TRACE(IsaName(isa));
+    EngineOptions options;
+    options.max_isa = isa;
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create(options));
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, engine->Compile(*module));
+    EXPECT_EQ(exe->Stats().work_items_by_kind.count("flash_attention"), 1u) << exe->plan_text();
+    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> outputs, exe->Run(inputs));
+    if (!first.has_value()) {
+      first = outputs[0];
+      continue;
+    }
+    EXPECT_EQ(std::memcmp(first->data(), outputs[0].data(), static_cast<size_t>(first->byte_size())), 0);
+  }
+}
+
 }  // namespace
 }  // namespace accy
