@@ -280,10 +280,17 @@ def main():
         shutil.rmtree(data_dir, ignore_errors=True)
     os.makedirs(args.out_dir, exist_ok=True)
     info = machine_info()
+    avx512 = "avx512f" in open("/proc/cpuinfo").read()
     info["peer_env"] = ("OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset; OMP_NUM_THREADS = "
                         "OPENBLAS_NUM_THREADS = threads; torch: set_num_threads(threads), "
-                        "ATEN_CPU_CAPABILITY=avx512, the faster of OMP_WAIT_POLICY passive "
-                        "and active per workload")
+                        + ("ATEN_CPU_CAPABILITY=avx512, " if avx512 else "no AVX-512 (torch's AVX2 "
+                           "kernels), ")
+                        + "the faster of OMP_WAIT_POLICY passive and active per workload")
+    # The accy build's own report: version, CPU, ISA in use (ACCY_MAX_ISA), oneDNN, LLVM.
+    accy_cli = os.path.join(os.path.dirname(os.path.abspath(args.runner)), "accy")
+    if os.path.exists(accy_cli):
+        version = subprocess.run([accy_cli, "--version"], capture_output=True, text=True)
+        info["accy_version"] = version.stdout.strip()
     info["max_load_average"] = max(max(r["load_before"], r["load_after"]) for r in records)
     info["max_busy_before"] = max(r["busy_before"] for r in records)
     info["max_others_busy_during"] = max(r["others_busy_during"] for r in records)
@@ -294,6 +301,8 @@ def main():
           f"median ms of {args.reps} repetitions; ratio = accy time / peer time (< 1: accy "
           f"faster); other processes used up to {info['max_others_busy_during']:.0%} of the CPUs "
           f"while a workload was measured"
+          + (f"; `accy --version`: {'; '.join(info['accy_version'].splitlines())}"
+             if info.get("accy_version") else "")
           + (" (the numbers of those rows are noisy; see others_busy_during in compare.json)"
              if info["max_others_busy_during"] > 0.10 else "") + ".\n\n"
           + table(records, args.threads, args.workloads) + "\n")
