@@ -34,6 +34,7 @@
 // rows agree: a row whose scores are all -inf gives 0/0 = NaN as the reference's
 // exp(-inf - -inf) does, and NaN or +inf scores make the row NaN.
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -95,6 +96,7 @@ StatusOr<Access> FlashAttentionEmitter::ScoreAccess(const Value* value) {
   const DenseElements* dense = source_def != nullptr && source_def->kind() == OpKind::kConstant
                                    ? source_def->GetDense("value")
                                    : nullptr;
+  access.payload = dense;
   if (dense != nullptr && source->type().element_count() == 1 &&
       static_cast<int64_t>(dense->bytes.size()) == ElementByteWidth(element_)) {
     access.constant = dense->bytes.data();
@@ -308,6 +310,7 @@ StatusOr<KernelSignature> FlashAttentionEmitter::Emit(std::string_view symbol) {
   correction_ = stack(vector_, 1);
   auto c64 = [&](int64_t v) { return b_.getInt64(v); };
   const int64_t rank = static_cast<int64_t>(batch_dims_.size()) + 2;
+  if (mask_ != nullptr) PackLanesMajor(mask, query_tiles);
 
   Loop(function_->getArg(2), function_->getArg(3), "block", [&](llvm::Value* block) {
     block_batch_ = b_.CreateUDiv(block, c64(query_tiles));
@@ -367,6 +370,38 @@ StatusOr<KernelSignature> FlashAttentionEmitter::Emit(std::string_view symbol) {
   return std::move(signature_);
 }
 
+void FlashAttentionEmitter::PackLanesMajor(Access& access, int64_t query_tiles) {
+  const size_t rank = access.strides.size();
+  if (access.payload == nullptr || access.constant != nullptr || element_ != compute_) return;
+  for (size_t d = 0; d + 2 < rank; ++d) {
+    if (access.strides[d] != 0) return;
+  }
+  const int64_t query_stride = access.strides[rank - 2], key_stride = access.strides[rank - 1];
+  const int64_t bytes = ElementByteWidth(element_);
+  const int64_t count = query_tiles * keys_ * lanes_;
+  if (query_stride == 0 || count * bytes > kMaxPackedBytes) return;
+  // Lane `lane` of tile t is query row min(t * query_tile + lane, queries - 1), as
+  // block_lane_rows_ (lanes past the tile are computed and never stored).
+  std::vector<uint8_t> packed(static_cast<size_t>(count * bytes));
+  const uint8_t* data = access.payload->bytes.data();
+  for (int64_t t = 0; t < query_tiles; ++t) {
+    for (int64_t key = 0; key < keys_; ++key) {
+      for (int64_t lane = 0; lane < lanes_; ++lane) {
+        const int64_t row = std::min(t * query_tile_ + lane, queries_ - 1);
+        std::memcpy(&packed[static_cast<size_t>(((t * keys_ + key) * lanes_ + lane) * bytes)],
+                    data + (row * query_stride + key * key_stride) * bytes, static_cast<size_t>(bytes));
+      }
+    }
+  }
+  llvm::Constant* init = llvm::ConstantDataArray::getRaw(
+      llvm::StringRef(reinterpret_cast<const char*>(packed.data()), packed.size()),
+      static_cast<uint64_t>(count), ComputeType());
+  auto* global = new llvm::GlobalVariable(module_, init->getType(), /*isConstant=*/true,
+                                          llvm::GlobalValue::PrivateLinkage, init,
+                                          StrCat(function_->getName().str(), ".packed_mask"));
+  global->setAlignment(llvm::Align(64));
+  access.packed = global;
+}
 
 }  // namespace flash_attention_internal
 

@@ -33,6 +33,8 @@ constexpr int64_t kGeometryLanes = 16;
 constexpr int64_t kAccumulatorBytes = 64 * 1024;
 constexpr int64_t kScoreTileBytes = 8 * 1024;
 constexpr int64_t kQueryPackBytes = 16 * 1024;
+// Largest lanes-major copy of a constant mask embedded in the module (Access::packed).
+constexpr int64_t kMaxPackedBytes = 8 << 20;
 // Register blocking: keys per score step (f32, f64: one vector accumulator each, a 16-lane f64
 // vector is two registers), and rows x 64-byte chunks of P·V accumulators.
 constexpr int64_t kKeysPerStep = 8;
@@ -48,6 +50,12 @@ struct Access {
   int buffer = -1;
   const uint8_t* constant = nullptr;
   std::vector<int64_t> strides;  // per score dim
+  // The whole payload when a constant op defines the operand (any size), else null.
+  const DenseElements* payload = nullptr;
+  // A compile-time copy in lanes-major order, [query tile][key][lane] in the compute type, for
+  // an operand that varies along the query dim (a causal mask): one vector load per key
+  // instead of a gather (PackLanesMajor). Null when not packed.
+  llvm::GlobalVariable* packed = nullptr;
 };
 
 // Emits the kernel of one flash_attention work item into a module (EmitFlashAttentionKernel).
@@ -101,7 +109,11 @@ class FlashAttentionEmitter {
     llvm::Value* splat = nullptr;
     llvm::Value* base = nullptr;
     llvm::Value* rows = nullptr;
+    llvm::Value* packed_tile = nullptr;  // this block's [key][lane] slice of access->packed
   };
+  // Builds access.packed for a constant operand that varies along the query dim and not along
+  // the batch dims, when the copy stays under kMaxPackedBytes (f32 and f64 only).
+  void PackLanesMajor(Access& access, int64_t query_tiles);
   llvm::Value* Splat(llvm::Value* scalar);
   llvm::Value* Fma(llvm::Value* a, llvm::Value* x, llvm::Value* addend);
   llvm::Value* Widen(llvm::Value* v);

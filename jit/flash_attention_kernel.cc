@@ -79,6 +79,12 @@ FlashAttentionEmitter::ScoreOperand FlashAttentionEmitter::PrepareScoreOperand(
     op.splat = Splat(Read(access, b_.getInt64(0)));
     return op;
   }
+  if (access.packed != nullptr) {  // [tile][key][lane]: this block's tile
+    llvm::Value* tile = b_.CreateUDiv(block_q_begin_, b_.getInt64(query_tile_));
+    op.packed_tile = b_.CreateInBoundsGEP(ComputeType(), access.packed,
+                                          b_.CreateMul(tile, b_.getInt64(keys_ * lanes_)));
+    return op;
+  }
   const int64_t query_stride = access.strides[access.strides.size() - 2];
   op.base = batch_offset;
   if (query_stride != 0) {
@@ -92,6 +98,11 @@ FlashAttentionEmitter::ScoreOperand FlashAttentionEmitter::PrepareScoreOperand(
 // key broadcast, or a gather over the lanes' rows (per-lane loads for f16/bf16).
 llvm::Value* FlashAttentionEmitter::ScoreVector(const ScoreOperand& op, llvm::Value* key) {
   if (op.splat != nullptr) return op.splat;
+  if (op.packed_tile != nullptr) {
+    return b_.CreateAlignedLoad(vector_, b_.CreateInBoundsGEP(ComputeType(), op.packed_tile,
+                                                            b_.CreateMul(key, b_.getInt64(lanes_))),
+                                VectorAlign());
+  }
   const Access& access = *op.access;
   llvm::Value* key_offset = b_.CreateMul(key, b_.getInt64(access.strides.back()));
   if (op.rows == nullptr) return Splat(Read(access, b_.CreateAdd(op.base, key_offset)));

@@ -143,7 +143,8 @@ TEST(BitcastConvertI1Test, PacksAndUnpacksBitsLsbFirstLikeTheReference) {
 }
 
 // flash_attention's vectors are one register of the target (16, 8 or 4 query rows), but its
-// key tiles and head-dim chunks are the same on every ISA: the same bits at every level.
+// key tiles and head-dim chunks are the same on every ISA: the same bits at every level, with a
+// constant causal mask (read from a lanes-major copy of each level's width).
 TEST(IsaTest, FlashAttentionGivesTheSameBitsAtEveryLevel) {
   const int64_t heads = 3, seq = 37, dim = 20;
   Builder builder("attention");
@@ -153,6 +154,13 @@ TEST(IsaTest, FlashAttentionGivesTheSameBitsAtEveryLevel) {
   FunctionBuilder f = *builder.BeginFunction("main", {qkv, qkv, qkv}, {qkv});
   Value* qk = *f.DotGeneral(f.Parameter(0), f.Parameter(1), scores, {2}, {2}, {0}, {0});
   Value* scaled = *f.Multiply(qk, *f.BroadcastInDim(*f.ConstantScalar(ElementType::kF32, 0.25), scores, {}));
+  // A constant causal mask: varies along the query dim, so the kernel reads a lanes-major copy.
+  std::vector<float> mask(static_cast<size_t>(seq * seq));
+  for (int64_t i = 0; i < seq; ++i) {
+    for (int64_t j = 0; j < seq; ++j) mask[static_cast<size_t>(i * seq + j)] = j <= i ? 0.0f : -INFINITY;
+  }
+  Tensor mask_tensor = *Tensor::FromVector<float>(*TensorType::Create(ElementType::kF32, {seq, seq}), mask);
+  scaled = *f.Add(scaled, *f.BroadcastInDim(*f.Constant(mask_tensor), scores, {1, 2}));
   Value* max = *f.Reduce(scaled, *f.ConstantScalar(ElementType::kF32, -INFINITY), rows, "max", {2});
   Value* e = *f.Exponential(*f.Subtract(scaled, *f.BroadcastInDim(max, scores, {0, 1})));
   Value* sum = *f.Reduce(e, *f.ConstantScalar(ElementType::kF32, 0), rows, "sum", {2});
@@ -173,6 +181,9 @@ TEST(IsaTest, FlashAttentionGivesTheSameBitsAtEveryLevel) {
     ASSERT_OK_AND_ASSIGN(std::vector<Tensor> outputs, exe->Run(inputs));
     if (!first.has_value()) {
       first = outputs[0];
+      ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, Evaluate(*module, "main", inputs));
+      TensorComparison c = CompareClose(outputs[0], expected[0], 1e-5, 1e-4);
+      EXPECT_TRUE(c.ok) << c.message;
       continue;
     }
     EXPECT_EQ(std::memcmp(first->data(), outputs[0].data(), static_cast<size_t>(first->byte_size())), 0);
