@@ -45,7 +45,7 @@ StatusOr<KernelSignature> EmitItemKernel(size_t index, const WorkItem& item,
     case WorkKind::kScan:
       return EmitScanKernel(item, fusion, module, symbol);
     case WorkKind::kRowPipeline:
-      return EmitRowPipelineKernel(item, fusion, module, symbol);
+      return EmitRowPipelineKernel(item, fusion, module, symbol, target);
     case WorkKind::kFlashAttention:
       return EmitFlashAttentionKernel(item, fusion, module, symbol, target);
     case WorkKind::kDotGeneral:

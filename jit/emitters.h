@@ -43,7 +43,8 @@ StatusOr<KernelSignature> EmitScanKernel(const WorkItem& item, const FusionPlan&
                                          llvm::Module& module, std::string_view symbol);
 // kinds row_pipeline and flash_attention (row_pipeline_emitter.cc, flash_attention_emitter.cc).
 StatusOr<KernelSignature> EmitRowPipelineKernel(const WorkItem& item, const FusionPlan& fusion,
-                                                llvm::Module& module, std::string_view symbol);
+                                                llvm::Module& module, std::string_view symbol,
+                                                const KernelTarget& target);
 StatusOr<KernelSignature> EmitFlashAttentionKernel(const WorkItem& item, const FusionPlan& fusion,
                                                    llvm::Module& module, std::string_view symbol,
                                                    const KernelTarget& target);

@@ -44,8 +44,9 @@ llvm::Type* RowAccumulation::AccType(OpKind reducer, ElementType type) {
   return LaneType(type);
 }
 
-int64_t RowAccumulation::Width(ElementType type) {
-  return std::max<int64_t>(1, kAccumulationBytes / (LaneType(type)->getPrimitiveSizeInBits() / 8));
+int64_t RowAccumulation::Width(OpKind reducer, ElementType type) {
+  const int64_t bytes = reducer == OpKind::kAdd ? kAccumulationBytes : max_min_bytes_;
+  return std::max<int64_t>(1, bytes / (LaneType(type)->getPrimitiveSizeInBits() / 8));
 }
 
 llvm::Value* RowAccumulation::ToLane(llvm::Value* v, ElementType type) {

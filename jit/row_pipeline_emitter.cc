@@ -309,7 +309,7 @@ StatusOr<KernelSignature> RowPipelineEmitter::Emit(std::string_view symbol) {
     }
   }
   for (const RowReduce& reduce : plan_.reduces) {
-    const int64_t width = acc_.Width(reduce.type);
+    const int64_t width = acc_.Width(reduce.reducer, reduce.type);
     llvm::Type* lane = acc_.LaneType(reduce.type);
     const int64_t slots = (std::min(kChunk, std::max<int64_t>(plan_.columns, 1)) + width - 1) / width * width;
     llvm::AllocaInst* scratch = b_.CreateAlloca(llvm::ArrayType::get(lane, static_cast<uint64_t>(slots)));
@@ -366,8 +366,9 @@ StatusOr<KernelSignature> RowPipelineEmitter::Emit(std::string_view symbol) {
 }  // namespace row_pipeline
 
 StatusOr<KernelSignature> EmitRowPipelineKernel(const WorkItem& item, const FusionPlan& fusion,
-                                                llvm::Module& module, std::string_view symbol) {
-  row_pipeline::RowPipelineEmitter emitter(item, fusion, module);
+                                                llvm::Module& module, std::string_view symbol,
+                                                const KernelTarget& target) {
+  row_pipeline::RowPipelineEmitter emitter(item, fusion, module, target);
   return emitter.Emit(symbol);
 }
 

@@ -29,9 +29,10 @@ constexpr int64_t kMaxCachedRowBytes = 12 * 1024;
 
 class RowPipelineEmitter {
  public:
-  RowPipelineEmitter(const WorkItem& item, const FusionPlan& fusion, llvm::Module& module)
+  RowPipelineEmitter(const WorkItem& item, const FusionPlan& fusion, llvm::Module& module,
+                     const KernelTarget& target)
       : item_(item), fusion_(fusion), module_(module), context_(module.getContext()),
-        b_(context_), lowering_(module, b_), acc_(b_) {}
+        b_(context_), lowering_(module, b_), acc_(b_, target.vector_bits) {}
 
   StatusOr<KernelSignature> Emit(std::string_view symbol);
 

@@ -24,7 +24,7 @@ Status RowPipelineEmitter::EmitReducePass(int pass) {
   auto direct_access = [&](size_t r, int64_t length) -> int {
     const RowReduce& reduce = plan_.reduces[r];
     const RowSource& input = plan_.sources.at({reduce.op, 0});
-    if (input.member != nullptr || length % acc_.Width(reduce.type) != 0) return -1;
+    if (input.member != nullptr || length % acc_.Width(reduce.reducer, reduce.type) != 0) return -1;
     const RowAccess& access = plan_.accesses[static_cast<size_t>(input.access)];
     const bool same_lanes = reduce.type != ElementType::kI1 &&
                             acc_.LaneType(reduce.type) == MemoryType(context_, access.type);
@@ -49,7 +49,7 @@ Status RowPipelineEmitter::EmitReducePass(int pass) {
   auto fold = [&](bool fast, std::vector<llvm::Value*>& results, llvm::Value** retry) -> Status {
     for (size_t r : reduces) {
       const RowReduce& reduce = plan_.reduces[r];
-      const int64_t width = acc_.Width(reduce.type);
+      const int64_t width = acc_.Width(reduce.reducer, reduce.type);
       llvm::Type* acc_vector =
           llvm::FixedVectorType::get(acc_.AccType(reduce.reducer, reduce.type), width);
       llvm::Value* identity = llvm::ConstantVector::getSplat(
@@ -70,7 +70,7 @@ Status RowPipelineEmitter::EmitReducePass(int pass) {
     auto from_cached = [&](size_t r, int64_t length) -> bool {
       const RowReduce& reduce = plan_.reduces[r];
       const RowSource& input = plan_.sources.at({reduce.op, 0});
-      return stores_cached && input.member == cached_ && length % acc_.Width(reduce.type) == 0 &&
+      return stores_cached && input.member == cached_ && length % acc_.Width(reduce.reducer, reduce.type) == 0 &&
              acc_.LaneType(reduce.type) ==
                  MemoryType(context_, item_.output_value->type().element_type());
     };
@@ -101,7 +101,7 @@ Status RowPipelineEmitter::EmitReducePass(int pass) {
       }));
       for (size_t r : reduces) {
         const RowReduce& reduce = plan_.reduces[r];
-        const int64_t width = acc_.Width(reduce.type);
+        const int64_t width = acc_.Width(reduce.reducer, reduce.type);
         const int64_t padded = (length + width - 1) / width * width;
         llvm::Type* lane = acc_.LaneType(reduce.type);
         for (int64_t j = length; j < padded; ++j) {
