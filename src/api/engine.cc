@@ -303,10 +303,16 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
       if (buffers.may_write_in_place) {
         buffers.in_place_candidates = SameIndexInputs(*p.item, fusion->plan(), p.jit->inputs);
       }
-      // reshape and width-changing bitcast_convert keep the bytes as they are.
-      buffers.output_aliases_input = p.item->kind == WorkKind::kShape &&
-                                     (p.item->root->kind() == OpKind::kReshape ||
-                                      p.item->root->kind() == OpKind::kBitcastConvert) &&
+      // reshape and width-changing bitcast_convert keep the bytes as they are; a bitcast to or
+      // from i1 packs or unpacks bits (8 stored i1 per byte), so its result has its own buffer.
+      const Operation* root = p.item->root;
+      const bool bool_bitcast =
+          root != nullptr && root->kind() == OpKind::kBitcastConvert &&
+          (IsBool(root->operand(0)->type().element_type()) ||
+           IsBool(root->result(0)->type().element_type()));
+      buffers.output_aliases_input = p.item->kind == WorkKind::kShape && !bool_bitcast &&
+                                     (root->kind() == OpKind::kReshape ||
+                                      root->kind() == OpKind::kBitcastConvert) &&
                                      p.jit->inputs.size() == 1 && p.jit->outputs.size() == 1;
     }
     item_buffers.push_back(std::move(buffers));

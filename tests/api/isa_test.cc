@@ -190,5 +190,40 @@ TEST(IsaTest, FlashAttentionGivesTheSameBitsAtEveryLevel) {
   }
 }
 
+// Regression: an i1 bitcast whose result is an intermediate used to alias its input's buffer
+// (as byte-preserving bitcasts do) and read or wrote past it. compare -> pack -> convert, and
+// i8 -> unpack -> convert -> sum over enough bytes for several blocks, bit for bit.
+TEST(BitcastConvertI1Test, IntermediateResultsGetTheirOwnBuffers) {
+  const int64_t n = 20000;
+  Builder builder("bits");
+  const TensorType x_type = *TensorType::Create(ElementType::kF32, {n, 8});
+  const TensorType bytes = *TensorType::Create(ElementType::kI8, {n});
+  const TensorType bools = *TensorType::Create(ElementType::kI1, {n, 8});
+  const TensorType i32 = *TensorType::Create(ElementType::kI32, {n});
+  const TensorType total = *TensorType::Create(ElementType::kI32, {});
+  FunctionBuilder f = *builder.BeginFunction("main", {x_type, bytes}, {i32, total});
+  Value* zero = *f.BroadcastInDim(*f.ConstantScalar(ElementType::kF32, 0), x_type, {});
+  Value* positive = *f.Compare(f.Parameter(0), zero, "GT");
+  Value* packed = *f.Convert(*f.BitcastConvert(positive, bytes), ElementType::kI32);
+  Value* unpacked = *f.Convert(*f.BitcastConvert(*f.Add(f.Parameter(1), f.Parameter(1)), bools), ElementType::kI32);
+  Value* sum = *f.Reduce(unpacked, *f.ConstantScalar(ElementType::kI32, 0), total, "sum", {0, 1});
+  ASSERT_OK(f.Return({packed, sum}));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
+  const std::vector<Tensor> inputs = RandomInputs(*module->FindFunction("main"), 17);
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, Evaluate(*module, "main", inputs));
+  for (int threads : {1, 2}) {
+    EngineOptions options;
+    options.num_threads = threads;
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create(options));
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, engine->Compile(*module));
+    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> outputs, exe->Run(inputs));
+    for (int r = 0; r < 2; ++r) {
+      EXPECT_EQ(std::memcmp(outputs[r].data(), expected[r].data(),
+                            static_cast<size_t>(expected[r].byte_size())), 0)
+          << "result " << r << " at " << threads << " threads";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace accy
