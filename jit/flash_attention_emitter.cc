@@ -11,7 +11,8 @@
 // is query row r of the tile (lanes past the last row repeat it and are never stored), so the
 // softmax is vertical: no horizontal reductions. Each lane's arithmetic is the same whatever
 // the lane count and the key tiles and head-dim chunks are sized for 16 lanes on every ISA, so
-// the results do not depend on the ISA either. Per block:
+// f32 results do not depend on the ISA either (f64's libm/libmvec exp may differ by an ulp
+// between ISA levels). Per block:
 //   Q^T of the tile packed once into qt[d][lane] (per head-dim chunk when head_dim > 256 f32)
 //   per key tile (128 f32 / 64 f64 keys), scores[j][lane] = Q·K[j] as vector FMAs over d,
 //     kKeysPerStep keys at once sharing each qt load, K elements broadcast (both K layouts);

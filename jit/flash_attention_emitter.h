@@ -27,7 +27,7 @@ namespace accy::jit::flash_attention_internal {
 // (KernelTarget::vector_bits / 32: 16 on AVX-512, 8 on AVX2, 4 below).
 constexpr int64_t kMaxValueDim = kFlashAttentionMaxValueDim;
 // The lane count key tiles and head-dim chunks are sized for on every target (the AVX-512
-// vector), so the summation order, and the bits, are the same on every ISA.
+// vector), so the summation order, and the f32 bits, are the same on every ISA.
 constexpr int64_t kGeometryLanes = 16;
 // Stack budgets (bytes): the block's accumulator rows, one key tile of scores, the packed Q^T.
 constexpr int64_t kAccumulatorBytes = 64 * 1024;

@@ -42,7 +42,7 @@ int PrintVersion() {
     return accy::tools::kExitError;
   }
   std::printf("ISA in use: %s (ACCY_MAX_ISA %s)\n", std::string(accy::IsaName(*isa)).c_str(),
-              cap != nullptr ? cap : "unset");
+              cap != nullptr && *cap != '\0' ? cap : "unset");
   std::printf("oneDNN %s, effective ISA %s\n", accy::kernels::OneDnnVersion().c_str(),
               accy::kernels::OneDnnEffectiveIsa().c_str());
   std::printf("LLVM %s\n", accy::jit::LlvmVersion().c_str());

@@ -66,6 +66,10 @@ struct KernelCallSpec {
   int64_t version = 1;
   std::vector<OperandEffect> operand_effects;        // one per operand (empty: all read)
   std::vector<std::optional<int64_t>> result_aliases;  // one per result (empty: none alias)
+  // The kernel's own attributes (the catalog's contracts, kernels/kernel_contracts.h: axis,
+  // epsilon, strides, ...), appended to the op as they are; in StableHLO text each is written
+  // `accy.<name>` on the custom_call. A name of the four above is kInvalidArgument.
+  std::vector<NamedAttribute> attributes;
 };
 
 // Appends operations to one block (a function body or a region body). Only the innermost block

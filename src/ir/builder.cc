@@ -483,6 +483,23 @@ StatusOr<Operation*> FunctionBuilder::KernelCall(std::vector<Value*> operands,
   for (const std::optional<int64_t>& alias : spec.result_aliases) aliases.push_back(alias.value_or(-1));
   if (aliases.empty()) aliases.assign(result_types.size(), -1);
   attrs.push_back({"result_aliases", std::move(aliases)});
+  for (const NamedAttribute& attribute : spec.attributes) {
+    for (const NamedAttribute& reserved : attrs) {
+      if (attribute.name == reserved.name) {
+        return OpError(OpKind::kKernelCall, StrCat("kernel attribute '", attribute.name,
+                                                   "' is one of the kernel_call's own attributes"));
+      }
+    }
+  }
+  for (size_t i = 0; i < spec.attributes.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (spec.attributes[i].name == spec.attributes[j].name) {
+        return OpError(OpKind::kKernelCall,
+                       StrCat("kernel attribute '", spec.attributes[i].name, "' is given twice"));
+      }
+    }
+  }
+  attrs.insert(attrs.end(), spec.attributes.begin(), spec.attributes.end());
   return CreateOp(OpKind::kKernelCall, std::move(operands), std::move(result_types),
                   std::move(attrs));
 }

@@ -15,12 +15,14 @@
 // Reads the module only; thread-safe for concurrent prints of a finished module.
 #include "accy/ir.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <variant>
 #include <vector>
 
 #include "src/ir/printer_attributes.h"
@@ -36,6 +38,25 @@ using printer_internal::FormatIntList;
 using printer_internal::FormatStringLiteral;
 using printer_internal::FormatSymbolName;
 using printer_internal::SsaNames;
+
+// A kernel_call attribute value in MLIR syntax, as KernelAttributeValue in the importer reads it.
+std::string FormatKernelAttribute(const AttributeValue& value) {
+  if (const int64_t* i = std::get_if<int64_t>(&value)) return StrCat(*i, " : i64");
+  if (const double* d = std::get_if<double>(&value)) {
+    return StrCat(printer_internal::FormatElement(ElementType::kF64, reinterpret_cast<const uint8_t*>(d)), " : f64");
+  }
+  if (const bool* b = std::get_if<bool>(&value)) return *b ? "true" : "false";
+  if (const std::string* text = std::get_if<std::string>(&value)) return FormatStringLiteral(*text);
+  if (const auto* ints = std::get_if<std::vector<int64_t>>(&value)) return FormatI64Array(*ints);
+  if (const auto* strings = std::get_if<std::vector<std::string>>(&value)) {
+    std::string out = "[";
+    for (size_t i = 0; i < strings->size(); ++i) {
+      out += StrCat(i > 0 ? ", " : "", FormatStringLiteral((*strings)[i]));
+    }
+    return out + "]";
+  }
+  return FormatDenseElements(std::get<DenseElements>(value));
+}
 
 
 std::string TypeList(const std::vector<TensorType>& types) {
@@ -491,6 +512,16 @@ class ModulePrinter {
                         ", operand_index = ", result_aliases[i], ", operand_tuple_indices = []>");
     }
     if (!aliases.empty()) attributes.push_back(StrCat("output_operand_aliases = [", aliases, "]"));
+    // The kernel's own attributes (axis, epsilon, ...) as accy.<name>, read back by the importer.
+    for (const NamedAttribute& attribute : op.attributes()) {
+      const std::string& name = attribute.name;
+      if (name == "call_target_name" || name == "version" || name == "operand_effects" ||
+          name == "result_aliases") {
+        continue;
+      }
+      attributes.push_back(StrCat("accy.", name, " = ", FormatKernelAttribute(attribute.value)));
+    }
+    std::sort(attributes.begin(), attributes.end());
 
     out_ += StrCat("stablehlo.custom_call ",
                    FormatSymbolName(op.GetString("call_target_name").value_or("")), "(",

@@ -192,10 +192,70 @@ StatusOr<std::vector<NamedAttribute>> ConvertAttributes(OpKind kind, const OpSyn
   return out;
 }
 
+// A kernel attribute `accy.<name>` as an IR attribute value: integers, floats, booleans,
+// strings, array<i64: ...>, lists of integers or of strings, dense constants.
+StatusOr<AttributeValue> KernelAttributeValue(const AttrValue& value, std::string_view name) {
+  switch (value.kind) {
+    case AttrValue::Kind::kInt:
+      return AttributeValue(value.int_value);
+    case AttrValue::Kind::kFloat:
+      return AttributeValue(value.float_value);
+    case AttrValue::Kind::kBool:
+      return AttributeValue(value.bool_value);
+    case AttrValue::Kind::kString:
+      return AttributeValue(value.text);
+    case AttrValue::Kind::kIntArray:
+      return AttributeValue(value.ints);
+    case AttrValue::Kind::kDense:
+      if (value.dense != nullptr) return AttributeValue(*value.dense);
+      break;
+    case AttrValue::Kind::kList: {
+      std::vector<int64_t> ints;
+      std::vector<std::string> strings;
+      for (const AttrValue& item : value.items) {
+        if (item.kind == AttrValue::Kind::kInt && strings.empty()) {
+          ints.push_back(item.int_value);
+        } else if (item.kind == AttrValue::Kind::kString && ints.empty()) {
+          strings.push_back(item.text);
+        } else {
+          return WrongKind(item, name, "an element of a list of integers or of strings");
+        }
+      }
+      if (!strings.empty()) return AttributeValue(std::move(strings));
+      return AttributeValue(std::move(ints));
+    }
+    default:
+      break;
+  }
+  return WrongKind(value, name,
+                   "an integer, float, bool, string, array<i64>, list or dense constant");
+}
+
 StatusOr<KernelCallSpec> ConvertKernelCallSpec(const OpSyntax& op, const std::string& target,
                                                int64_t num_results) {
   KernelCallSpec spec;
   spec.target = target;
+  // custom_call's own attributes (StableHLO spec "custom_call"); kernel attributes are
+  // `accy.<name>`. Anything else would be silently ignored, so it is an error.
+  static constexpr std::string_view kCustomCallAttributes[] = {
+      "call_target_name", "has_side_effect", "backend_config", "api_version",
+      "output_operand_aliases", "operand_layouts", "result_layouts", "called_computations"};
+  for (const NamedAttr& attribute : op.attributes) {
+    const std::string_view name = attribute.name;
+    if (name == "accy.version" || name == "accy.operand_effects") continue;
+    if (name.starts_with("accy.")) {
+      ACCY_ASSIGN_OR_RETURN(AttributeValue value, KernelAttributeValue(attribute.value, name));
+      spec.attributes.push_back({std::string(name.substr(5)), std::move(value)});
+      continue;
+    }
+    if (std::find(std::begin(kCustomCallAttributes), std::end(kCustomCallAttributes), name) ==
+        std::end(kCustomCallAttributes)) {
+      return ErrorAt(attribute.value.loc,
+                     StrCat("custom_call @", target, ": attribute '", name, "' is neither a "
+                            "custom_call attribute nor a kernel attribute (write those as accy.",
+                            name, ")"));
+    }
+  }
   const AttrValue* version = op.attribute("accy.version");
   ACCY_ASSIGN_OR_RETURN(spec.version, ToInt(*version, "accy.version"));
   if (const AttrValue* effects = op.attribute("accy.operand_effects")) {

@@ -1,6 +1,10 @@
 // Programs a break-it review found computing wrong results, checked against the reference
 // evaluator through the engine (at 1 and 2 threads).
 #include "accy/engine.h"
+
+#include <algorithm>
+#include <cmath>
+
 #include "accy/stablehlo.h"
 #include "gtest/gtest.h"
 #include "src/reference/reference_evaluator.h"
@@ -116,6 +120,31 @@ TEST(ReviewRegressionTest, ConsumerOfAnArgmaxIndexRunsAfterTheReduce) {
     return %e, %u : tensor<4xf32>, tensor<4xi32>
   }
 })mlir");
+}
+
+// Kernel attributes written accy.<name> in text reach the kernel: a softmax kernel_call over
+// axis 0 used to lose its axis (and run over the last axis). Checked against softmax over
+// dim 0 computed here in double.
+TEST(ReviewRegressionTest, KernelCallAttributesFromTextReachTheKernel) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> call, ParseStableHlo(R"mlir(
+func.func @main(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %0 = stablehlo.custom_call @accy.nn.softmax(%x) {accy.version = 1 : i64, accy.axis = 0 : i64} : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+})mlir"));
+  Tensor x = *Tensor::Allocate(call->FindFunction("main")->parameter_types()[0]);
+  for (int64_t i = 0; i < 12; ++i) x.SetFromDouble(i, 0.5 * static_cast<double>(i % 5) - 1.0);
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create());
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, engine->Compile(*call));
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> out, exe->Run(std::vector<Tensor>{x}));
+  for (int64_t c = 0; c < 3; ++c) {
+    double max = -INFINITY, sum = 0;
+    for (int64_t r = 0; r < 4; ++r) max = std::max(max, x.GetAsDouble(r * 3 + c));
+    for (int64_t r = 0; r < 4; ++r) sum += std::exp(x.GetAsDouble(r * 3 + c) - max);
+    for (int64_t r = 0; r < 4; ++r) {
+      EXPECT_NEAR(out[0].GetAsDouble(r * 3 + c), std::exp(x.GetAsDouble(r * 3 + c) - max) / sum, 1e-6)
+          << "row " << r << " column " << c;
+    }
+  }
 }
 
 }  // namespace

@@ -258,6 +258,73 @@ TEST(RoundTripTest, KernelCallsWithSeveralResultsAndQuotedNames) {
   ExpectRoundTrip(*module);
 }
 
+// Kernel attributes (axis, epsilon, window, layout, ...) print as accy.<name> and parse back
+// with their values and kinds.
+TEST(RoundTripTest, KernelCallAttributesPrintAsAccyNamesAndParseBack) {
+  Builder builder;
+  const TensorType t = T(kF32, {4, 3});
+  ASSERT_OK_AND_ASSIGN(FunctionBuilder fb, builder.BeginFunction("main", {t}, {t}));
+  KernelCallSpec spec;
+  spec.target = "accy.nn.softmax";
+  spec.attributes = {{"axis", int64_t{0}},
+                     {"epsilon", 1e-5},
+                     {"exact", true},
+                     {"layout", std::string("NHWC")},
+                     {"window", std::vector<int64_t>{2, 3}},
+                     {"names", std::vector<std::string>{"a", "b"}}};
+  ASSERT_OK_AND_ASSIGN(Operation * call, fb.KernelCall({fb.Parameter(0)}, {t}, spec));
+  ASSERT_OK(fb.Return({call->result(0)}));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
+  ExpectRoundTrip(*module);
+  const std::string text = PrintModule(*module);
+  EXPECT_NE(text.find("accy.axis = 0 : i64"), std::string::npos) << text;
+  EXPECT_NE(text.find("accy.window = array<i64: 2, 3>"), std::string::npos) << text;
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> parsed, ParseStableHlo(text));
+  const Operation& op = *parsed->functions()[0]->entry_block()->operations()[0];
+  EXPECT_EQ(op.GetInt("axis"), 0);
+  EXPECT_EQ(op.GetString("layout"), "NHWC");
+  EXPECT_EQ(op.GetInts("window"), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(op.GetStrings("names"), (std::vector<std::string>{"a", "b"}));
+}
+
+TEST(RoundTripTest, KernelCallAttributeErrorsNameTheAttribute) {
+  // An attribute that is neither custom_call's own nor accy.<name> would be lost: an error.
+  StatusOr<std::unique_ptr<Module>> unknown = ParseStableHlo(R"(
+func.func @main(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %0 = stablehlo.custom_call @accy.nn.softmax(%x) {accy.version = 1 : i64, axis = 0 : i64} : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+})");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(std::string(unknown.status().message())
+                .find("attribute 'axis' is neither a custom_call attribute nor a kernel "
+                      "attribute (write those as accy.axis)"),
+            std::string::npos)
+      << unknown.status();
+  StatusOr<std::unique_ptr<Module>> wrong_kind = ParseStableHlo(R"(
+func.func @main(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %0 = stablehlo.custom_call @accy.nn.softmax(%x) {accy.version = 1 : i64, accy.axis = @f} : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+})");
+  ASSERT_FALSE(wrong_kind.ok());
+  EXPECT_NE(std::string(wrong_kind.status().message()).find("attribute accy.axis must be"),
+            std::string::npos)
+      << wrong_kind.status();
+  // The builder refuses a kernel attribute named like the kernel_call's own.
+  Builder builder;
+  const TensorType t = T(kF32, {4});
+  ASSERT_OK_AND_ASSIGN(FunctionBuilder fb, builder.BeginFunction("main", {t}, {t}));
+  KernelCallSpec spec;
+  spec.target = "k";
+  spec.attributes = {{"version", int64_t{2}}};
+  StatusOr<Operation*> call = fb.KernelCall({fb.Parameter(0)}, {t}, spec);
+  ASSERT_FALSE(call.ok());
+  EXPECT_NE(std::string(call.status().message()).find("kernel attribute 'version' is one of the "
+                                                      "kernel_call's own attributes"),
+            std::string::npos)
+      << call.status();
+}
+
 template <typename E>
 void AddConstant(FunctionBuilder& fb, std::vector<Value*>* values, ElementType type,
                  std::vector<int64_t> dims, const std::vector<E>& elements) {
