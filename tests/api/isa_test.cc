@@ -103,6 +103,25 @@ TEST(IsaTest, EveryLevelUpToTheProcessIsaMatchesTheReference) {
   }
 }
 
+// Runs `module` through the engine at 1 and 2 threads: every result bit for bit `expected`.
+void ExpectSameBitsAtOneAndTwoThreads(const Module& module, const std::vector<Tensor>& inputs,
+                                      const std::vector<Tensor>& expected) {
+  for (int threads : {1, 2}) {
+    EngineOptions options;
+    options.num_threads = threads;
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create(options));
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, engine->Compile(module));
+    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> outputs, exe->Run(inputs));
+    ASSERT_EQ(outputs.size(), expected.size());
+    for (size_t r = 0; r < outputs.size(); ++r) {
+      ASSERT_EQ(outputs[r].byte_size(), expected[r].byte_size());
+      EXPECT_EQ(std::memcmp(outputs[r].data(), expected[r].data(),
+                            static_cast<size_t>(expected[r].byte_size())), 0)
+          << "result " << r << " at " << threads << " threads";
+    }
+  }
+}
+
 // Spec "bitcast_convert" with num_bits(i1) = 1: i1[n, 64] <-> i64[n] (element j of a row is bit
 // j), over enough bytes for several work-item blocks, bit for bit at 1 and 2 threads.
 TEST(BitcastConvertI1Test, PacksAndUnpacksBitsLsbFirstLikeTheReference) {
@@ -127,19 +146,7 @@ TEST(BitcastConvertI1Test, PacksAndUnpacksBitsLsbFirstLikeTheReference) {
   // Element j of the i1 side is bit j of the word (the StableHLO interpreter's order).
   const auto* bits = static_cast<const uint8_t*>(expected[1].data());
   for (int j = 0; j < 64; ++j) EXPECT_EQ(bits[j], (0x0123456789ABCDEFull >> j) & 1) << j;
-  for (int threads : {1, 2}) {
-    EngineOptions options;
-    options.num_threads = threads;
-    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create(options));
-    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, engine->Compile(*module));
-    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> outputs, exe->Run(inputs));
-    for (int r = 0; r < 2; ++r) {
-      ASSERT_EQ(outputs[r].byte_size(), expected[r].byte_size());
-      EXPECT_EQ(std::memcmp(outputs[r].data(), expected[r].data(),
-                            static_cast<size_t>(expected[r].byte_size())), 0)
-          << "result " << r << " at " << threads << " threads";
-    }
-  }
+  ExpectSameBitsAtOneAndTwoThreads(*module, inputs, expected);
 }
 
 // flash_attention's vectors are one register of the target (16, 8 or 4 query rows), but its
@@ -211,18 +218,7 @@ TEST(BitcastConvertI1Test, IntermediateResultsGetTheirOwnBuffers) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
   const std::vector<Tensor> inputs = RandomInputs(*module->FindFunction("main"), 17);
   ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, Evaluate(*module, "main", inputs));
-  for (int threads : {1, 2}) {
-    EngineOptions options;
-    options.num_threads = threads;
-    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create(options));
-    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, engine->Compile(*module));
-    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> outputs, exe->Run(inputs));
-    for (int r = 0; r < 2; ++r) {
-      EXPECT_EQ(std::memcmp(outputs[r].data(), expected[r].data(),
-                            static_cast<size_t>(expected[r].byte_size())), 0)
-          << "result " << r << " at " << threads << " threads";
-    }
-  }
+  ExpectSameBitsAtOneAndTwoThreads(*module, inputs, expected);
 }
 
 }  // namespace
