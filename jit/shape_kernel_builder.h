@@ -118,6 +118,11 @@ class ShapeKernelBuilder {
   llvm::MDNode* output_list_ = nullptr;
 };
 
+// Spec "bitcast_convert" between i1 and a wider type (num_bits(i1) = 1): element i of the i1
+// side is bit i % 8 of byte i / 8 of the other side (bool_bitcast_emitter.cc).
+StatusOr<KernelSignature> EmitBoolBitcastKernel(const Operation& op, llvm::Module& module,
+                                                std::string_view symbol);
+
 // Shape kernels of gather_scatter_emitter.cc, called by EmitShapeKernel for the item's single
 // op (same contract as emitters.h).
 StatusOr<KernelSignature> EmitGatherKernel(const Operation& gather, llvm::Module& module,

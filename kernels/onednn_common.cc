@@ -36,6 +36,22 @@ bool IsLowPrecision(ElementType type) {
   return type == ElementType::kBF16 || type == ElementType::kF16;
 }
 
+bool HasLowPrecisionTensor(std::span<const Operation* const> ops) {
+  for (const Operation* op : ops) {
+    for (const Value* operand : op->operands()) {
+      if (IsLowPrecision(operand->type().element_type())) return true;
+    }
+    for (int64_t r = 0; r < op->num_results(); ++r) {
+      if (IsLowPrecision(op->result(r)->type().element_type())) return true;
+    }
+  }
+  return false;
+}
+
+bool IsReferenceImplementation(std::string_view implementation) {
+  return implementation.substr(0, 4) == "ref:";
+}
+
 dnnl::memory::desc WithDataType(const dnnl::memory::desc& md, dnnl::memory::data_type type) {
   dnnl_memory_desc_t c_desc = md.data;
   c_desc.data_type = static_cast<dnnl_data_type_t>(type);

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,11 @@ std::optional<dnnl::memory::data_type> ToDnnlType(ElementType type,
                                                   LowPrecision mode = LowPrecision::kNative);
 // True for bf16 and f16, the types oneDNN lacks primitives for below avx512_core.
 bool IsLowPrecision(ElementType type);
+// True when an operand or result of any op in `ops` is bf16 or f16.
+bool HasLowPrecisionTensor(std::span<const Operation* const> ops);
+// True for oneDNN's reference implementations (impl_info_str "ref:..."), far slower than the
+// optimized ones (and than the JIT).
+bool IsReferenceImplementation(std::string_view implementation);
 // `md` with its element type replaced by `type` (same dims, strides, offset).
 dnnl::memory::desc WithDataType(const dnnl::memory::desc& md, dnnl::memory::data_type type);
 

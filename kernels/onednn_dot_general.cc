@@ -220,10 +220,6 @@ dnnl::matmul::primitive_desc MatmulPrimitiveDesc(const Mapping& m) {
       attr, CpuEngine());
 }
 
-bool IsReferenceImplementation(const dnnl::matmul::primitive_desc& pd) {
-  return std::string_view(pd.impl_info_str()).substr(0, 4) == "ref:";
-}
-
 // Creates the matmul primitive for mapped item `m` (re-mapping `m` without post-ops when only
 // those cost oneDNN its optimized kernel) and its arguments; kUnimplemented when oneDNN has no
 // (or, unless allowed, only its reference) implementation.
@@ -238,7 +234,7 @@ StatusOr<BoundPrimitive> BindMatmulPrimitive(Mapping& m, std::span<const Operati
   if (!m.empty_output && !m.empty_contraction) {
     try {
       std::optional<dnnl::matmul::primitive_desc> matmul_pd = MatmulPrimitiveDesc(m);
-      if (!options.allow_reference_implementation && IsReferenceImplementation(*matmul_pd) &&
+      if (!options.allow_reference_implementation && IsReferenceImplementation(matmul_pd->impl_info_str()) &&
           mode == EpilogueMode::kPrefix && (m.post_ops.len() > 0 || m.bias_md)) {
         // The post-ops (e.g. a binary broadcast over M in 2.6) cost the optimized kernel: the
         // dot alone on matmul, the whole epilogue on the JIT.
@@ -248,12 +244,12 @@ StatusOr<BoundPrimitive> BindMatmulPrimitive(Mapping& m, std::span<const Operati
         bare.types = m.types;
         ACCY_RETURN_IF_ERROR(MapItem(bare, ops, fusion, EpilogueMode::kNone));
         dnnl::matmul::primitive_desc bare_pd = MatmulPrimitiveDesc(bare);
-        if (!IsReferenceImplementation(bare_pd)) {
+        if (!IsReferenceImplementation(bare_pd.impl_info_str())) {
           m = std::move(bare);
           matmul_pd = std::move(bare_pd);
         }
       }
-      if (!options.allow_reference_implementation && IsReferenceImplementation(*matmul_pd)) {
+      if (!options.allow_reference_implementation && IsReferenceImplementation(matmul_pd->impl_info_str())) {
         return Unmapped(m, StrCat("oneDNN offers only its reference implementation (",
                                   matmul_pd->impl_info_str(), ") for these dims and post-ops"));
       }
@@ -305,16 +301,6 @@ StatusOr<BoundPrimitive> BindMatmulPrimitive(Mapping& m, std::span<const Operati
   bound.inputs = m.inputs;
   bound.outputs = {m.library_output};
   return bound;
-}
-
-bool HasLowPrecisionTensor(std::span<const Operation* const> ops) {
-  for (const Operation* op : ops) {
-    for (const Value* operand : op->operands()) {
-      if (IsLowPrecision(operand->type().element_type())) return true;
-    }
-    if (IsLowPrecision(op->result(0)->type().element_type())) return true;
-  }
-  return false;
 }
 
 }  // namespace

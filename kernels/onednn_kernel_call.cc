@@ -260,20 +260,6 @@ Status BindCatalogCall(const Operation& call, const CatalogDescriptor& entry, Lo
   return absl::OkStatus();
 }
 
-bool HasLowPrecisionTensor(const Operation& call) {
-  for (const Value* operand : call.operands()) {
-    if (IsLowPrecision(operand->type().element_type())) return true;
-  }
-  for (int64_t r = 0; r < call.num_results(); ++r) {
-    if (IsLowPrecision(call.result(r)->type().element_type())) return true;
-  }
-  return false;
-}
-
-bool IsReference(const BoundPrimitive& bound) {
-  return std::string_view(bound.implementation).substr(0, 4) == "ref:";
-}
-
 }  // namespace
 
 StatusOr<BoundPrimitive> BindKernelCall(const Operation& call) {
@@ -297,11 +283,12 @@ StatusOr<BoundPrimitive> BindKernelCall(const Operation& call) {
   Status status = BindCatalogCall(call, entry, LowPrecision::kNative, native);
   // No bf16/f16 primitive on this ISA (or only oneDNN's reference one): the f32 primitive over
   // staged copies, when oneDNN has an optimized one for it.
-  if (HasLowPrecisionTensor(call) &&
+  const Operation* const ops[] = {&call};
+  if (HasLowPrecisionTensor(ops) &&
       ((!status.ok() && status.code() == absl::StatusCode::kUnimplemented) ||
-       (status.ok() && IsReference(native)))) {
+       (status.ok() && IsReferenceImplementation(native.implementation)))) {
     Status staged_status = BindCatalogCall(call, entry, LowPrecision::kStagedAsF32, bound);
-    if (staged_status.ok() && (!status.ok() || !IsReference(bound))) {
+    if (staged_status.ok() && (!status.ok() || !IsReferenceImplementation(bound.implementation))) {
       if (!bound.implementation.empty()) bound.implementation += " (bf16/f16 staged as f32)";
       return bound;
     }
