@@ -1,13 +1,18 @@
 // CompiledProgram (compiled_program.h): the compile pipeline of one function, as a flat list of
-// stages: emit every item into one module -> JitCompiler::AddModule (O3 or cache) -> Lookup.
+// stages: emit every item into a module of its own -> merge items whose module text is the same
+// (one kernel) -> JitCompiler::AddModules (caches, or O3 on the compile threads) -> Lookup.
 #include "jit/compiled_program.h"
 
 #include <chrono>
+#include <map>
 #include <utility>
 
 #include "jit/emitters.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Function.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/BLAKE3.h"
+#include "llvm/Support/raw_ostream.h"
 #include "src/fusion/fusion_plan.h"
 #include "src/util/str_cat.h"
 
@@ -18,6 +23,23 @@ Status UnsupportedKind(size_t index, const WorkItem& item) {
   return absl::UnimplementedError(
       StrCat("jit: work item ", index, " (root ", item.root != nullptr ? item.root->name() : "?",
              ") has kind ", WorkKindName(item.kind), ", which has no JIT emitter yet"));
+}
+
+// The first 16 hex digits of the BLAKE3 digest of `module`'s text (a name for what it computes).
+std::string TextDigest(const llvm::Module& module) {
+  std::string text;
+  llvm::raw_string_ostream stream(text);
+  module.print(stream, nullptr);
+  stream.flush();
+  const auto digest = llvm::BLAKE3::hash<8>(
+      llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  static const char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (uint8_t byte : digest) {
+    hex.push_back(kHex[byte >> 4]);
+    hex.push_back(kHex[byte & 15]);
+  }
+  return hex;
 }
 
 StatusOr<int64_t> BufferBytes(const Value& value) {
@@ -69,26 +91,48 @@ StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(
   target.vector_bits = program->compiler_->isa() == Isa::kAvx512 ? 512
                        : program->compiler_->isa() == Isa::kAvx2 ? 256
                                                                  : 128;
-  auto context = std::make_unique<llvm::LLVMContext>();
-  auto module = std::make_unique<llvm::Module>(StrCat("accy_", function.name()), *context);
+  // Each item is emitted alone into a module of its own under one fixed symbol, so the text of
+  // two items that compute the same thing on the same shapes is the same whatever their buffers
+  // are; such items share one kernel. A kernel's symbol is the digest of that text: the same
+  // kernel gets the same object cache entry in every program.
+  constexpr std::string_view kEmitSymbol = "accy_kernel";
+  std::map<std::string, std::string> symbol_of_text;  // text digest -> kernel symbol
+  std::vector<ModuleToCompile> modules;
   for (size_t i = 0; i < plan.items().size(); ++i) {
     if (i < skip.size() && skip[i]) continue;
     const WorkItem& item = plan.items()[i];
     CompiledItem compiled;
     compiled.item_index = static_cast<int64_t>(i);
     compiled.kind = item.kind;
-    compiled.symbol = StrCat("accy_", function.name(), "_item", i);
     const Value* library_output = i < library_outputs.size() ? library_outputs[i] : nullptr;
     compiled.library_output = library_output;
-    ACCY_ASSIGN_OR_RETURN(KernelSignature signature,
-                          EmitItemKernel(i, item, library_output, fusion, *module,
-                                         compiled.symbol, target));
-    compiled.inputs = std::move(signature.inputs);
-    compiled.outputs = std::move(signature.outputs);
-    compiled.launch.block_count = signature.block_count;
-    compiled.launch.finish_block_count = signature.finish_block_count;
-    compiled.block_size = signature.block_size;
-    compiled.scratch_bytes = signature.scratch_bytes;
+    ModuleToCompile emitted;
+    emitted.context = std::make_unique<llvm::LLVMContext>();
+    emitted.module = std::make_unique<llvm::Module>(kEmitSymbol, *emitted.context);
+    StatusOr<KernelSignature> signature = EmitItemKernel(i, item, library_output, fusion,
+                                                         *emitted.module, kEmitSymbol, target);
+    if (!signature.ok()) {
+      emitted.module.reset();
+      return signature.status();
+    }
+    const std::string digest = TextDigest(*emitted.module);
+    auto [kernel, inserted] = symbol_of_text.emplace(digest, StrCat("accy_k", digest));
+    compiled.symbol = kernel->second;
+    if (inserted) {
+      llvm::Function* function = emitted.module->getFunction(kEmitSymbol);
+      ACCY_CHECK(function != nullptr);
+      function->setName(compiled.symbol);
+      emitted.module->setModuleIdentifier(compiled.symbol);
+      modules.push_back(std::move(emitted));
+    } else {
+      emitted.module.reset();
+    }
+    compiled.inputs = std::move(signature->inputs);
+    compiled.outputs = std::move(signature->outputs);
+    compiled.launch.block_count = signature->block_count;
+    compiled.launch.finish_block_count = signature->finish_block_count;
+    compiled.block_size = signature->block_size;
+    compiled.scratch_bytes = signature->scratch_bytes;
     for (const auto* list : {&compiled.inputs, &compiled.outputs}) {
       for (const Value* value : *list) {
         ACCY_ASSIGN_OR_RETURN(int64_t bytes, BufferBytes(*value));
@@ -98,9 +142,8 @@ StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(
     if (compiled.scratch_bytes > 0) compiled.buffer_bytes.push_back(compiled.scratch_bytes);
     program->items_.push_back(std::move(compiled));
   }
-  if (!program->items_.empty()) {
-    ACCY_RETURN_IF_ERROR(program->compiler_->AddModule(std::move(context), std::move(module)));
-  }
+  program->distinct_kernels_ = static_cast<int64_t>(modules.size());
+  if (!modules.empty()) ACCY_RETURN_IF_ERROR(program->compiler_->AddModules(std::move(modules)));
   for (CompiledItem& item : program->items_) {
     ACCY_ASSIGN_OR_RETURN(void* address, program->compiler_->Lookup(item.symbol));
     item.launch.function = reinterpret_cast<KernelFunction>(address);

@@ -1,5 +1,5 @@
-// CompiledProgram: the JIT-compiled work items of one function -- the compile entry the tests,
-// the benchmarks and (later) the executor use. It owns the JitCompiler (and so the code); the
+// CompiledProgram: the JIT-compiled work items of one function -- the compile entry of the
+// engine (src/api/engine.cc), the tests and the benchmarks. It owns the JitCompiler (and so the code); the
 // Function, SchedulePlan and FusionPlan it was compiled from must outlive it (items point at
 // their Values). Immutable after Compile: items may be run from many threads at once.
 #ifndef ACCY_JIT_COMPILED_PROGRAM_H_
@@ -27,7 +27,9 @@ namespace accy::jit {
 struct CompiledItem {
   int64_t item_index = 0;  // position in SchedulePlan::items (dependency order)
   WorkKind kind = WorkKind::kElementwiseSingle;
-  std::string symbol;      // the kernel's name in the JIT dylib
+  // The kernel's name in the JIT dylib: "accy_k" + 16 hex digits of the digest of its LLVM IR
+  // text, so items computing the same thing on the same shapes share one kernel.
+  std::string symbol;
   KernelLaunch launch;     // the function and its block count (kernel_abi.h)
   int64_t block_size = 0;  // iterations per block
   // Buffers in ABI order: inputs, then outputs, with their byte sizes (same order), then the
@@ -44,8 +46,11 @@ struct CompiledItem {
 class CompiledProgram {
  public:
   // Emits every item of `plan` (a plan of `function`, with `fusion` its fusion plan) as one LLVM
-  // function "accy_<function>_item<i>" of a single module, compiles the module once (or loads it
-  // from options.cache_dir) and looks every kernel up. Items whose entry in `skip` is true (the
+  // function in a module of its own; items whose modules have the same text share one kernel
+  // (deduplication: the text holds the ops, attributes, types, shapes and embedded constants,
+  // never buffer addresses or value names). The distinct kernels are compiled on
+  // options.compile_threads threads (or loaded from options.object_cache / cache_dir) and every
+  // kernel is looked up. Items whose entry in `skip` is true (the
   // executor runs them on a library, e.g. oneDNN) are left out; `skip` is empty or has one entry
   // per plan item. `library_outputs` is empty or has one entry per plan item: a non-null entry
   // marks a dot_general item whose dot (and a prefix of whose epilogue) a library computes into
@@ -62,6 +67,8 @@ class CompiledProgram {
 
   const std::vector<CompiledItem>& items() const { return items_; }
   const JitCompiler& compiler() const { return *compiler_; }
+  // Kernels after deduplication (at most items().size()).
+  int64_t distinct_kernels() const { return distinct_kernels_; }
   // Wall time of Compile, in milliseconds (emission + LLVM or cache load + lookups).
   double compile_milliseconds() const { return compile_milliseconds_; }
 
@@ -75,6 +82,7 @@ class CompiledProgram {
   CompiledProgram() = default;
   std::unique_ptr<JitCompiler> compiler_;
   std::vector<CompiledItem> items_;
+  int64_t distinct_kernels_ = 0;
   double compile_milliseconds_ = 0;
 };
 

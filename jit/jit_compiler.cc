@@ -9,8 +9,10 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <system_error>
+#include <thread>
 #include <unistd.h>
 #include <utility>
 #include <vector>
@@ -151,6 +153,8 @@ struct JitCompiler::Impl {
   bool intel_avx512 = false;
   Isa isa = Isa::kX86_64;
   std::unique_ptr<llvm::TargetMachine> target_machine;
+  // Makes the compile threads' own target machines (AddModules), equal to target_machine.
+  std::optional<llvm::orc::JITTargetMachineBuilder> machine_builder;
   std::unique_ptr<llvm::orc::LLJIT> jit;
   // VecDesc holds StringRefs: the names live here, as long as the compiler.
   std::vector<std::string> vector_names;
@@ -159,8 +163,15 @@ struct JitCompiler::Impl {
 
   void BuildVectorMathTable();
   void PrepareModule(llvm::Module& module) const;
-  Status Optimize(llvm::Module& module);
-  StatusOr<std::string> EmitFile(llvm::Module& module, llvm::CodeGenFileType type);
+  // The cache key (hex digest) of a prepared module's text.
+  std::string CacheKey(std::string_view text) const;
+  // Optimizes `module` and generates its object with `machine`; dumps under `dump_stem` unless
+  // empty. Safe on several threads at once for distinct modules and machines.
+  StatusOr<std::string> CompileToObject(llvm::Module& module, llvm::TargetMachine& machine,
+                                        std::string_view dump_stem, std::string_view text) const;
+  Status Optimize(llvm::Module& module, llvm::TargetMachine& machine) const;
+  StatusOr<std::string> EmitFile(llvm::Module& module, llvm::TargetMachine& machine,
+                                 llvm::CodeGenFileType type) const;
   Status Dump(std::string_view stem, std::string_view suffix, std::string_view text) const;
 };
 
@@ -213,7 +224,7 @@ void JitCompiler::Impl::PrepareModule(llvm::Module& module) const {
   }
 }
 
-Status JitCompiler::Impl::Optimize(llvm::Module& module) {
+Status JitCompiler::Impl::Optimize(llvm::Module& module, llvm::TargetMachine& machine) const {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -222,8 +233,8 @@ Status JitCompiler::Impl::Optimize(llvm::Module& module) {
   tuning.LoopVectorization = true;
   tuning.SLPVectorization = true;
   tuning.LoopUnrolling = true;
-  llvm::PassBuilder builder(target_machine.get(), tuning);
-  llvm::TargetLibraryInfoImpl library_info(target_machine->getTargetTriple());
+  llvm::PassBuilder builder(&machine, tuning);
+  llvm::TargetLibraryInfoImpl library_info(machine.getTargetTriple());
   library_info.addVectorizableFunctions(vector_descs);
   // Registered before the defaults so the vectorizer sees the libmvec mappings.
   fam.registerPass([&] { return llvm::TargetLibraryAnalysis(library_info); });
@@ -244,11 +255,12 @@ Status JitCompiler::Impl::Optimize(llvm::Module& module) {
 }
 
 StatusOr<std::string> JitCompiler::Impl::EmitFile(llvm::Module& module,
-                                                  llvm::CodeGenFileType type) {
+                                                  llvm::TargetMachine& machine,
+                                                  llvm::CodeGenFileType type) const {
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream stream(buffer);
   llvm::legacy::PassManager passes;
-  if (target_machine->addPassesToEmitFile(passes, stream, nullptr, type)) {
+  if (machine.addPassesToEmitFile(passes, stream, nullptr, type)) {
     return absl::InternalError("jit: the host target machine cannot emit this file type");
   }
   passes.run(module);
@@ -328,6 +340,7 @@ StatusOr<std::unique_ptr<JitCompiler>> JitCompiler::Create(const JitCompilerOpti
   auto target_machine = machine_builder.createTargetMachine();
   if (!target_machine) return LlvmError("creating the target machine", target_machine.takeError());
   impl->target_machine = std::move(*target_machine);
+  impl->machine_builder = machine_builder;
 
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(machine_builder).create();
   if (!jit) return LlvmError("creating the LLJIT session", jit.takeError());
@@ -342,93 +355,180 @@ StatusOr<std::unique_ptr<JitCompiler>> JitCompiler::Create(const JitCompilerOpti
 
 Status JitCompiler::AddModule(std::unique_ptr<llvm::LLVMContext> context,
                               std::unique_ptr<llvm::Module> module) {
+  std::vector<ModuleToCompile> modules(1);
+  modules[0].context = std::move(context);
+  modules[0].module = std::move(module);
+  return AddModules(std::move(modules));
+}
+
+std::string JitCompiler::Impl::CacheKey(std::string_view text) const {
+  const std::string key_material =
+      StrCat(text, std::string(1, '\0'), cpu, std::string(1, '\0'), features,
+             std::string(1, '\0'), LLVM_VERSION_STRING, std::string(1, '\0'), kCacheFormatVersion,
+             std::string(1, '\0'), kJitPipelineSourceHash, std::string(1, '\0'),
+             options.optimization_level);
+  return HexDigest(llvm::BLAKE3::hash<16>(llvm::ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t*>(key_material.data()), key_material.size())));
+}
+
+StatusOr<std::string> JitCompiler::Impl::CompileToObject(llvm::Module& module,
+                                                         llvm::TargetMachine& machine,
+                                                         std::string_view dump_stem,
+                                                         std::string_view text) const {
+  const bool dump = !dump_stem.empty();
+  if (dump) ACCY_RETURN_IF_ERROR(Dump(dump_stem, ".before.ll", text));
+  ACCY_RETURN_IF_ERROR(Optimize(module, machine));
+  if (dump) {
+    std::string optimized;
+    llvm::raw_string_ostream stream(optimized);
+    module.print(stream, nullptr);
+    ACCY_RETURN_IF_ERROR(Dump(dump_stem, ".after.ll", optimized));
+    // Code generation rewrites IR (CodeGenPrepare): the assembly comes from a copy.
+    std::unique_ptr<llvm::Module> copy = llvm::CloneModule(module);
+    ACCY_ASSIGN_OR_RETURN(std::string assembly,
+                          EmitFile(*copy, machine, llvm::CodeGenFileType::AssemblyFile));
+    ACCY_RETURN_IF_ERROR(Dump(dump_stem, ".s", assembly));
+  }
+  return EmitFile(module, machine, llvm::CodeGenFileType::ObjectFile);
+}
+
+Status JitCompiler::AddModules(std::vector<ModuleToCompile> modules) {
   const auto start = std::chrono::steady_clock::now();
   Impl& impl = *impl_;
-  const std::string name = module->getName().str();
-  impl.PrepareModule(*module);
-  {
-    std::string problems;
-    llvm::raw_string_ostream stream(problems);
-    if (llvm::verifyModule(*module, &stream)) {
-      // The module must die before its context (function arguments may be destroyed in any
-      // order).
-      module.reset();
-      return absl::InternalError(StrCat("jit: module '", name, "' is invalid: ", problems));
+  // Each module dies before its context, whatever path leaves this function.
+  struct ReleaseInOrder {
+    std::vector<ModuleToCompile>& modules;
+    ~ReleaseInOrder() {
+      for (ModuleToCompile& entry : modules) {
+        entry.module.reset();
+        entry.context.reset();
+      }
     }
-  }
-  std::string text;
-  {
-    llvm::raw_string_ostream stream(text);
-    module->print(stream, nullptr);
-  }
+  } release{modules};
+  struct Pending {
+    std::string name;
+    std::string text;
+    std::string key;
+    std::filesystem::path cache_path;
+    std::string dump_stem;  // empty: no dump
+    std::string object;
+    bool cached = false;   // found in the memory or disk cache
+    bool compiled = false;
+    Status status;
+  };
+  std::vector<Pending> pending(modules.size());
 
-  std::filesystem::path cache_path;
-  std::string object;
-  bool from_cache = false;
-  if (!impl.options.cache_dir.empty()) {
-    const std::string key_material = StrCat(text, std::string(1, '\0'), impl.cpu,
-                                            std::string(1, '\0'), impl.features,
-                                            std::string(1, '\0'), LLVM_VERSION_STRING,
-                                            std::string(1, '\0'), kCacheFormatVersion,
-                                            std::string(1, '\0'), kJitPipelineSourceHash,
-                                            std::string(1, '\0'), impl.options.optimization_level);
-    const auto digest = llvm::BLAKE3::hash<16>(llvm::ArrayRef<uint8_t>(
-        reinterpret_cast<const uint8_t*>(key_material.data()), key_material.size()));
-    cache_path = std::filesystem::path(impl.options.cache_dir) / StrCat("accy-", HexDigest(digest), ".o");
-    auto cached = llvm::MemoryBuffer::getFile(cache_path.string());
-    if (cached) {
-      // A damaged entry (or one LLVM refuses) is ignored: the module is compiled below and the
-      // entry rewritten.
-      if (ObjectOfCacheEntry((*cached)->getBuffer(), &object)) {
-        auto buffer = llvm::MemoryBuffer::getMemBufferCopy(object, name);
-        if (llvm::Error error = impl.jit->addObjectFile(std::move(buffer))) {
-          llvm::consumeError(std::move(error));
-        } else {
-          from_cache = true;
+  // Prepare, verify and look every module up in the caches (memory first, then disk).
+  std::vector<size_t> to_compile;
+  for (size_t i = 0; i < modules.size(); ++i) {
+    llvm::Module& module = *modules[i].module;
+    Pending& p = pending[i];
+    p.name = module.getName().str();
+    impl.PrepareModule(module);
+    {
+      std::string problems;
+      llvm::raw_string_ostream stream(problems);
+      if (llvm::verifyModule(module, &stream)) {
+        return absl::InternalError(StrCat("jit: module '", p.name, "' is invalid: ", problems));
+      }
+    }
+    {
+      llvm::raw_string_ostream stream(p.text);
+      module.print(stream, nullptr);
+    }
+    p.key = impl.CacheKey(p.text);
+    if (impl.options.object_cache != nullptr && impl.options.object_cache->Find(p.key, &p.object)) {
+      p.cached = true;
+    } else if (!impl.options.cache_dir.empty()) {
+      p.cache_path = std::filesystem::path(impl.options.cache_dir) / StrCat("accy-", p.key, ".o");
+      auto entry = llvm::MemoryBuffer::getFile(p.cache_path.string());
+      if (entry) {
+        // A damaged entry is ignored: the module is compiled below and the entry rewritten.
+        p.cached = ObjectOfCacheEntry((*entry)->getBuffer(), &p.object);
+        if (!p.cached) {
+          std::error_code ignored;
+          std::filesystem::remove(p.cache_path, ignored);
         }
       }
-      if (!from_cache) {
-        std::error_code ignored;
-        std::filesystem::remove(cache_path, ignored);
-      }
+    }
+    if (!p.cached) {
+      // Process-wide numbering: several compilers may dump into one folder.
+      static std::atomic<int64_t> dump_counter{0};
+      if (!impl.options.dump_dir.empty()) p.dump_stem = StrCat(dump_counter++, "-", p.name);
+      to_compile.push_back(i);
     }
   }
 
-  if (!from_cache) {
-    const bool dump = !impl.options.dump_dir.empty();
-    // Process-wide numbering: several compilers may dump into one folder.
-    static std::atomic<int64_t> dump_counter{0};
-    const std::string stem = StrCat(dump_counter++, "-", name);
-    if (dump) ACCY_RETURN_IF_ERROR(impl.Dump(stem, ".before.ll", text));
-    ACCY_RETURN_IF_ERROR(impl.Optimize(*module));
-    if (dump) {
-      std::string optimized;
-      llvm::raw_string_ostream stream(optimized);
-      module->print(stream, nullptr);
-      ACCY_RETURN_IF_ERROR(impl.Dump(stem, ".after.ll", optimized));
-      // Code generation rewrites IR (CodeGenPrepare): the assembly comes from a copy.
-      std::unique_ptr<llvm::Module> copy = llvm::CloneModule(*module);
-      ACCY_ASSIGN_OR_RETURN(std::string assembly,
-                            impl.EmitFile(*copy, llvm::CodeGenFileType::AssemblyFile));
-      ACCY_RETURN_IF_ERROR(impl.Dump(stem, ".s", assembly));
+  // Optimization and code generation, one module per thread at a time; a module, its context
+  // and a target machine are only ever touched by one thread.
+  std::atomic<size_t> next{0};
+  auto work = [&](llvm::TargetMachine& machine) {
+    for (size_t k = next++; k < to_compile.size(); k = next++) {
+      Pending& p = pending[to_compile[k]];
+      StatusOr<std::string> object =
+          impl.CompileToObject(*modules[to_compile[k]].module, machine, p.dump_stem, p.text);
+      if (object.ok()) {
+        p.object = *std::move(object);
+        p.compiled = true;
+      } else {
+        p.status = object.status();
+      }
     }
-    ACCY_ASSIGN_OR_RETURN(object, impl.EmitFile(*module, llvm::CodeGenFileType::ObjectFile));
-    if (!cache_path.empty()) {
-      ACCY_RETURN_IF_ERROR(WriteFileAtomically(cache_path, CacheEntry(object)));
-    }
-    module.reset();
-    context.reset();
-    auto buffer = llvm::MemoryBuffer::getMemBufferCopy(object, name);
-    if (llvm::Error error = impl.jit->addObjectFile(std::move(buffer))) {
-      return LlvmError(StrCat("adding the object of module '", name, "'"), std::move(error));
-    }
+  };
+  const size_t threads = std::min<size_t>(
+      static_cast<size_t>(std::max(1, impl.options.compile_threads)), to_compile.size());
+  std::vector<std::unique_ptr<llvm::TargetMachine>> machines;
+  for (size_t t = 1; t < threads; ++t) {
+    auto machine = impl.machine_builder->createTargetMachine();
+    if (!machine) return LlvmError("creating a compile thread's target machine", machine.takeError());
+    machines.push_back(std::move(*machine));
   }
-  module.reset();
-  context.reset();
-  if (from_cache) {
-    ++impl.stats.modules_from_cache;
-  } else {
-    ++impl.stats.modules_compiled;
+  {
+    std::vector<std::thread> workers;
+    for (auto& machine : machines) workers.emplace_back(work, std::ref(*machine));
+    work(*impl.target_machine);
+    for (std::thread& worker : workers) worker.join();
+  }
+
+  // Objects into the caches and the dylib, in order.
+  for (size_t i = 0; i < modules.size(); ++i) {
+    Pending& p = pending[i];
+    ACCY_RETURN_IF_ERROR(p.status);
+    if (p.compiled) {
+      if (!p.cache_path.empty()) {
+        ACCY_RETURN_IF_ERROR(WriteFileAtomically(p.cache_path, CacheEntry(p.object)));
+      }
+      if (impl.options.object_cache != nullptr) impl.options.object_cache->Insert(p.key, p.object);
+    }
+    auto buffer = llvm::MemoryBuffer::getMemBufferCopy(p.object, p.name);
+    if (llvm::Error error = impl.jit->addObjectFile(std::move(buffer))) {
+      if (!p.cached) {
+        return LlvmError(StrCat("adding the object of module '", p.name, "'"), std::move(error));
+      }
+      // A cached object LLVM refuses is dropped and the module compiled here instead.
+      llvm::consumeError(std::move(error));
+      if (!p.cache_path.empty()) {
+        std::error_code ignored;
+        std::filesystem::remove(p.cache_path, ignored);
+      }
+      ACCY_ASSIGN_OR_RETURN(p.object, impl.CompileToObject(*modules[i].module,
+                                                           *impl.target_machine, "", p.text));
+      p.cached = false;
+      if (!p.cache_path.empty()) {
+        ACCY_RETURN_IF_ERROR(WriteFileAtomically(p.cache_path, CacheEntry(p.object)));
+      }
+      if (llvm::Error again = impl.jit->addObjectFile(
+              llvm::MemoryBuffer::getMemBufferCopy(p.object, p.name))) {
+        return LlvmError(StrCat("adding the object of module '", p.name, "'"), std::move(again));
+      }
+    }
+    modules[i].module.reset();
+    modules[i].context.reset();
+    if (p.cached) {
+      ++impl.stats.modules_from_cache;
+    } else {
+      ++impl.stats.modules_compiled;
+    }
   }
   impl.stats.total_milliseconds +=
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -442,6 +542,24 @@ StatusOr<void*> JitCompiler::Lookup(std::string_view name) {
                                       llvm::toString(address.takeError())));
   }
   return address->toPtr<void*>();
+}
+
+bool KernelObjectCache::Find(const std::string& key, std::string* object) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = objects_.find(key);
+  if (it == objects_.end()) return false;
+  *object = it->second;
+  return true;
+}
+
+void KernelObjectCache::Insert(const std::string& key, std::string object) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  objects_.emplace(key, std::move(object));
+}
+
+int64_t KernelObjectCache::size() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return static_cast<int64_t>(objects_.size());
 }
 
 std::string LlvmVersion() { return LLVM_VERSION_STRING; }

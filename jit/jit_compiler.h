@@ -2,15 +2,20 @@
 // the host target machine and the main dylib; modules are optimized at O3 for the host CPU,
 // compiled to objects (or loaded from the on-disk object cache) and linked into the dylib.
 // LLVM types appear only as forward declarations here; llvm::Error becomes accy::Status at this
-// edge. Not thread-safe: one thread adds modules and looks symbols up; the compiled code may then
-// run on any number of threads while the JitCompiler is alive.
+// edge. Not thread-safe: one thread adds modules and looks symbols up (AddModules runs LLVM on
+// worker threads of its own inside the call); the compiled code may then run on any number of
+// threads while the JitCompiler is alive. KernelObjectCache is the exception: one cache may be
+// shared by any number of compilers on any threads.
 #ifndef ACCY_JIT_JIT_COMPILER_H_
 #define ACCY_JIT_JIT_COMPILER_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "accy/isa.h"
 #include "accy/status.h"
@@ -21,6 +26,27 @@ class Module;
 }  // namespace llvm
 
 namespace accy::jit {
+
+// Object files in memory, keyed by the same digest as the on-disk cache (JitCompilerOptions::
+// cache_dir): the module text, the CPU, its features, LLVM's version, the cache format, the JIT
+// pipeline's source hash and the optimization level. An Engine owns one and hands it to every
+// compiler it makes, so the kernels a while's cond and body share with the enclosing function,
+// or a second program shares with the first, are compiled once per engine even without a
+// cache_dir. Thread-safe; entries live as long as the cache (bounded by the distinct kernels
+// the engine compiled; objects are a few KiB each).
+class KernelObjectCache {
+ public:
+  // The object stored under `key`, or false.
+  bool Find(const std::string& key, std::string* object) const;
+  // Stores `object` under `key` (a second insert of a key keeps the first object: both are the
+  // same compilation of the same text).
+  void Insert(const std::string& key, std::string object);
+  int64_t size() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, std::string> objects_;
+};
 
 struct JitCompilerOptions {
   // Directory of the object cache; empty (the default) disables it, so a library user never gets
@@ -41,12 +67,26 @@ struct JitCompilerOptions {
   // code runs and is tuned as on a host of that level. Part of the object cache key (through
   // the features). Never above ProcessIsa() (ACCY_MAX_ISA); default: the process ISA.
   Isa max_isa = Isa::kAvx512;
+  // Threads AddModules may run LLVM's optimization and code generation on, one module per
+  // thread at a time (each thread with its own target machine; modules have their own
+  // contexts). 1 (the default) compiles on the calling thread only. Values below 1 count as 1.
+  int compile_threads = 1;
+  // An in-memory object cache shared with other compilers (null: none), consulted before
+  // cache_dir and filled by every module compiled. Not owned; must outlive the compiler's
+  // AddModules calls.
+  KernelObjectCache* object_cache = nullptr;
+};
+
+// One module for AddModules with the context it lives in (the module dies first).
+struct ModuleToCompile {
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
 };
 
 // Counters of what AddModule did, for tests and compile-time reports.
 struct JitCompileStats {
   int64_t modules_compiled = 0;    // optimized and compiled by LLVM
-  int64_t modules_from_cache = 0;  // loaded from cache_dir
+  int64_t modules_from_cache = 0;  // loaded from cache_dir or the in-memory object cache
   double total_milliseconds = 0;   // wall time spent in AddModule
 };
 
@@ -75,6 +115,11 @@ class JitCompiler {
   // module with LLVM's message (verifier failure, code generation, duplicate definition).
   Status AddModule(std::unique_ptr<llvm::LLVMContext> context,
                    std::unique_ptr<llvm::Module> module);
+  // AddModule for each of `modules`: the ones found in no cache are optimized and compiled on up
+  // to JitCompilerOptions::compile_threads threads at once; every object is then added to the
+  // dylib in order. The symbols of all modules must be distinct. Errors: the first failing
+  // module's (in order), as AddModule; the modules before it stay added.
+  Status AddModules(std::vector<ModuleToCompile> modules);
 
   // The address of symbol `name` of an added module. kNotFound when it is not defined.
   StatusOr<void*> Lookup(std::string_view name);

@@ -4,6 +4,7 @@
 //   accy run            compile and run a StableHLO file on .npy inputs
 //   accy plan           print the plan of a StableHLO function
 //   accy conformance    run StableHLO test programs and evaluate their checks
+//   accy bench          compile a StableHLO file cold and time its runs
 // Exit codes: 0 ok, 1 error or failed conformance, 2 bad command line (tools/cli.h).
 #include <cstdio>
 #include <cstdlib>
@@ -27,6 +28,7 @@ constexpr char kUsage[] =
     "  run           compile a StableHLO .mlir function through the JIT and run it on .npy inputs\n"
     "  plan          print the plan (work items) of a StableHLO function as text, JSON or DOT\n"
     "  conformance   run StableHLO test programs (.mlir with check ops) and evaluate their checks\n"
+    "  bench         compile a StableHLO function cold, time its runs, report kernels and memory\n"
     "`accy COMMAND --help` describes each command. `accy --version`: the version, the host CPU\n"
     "and the ISA in use (ACCY_MAX_ISA=avx2|avx512|x86-64 caps it), the oneDNN and LLVM versions.\n";
 
@@ -61,6 +63,7 @@ int main(int argc, char** argv) {
   if (command == "run") return RunCommand(args);
   if (command == "plan") return PlanCommand(args);
   if (command == "conformance") return ConformanceCommand(args);
+  if (command == "bench") return BenchCommand(args);
   if (command == "-h" || command == "--help" || command == "help") {
     std::printf("%s", kUsage);
     return kExitOk;

@@ -22,6 +22,9 @@ int RunCommand(std::span<const std::string> args);
 int PlanCommand(std::span<const std::string> args);
 // accy conformance DIR_OR_FILE... [--jobs N]
 int ConformanceCommand(std::span<const std::string> args);
+// accy bench FILE.mlir [--input FILE.npy]... | [--random-inputs SEED] [--threads N] [--runs R]
+//                      [--profile] [--format text|json]: cold compile, run times, memory
+int BenchCommand(std::span<const std::string> args);
 
 }  // namespace accy::tools
 

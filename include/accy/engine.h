@@ -1,6 +1,6 @@
 // accy::Engine and accy::Executable: compile a function once, run it many times.
 //
-// Engine::Create(options) sets up compilation (threads, LLVM optimization, object cache, dumps,
+// Engine::Create(options) sets up compilation (threads, LLVM optimization, object caches, dumps,
 // the planning work allowance). Engine::Compile(module, entry) verifies, plans, JIT-compiles every
 // work item and assigns buffers; the module may be destroyed afterwards (the executable keeps what
 // it needs). Executable::Run validates its inputs and runs the items in dependency order over
@@ -27,8 +27,13 @@
 
 namespace accy {
 
+namespace jit {
+class KernelObjectCache;
+}  // namespace jit
+
 struct EngineOptions {
-  // Threads for intra-op parallel loops (OpenMP, shared with oneDNN); 0 = the machine's cores.
+  // Threads for intra-op parallel loops (OpenMP, shared with oneDNN) and for compiling distinct
+  // JIT kernels in parallel; 0 = the machine's cores.
   int num_threads = 0;
   // LLVM optimization level, 0-3 (default 3: O3 for the host CPU).
   int optimization_level = 3;
@@ -36,9 +41,10 @@ struct EngineOptions {
   // loads objects instead of running LLVM. Create makes it (and missing parents) if needed and
   // fails when it cannot be created or written. Entries are never evicted.
   std::string cache_dir;
-  // Folder for dumps of each stage (plan text, LLVM IR before/after optimization, assembly);
-  // empty = none (the environment variable ACCY_DUMP_DIR also turns dumps on). Checked by Create
-  // as cache_dir is (the environment variable's folder too, when the option is empty).
+  // Folder for dumps of each stage (the module after each graph pass, plan text, LLVM IR
+  // before/after optimization, assembly); empty = none. When empty, Create takes the
+  // environment variable ACCY_DUMP_DIR if set (options().dump_dir then shows it). Checked by
+  // Create as cache_dir is.
   std::string dump_dir;
   // Reserved: fast-math (reassociation, no NaN/Inf guarantees). accy computes to the IEEE rules
   // in DESIGN.md; `true` is rejected by Create with kUnimplemented until it is supported.
@@ -60,6 +66,11 @@ struct EngineOptions {
   // (each item computes to the same IEEE rules); only the item count, memory traffic and speed
   // change. For benchmarks comparing fused against forced-unfused runs. Default true.
   bool enable_fusion = true;
+  // Graph passes Compile skips, by name (the pipeline in src/transforms/graph_pipeline.h:
+  // "eliminate-common-subexpressions", "eliminate-dead-code"). Compile runs the others on its
+  // own copy of the module; the caller's module is never changed. Create fails with
+  // kInvalidArgument naming an unknown pass. Results are the same with any set turned off.
+  std::vector<std::string> disabled_passes;
   // The highest ISA level this engine's JIT code may use (include/accy/isa.h); unset = the
   // process ISA (the host's, capped by ACCY_MAX_ISA). A lower level turns the host's higher
   // features off for this engine's JIT kernels only: oneDNN's ISA is process-wide, so library
@@ -83,6 +94,15 @@ struct ExecutableStats {
   std::map<std::string, int64_t> work_items_by_kind;  // "elementwise_fusion" -> count
   double plan_milliseconds = 0;     // verification + analyses + fusion + schedule
   double compile_milliseconds = 0;  // emission + LLVM (or object cache) + symbol lookup
+  // JIT kernels of this function's items (a while's cond and body executables count apart):
+  // items run by a JIT kernel, the distinct kernels they share after deduplication (items that
+  // compute the same thing on the same shapes, such as a model's identical layers, share one),
+  // and of those, how many LLVM compiled and how many came from an object cache (the engine's
+  // in-memory one, or cache_dir).
+  int64_t jit_items = 0;
+  int64_t distinct_kernels = 0;
+  int64_t kernels_compiled = 0;
+  int64_t kernels_from_cache = 0;
   int64_t arena_bytes = 0;          // per-run scratch memory for intermediates
   int64_t constant_bytes = 0;       // constants read by kernels
   int64_t scratch_bytes = 0;        // per-run scratch of two-phase kernels (reductions, scans)
@@ -147,9 +167,14 @@ class Engine {
 
   const EngineOptions& options() const { return options_; }
 
+  ~Engine();
+
  private:
-  explicit Engine(EngineOptions options) : options_(std::move(options)) {}
+  explicit Engine(EngineOptions options);
   EngineOptions options_;
+  // Objects of every JIT kernel this engine compiled (thread-safe): a kernel a later Compile
+  // (a while's cond or body, another program) needs again is not compiled twice.
+  std::unique_ptr<jit::KernelObjectCache> object_cache_;
 };
 
 }  // namespace accy

@@ -273,11 +273,27 @@ class Block {
   Operation* terminator() const;  // the trailing return op, or null
   Region* parent() const { return parent_; }
 
-  // Appends `op`, taking ownership; returns it.
+  // Appends `op` (detached), taking ownership; returns it.
   Operation* Append(std::unique_ptr<Operation> op);
+  // Inserts `op` (detached) just before / after `anchor`, an op of this block (ACCY_CHECKed); a
+  // null anchor means the end of the block for InsertBefore and the front for InsertAfter.
+  // Returns `op`. An op joining a function gets fresh ids (Value::id, Operation::id) larger than
+  // every id before: after insertions ids are unique but no longer in program order until
+  // Function::Renumber.
+  Operation* InsertBefore(const Operation* anchor, std::unique_ptr<Operation> op);
+  Operation* InsertAfter(const Operation* anchor, std::unique_ptr<Operation> op);
+  // Detaches `op`, an op of this block (ACCY_CHECKed), and hands it back: it keeps its operands
+  // (and so its places in their use lists) and its results' uses; its ids, and those of
+  // everything nested in it, are cleared (-1) until it joins a function again.
+  std::unique_ptr<Operation> Remove(Operation* op);
+  // Removes and destroys `op`, an op of this block whose results have no uses (ACCY_CHECKed);
+  // its operands' use lists lose it.
+  void Erase(Operation* op);
   // Removes and destroys the last operation (used to roll back a rejected op). Its results must
   // have no uses (ACCY_CHECKed).
   void EraseLast();
+  // Position of `op` in operations(), or -1 when it is not an op of this block.
+  int64_t IndexOf(const Operation* op) const;
 
  private:
   friend class Function;
@@ -368,11 +384,17 @@ class Function {
   // arrays of this many entries can be indexed by Value::id() and Operation::id().
   int64_t value_id_bound() const { return next_value_id_; }
   int64_t op_id_bound() const { return next_op_id_; }
+  // Numbers every value and op again, densely, in pre-order (parameters first, then each op
+  // followed by its results and its regions' arguments and ops), as a freshly built function
+  // has them: graph passes call it after rewriting so analyses see dense ids in program order.
+  void Renumber();
 
  private:
   friend class Block;
   // Numbers `op`, its results and everything nested in it that has no id yet.
   void AssignIds(Operation& op);
+  // Clears (-1) the ids of `op`, its results and everything nested in it.
+  static void ClearIds(Operation& op);
 
   std::string name_;
   std::vector<TensorType> parameter_types_;
@@ -398,6 +420,10 @@ class Module {
   const std::vector<std::unique_ptr<Function>>& functions() const { return functions_; }
   // Null when absent.
   Function* FindFunction(std::string_view name) const;
+  // A deep copy: same name, functions (name, visibility, signature), ops, attributes and
+  // regions, with every operand pointing at the copy's values; ids are numbered as Renumber
+  // does. Constants' payloads are copied.
+  std::unique_ptr<Module> Clone() const;
 
  private:
   std::string name_;

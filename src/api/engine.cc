@@ -1,6 +1,6 @@
 // Engine and Executable (include/accy/engine.h). Compile is one flat list of stages:
-// verify -> plan (analyses, fusion, schedule) -> JIT-compile items -> assign buffers -> build the
-// executor's item table and constant area.
+// verify -> graph passes on a copy -> plan (analyses, fusion, schedule) -> JIT-compile items ->
+// assign buffers -> build the executor's item table and constant area.
 #include "accy/engine.h"
 
 #include <algorithm>
@@ -21,6 +21,7 @@
 #include "src/runtime/buffer_assignment.h"
 #include "src/runtime/executor.h"
 #include "src/schedule/schedule_plan.h"
+#include "src/transforms/graph_pipeline.h"
 #include "src/util/str_cat.h"
 
 #include <thread>
@@ -93,6 +94,10 @@ const std::string& Executable::plan_text() const { return impl_->plan_text; }
 
 // ---- Engine ----
 
+Engine::Engine(EngineOptions options)
+    : options_(std::move(options)), object_cache_(std::make_unique<jit::KernelObjectCache>()) {}
+Engine::~Engine() = default;
+
 StatusOr<std::unique_ptr<Engine>> Engine::Create(EngineOptions options) {
   if (options.num_threads < 0) {
     return absl::InvalidArgumentError(
@@ -122,9 +127,15 @@ StatusOr<std::unique_ptr<Engine>> Engine::Create(EngineOptions options) {
   if (!options.max_isa.has_value()) options.max_isa = process_isa;
   // The folders Compile writes are checked (and created) now, not at the first Compile.
   ACCY_RETURN_IF_ERROR(EnsureWritableDirectory(options.cache_dir, "cache_dir"));
-  ACCY_RETURN_IF_ERROR(EnsureWritableDirectory(options.dump_dir, "dump_dir"));
+  // The one place the dump folder is resolved: the option, else ACCY_DUMP_DIR.
   if (const char* env = std::getenv("ACCY_DUMP_DIR"); options.dump_dir.empty() && env != nullptr) {
     ACCY_RETURN_IF_ERROR(EnsureWritableDirectory(env, "dump_dir (from ACCY_DUMP_DIR)"));
+    options.dump_dir = env;
+  } else {
+    ACCY_RETURN_IF_ERROR(EnsureWritableDirectory(options.dump_dir, "dump_dir"));
+  }
+  if (Status names = CheckGraphPassNames(options.disabled_passes); !names.ok()) {
+    return absl::InvalidArgumentError(StrCat("EngineOptions: disabled_passes: ", names.message()));
   }
   if (options.num_threads == 0) {
     options.num_threads = std::max(1u, std::thread::hardware_concurrency());
@@ -132,16 +143,26 @@ StatusOr<std::unique_ptr<Engine>> Engine::Create(EngineOptions options) {
   return std::unique_ptr<Engine>(new Engine(std::move(options)));
 }
 
-StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
+StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& caller_module,
                                                       std::string_view entry) const {
   const auto plan_start = std::chrono::steady_clock::now();
-  ACCY_RETURN_IF_ERROR(Verify(module));
-  const Function* function = module.FindFunction(entry);
-  if (function == nullptr) {
+  ACCY_RETURN_IF_ERROR(Verify(caller_module));
+  if (caller_module.FindFunction(entry) == nullptr) {
     return absl::InvalidArgumentError(StrCat("Compile: module has no function '", entry, "'"));
   }
   passes::PlanningOptions planning = passes::ToPlanningOptions(options_.work_allowance);
   planning.enable_fusion = options_.enable_fusion;
+  // Graph passes rewrite a copy; the executable keeps it (its items point at its values).
+  std::unique_ptr<Module> module = caller_module.Clone();
+  {
+    GraphPipelineOptions graph;
+    graph.disabled_passes = options_.disabled_passes;
+    graph.dump_dir = options_.dump_dir;
+    passes::WorkLedger graph_ledger(planning);
+    passes::AnalysisCache graph_cache(&graph_ledger);
+    ACCY_RETURN_IF_ERROR(RunGraphPipeline(*module, graph, graph_cache));
+  }
+  const Function* function = module->FindFunction(entry);
   // The schedule planner (the seed's) plans kernel_calls of one result; more would leave results
   // no item produces.
   for (const auto& op : function->entry_block()->operations()) {
@@ -159,10 +180,7 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
   impl->stats.plan_milliseconds = MillisecondsSince(plan_start);
   impl->plan_text = plan->ToText();
   // The plan stage's dump, next to the JIT's (.ll, .s): <dump dir>/accy_<function>.plan.txt.
-  std::string dump_dir = options_.dump_dir;
-  if (const char* env = std::getenv("ACCY_DUMP_DIR"); dump_dir.empty() && env != nullptr) {
-    dump_dir = env;
-  }
+  const std::string& dump_dir = options_.dump_dir;
   if (!dump_dir.empty()) {
     const std::string path = StrCat(dump_dir, "/accy_", function->name(), ".plan.txt");
     std::ofstream file(path, std::ios::binary | std::ios::trunc);
@@ -228,6 +246,8 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
   jit_options.dump_dir = options_.dump_dir;
   jit_options.optimization_level = options_.optimization_level;
   jit_options.max_isa = *options_.max_isa;
+  jit_options.compile_threads = options_.num_threads;
+  jit_options.object_cache = object_cache_.get();
   std::unique_ptr<bool[]> skip(new bool[item_count == 0 ? 1 : item_count]);
   std::vector<CompiledIterate> iterates(item_count);
   for (size_t i = 0; i < item_count; ++i) {
@@ -244,6 +264,10 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
                                     library_outputs));
   // The JIT stage includes compiling while loops' cond and body executables.
   impl->stats.compile_milliseconds = MillisecondsSince(iterate_start);
+  impl->stats.jit_items = static_cast<int64_t>(impl->program->items().size());
+  impl->stats.distinct_kernels = impl->program->distinct_kernels();
+  impl->stats.kernels_compiled = impl->program->compiler().stats().modules_compiled;
+  impl->stats.kernels_from_cache = impl->program->compiler().stats().modules_from_cache;
 
   // Every item in plan (dependency) order, JIT or library, with its buffers.
   struct Pending {
@@ -396,6 +420,7 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
     impl->counters = std::make_unique<ItemCounters[]>(impl->items.size());
   }
   impl->GroupIndependentItems();
+  impl->module = std::move(module);
   impl->stats.assignment_milliseconds = MillisecondsSince(assignment_start);
   return std::unique_ptr<Executable>(new Executable(std::move(impl)));
 }

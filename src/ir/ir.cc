@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <unordered_map>
 
 #include "src/util/str_cat.h"
 
@@ -195,6 +196,55 @@ Operation* Block::Append(std::unique_ptr<Operation> op) {
   return appended;
 }
 
+Operation* Block::InsertBefore(const Operation* anchor, std::unique_ptr<Operation> op) {
+  ACCY_CHECK(op != nullptr && op->parent_block_ == nullptr);
+  auto at = operations_.end();
+  if (anchor != nullptr) {
+    const int64_t index = IndexOf(anchor);
+    ACCY_CHECK(index >= 0);
+    at = operations_.begin() + index;
+  }
+  op->parent_block_ = this;
+  Operation* inserted = operations_.insert(at, std::move(op))->get();
+  if (Function* function = inserted->parent_function()) function->AssignIds(*inserted);
+  return inserted;
+}
+
+Operation* Block::InsertAfter(const Operation* anchor, std::unique_ptr<Operation> op) {
+  if (anchor == nullptr) {
+    return InsertBefore(operations_.empty() ? nullptr : operations_.front().get(), std::move(op));
+  }
+  const int64_t index = IndexOf(anchor);
+  ACCY_CHECK(index >= 0);
+  const size_t next = static_cast<size_t>(index) + 1;
+  return InsertBefore(next < operations_.size() ? operations_[next].get() : nullptr,
+                      std::move(op));
+}
+
+std::unique_ptr<Operation> Block::Remove(Operation* op) {
+  const int64_t index = IndexOf(op);
+  ACCY_CHECK(index >= 0);
+  std::unique_ptr<Operation> removed = std::move(operations_[static_cast<size_t>(index)]);
+  operations_.erase(operations_.begin() + index);
+  removed->parent_block_ = nullptr;
+  Function::ClearIds(*removed);
+  return removed;
+}
+
+void Block::Erase(Operation* op) {
+  ACCY_CHECK(op != nullptr);
+  for (const auto& result : op->results_) ACCY_CHECK(!result->has_uses());
+  Remove(op).reset();
+}
+
+int64_t Block::IndexOf(const Operation* op) const {
+  if (op == nullptr || op->parent_block_ != this) return -1;
+  for (size_t i = 0; i < operations_.size(); ++i) {
+    if (operations_[i].get() == op) return static_cast<int64_t>(i);
+  }
+  return -1;
+}
+
 void Block::EraseLast() {
   ACCY_CHECK(!operations_.empty());
   for (const auto& result : operations_.back()->results_) ACCY_CHECK(!result->has_uses());
@@ -338,6 +388,80 @@ void Function::AssignIds(Operation& op) {
       for (const auto& nested : block->operations()) AssignIds(*nested);
     }
   }
+}
+
+void Function::ClearIds(Operation& op) {
+  op.id_ = -1;
+  for (auto& result : op.results_) result->id_ = -1;
+  for (auto& region : op.regions_) {
+    for (const auto& block : region->blocks()) {
+      for (auto& argument : block->arguments_) argument->id_ = -1;
+      for (const auto& nested : block->operations()) ClearIds(*nested);
+    }
+  }
+}
+
+void Function::Renumber() {
+  for (const auto& op : entry_block()->operations()) ClearIds(*op);
+  next_value_id_ = 0;
+  next_op_id_ = 0;
+  for (auto& argument : entry_block()->arguments_) argument->id_ = next_value_id_++;
+  for (const auto& op : entry_block()->operations()) AssignIds(*op);
+}
+
+namespace {
+
+// Copies `op` (with its regions) into a detached op whose operands are `mapping`'s images of
+// op's operands; records op's results and nested values in `mapping`.
+std::unique_ptr<Operation> CloneOperation(const Operation& op,
+                                          std::unordered_map<const Value*, Value*>& mapping) {
+  std::vector<Value*> operands;
+  operands.reserve(static_cast<size_t>(op.num_operands()));
+  for (const Value* operand : op.operands()) {
+    auto it = mapping.find(operand);
+    ACCY_CHECK(it != mapping.end());  // a verified module defines operands before their uses
+    operands.push_back(it->second);
+  }
+  std::vector<TensorType> result_types;
+  for (const Value* result : op.results()) result_types.push_back(result->type());
+  std::unique_ptr<Operation> copy =
+      Operation::Create(op.kind(), std::move(operands), result_types, op.attributes());
+  for (int64_t i = 0; i < op.num_results(); ++i) mapping[op.result(i)] = copy->result(i);
+  for (int64_t r = 0; r < op.num_regions(); ++r) {
+    Region* region = copy->AddRegion();
+    for (const auto& block : op.region(r)->blocks()) {
+      std::vector<TensorType> arg_types;
+      for (const Value* argument : block->arguments()) arg_types.push_back(argument->type());
+      Block* target = region->AddBlock(arg_types);
+      for (int64_t a = 0; a < block->num_arguments(); ++a) {
+        mapping[block->argument(a)] = target->argument(a);
+      }
+      for (const auto& nested : block->operations()) {
+        target->Append(CloneOperation(*nested, mapping));
+      }
+    }
+  }
+  return copy;
+}
+
+}  // namespace
+
+std::unique_ptr<Module> Module::Clone() const {
+  auto copy = std::make_unique<Module>(name_);
+  for (const auto& function : functions_) {
+    Function* target = *copy->AddFunction(function->name(), function->parameter_types(),
+                                          function->result_types());
+    target->set_public(function->is_public());
+    std::unordered_map<const Value*, Value*> mapping;
+    for (int64_t p = 0; p < function->entry_block()->num_arguments(); ++p) {
+      mapping[function->parameter(p)] = target->parameter(p);
+    }
+    for (const auto& op : function->entry_block()->operations()) {
+      target->entry_block()->Append(CloneOperation(*op, mapping));
+    }
+    target->Renumber();
+  }
+  return copy;
 }
 
 StatusOr<Function*> Module::AddFunction(std::string name, std::vector<TensorType> parameter_types,

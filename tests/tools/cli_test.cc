@@ -268,7 +268,7 @@ TEST_F(CliTest, BadCommandLinesExitTwoWithUsage) {
 }
 
 TEST_F(CliTest, EverySubcommandHasHelp) {
-  for (const char* command : {"run", "plan", "conformance", "demo-small", "demo"}) {
+  for (const char* command : {"run", "plan", "conformance", "demo-small", "demo", "bench"}) {
     const CommandResult help = Accy(std::string(command) + " --help");
     EXPECT_EQ(help.exit_code, 0) << command;
     EXPECT_THAT(help.output, HasSubstr(std::string("usage: accy ")));
@@ -437,6 +437,66 @@ TEST_F(CliTest, DemoRejectsBadOptions) {
   EXPECT_EQ(Accy("demo --threads -1").exit_code, 2);
   EXPECT_EQ(Accy("demo --runs 3").exit_code, 2);
   EXPECT_EQ(Accy("demo extra").exit_code, 2);
+}
+
+// ---- accy bench ----
+
+TEST_F(CliTest, BenchReportsCompileKernelsRunTimesAndMemory) {
+  Write("add.mlir", kAddProgram);
+  const CommandResult text = Accy("bench add.mlir --random-inputs 7 --runs 3 --threads 1 --no-cache");
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_THAT(text.output, HasSubstr("accy bench add.mlir @main: "));
+  EXPECT_THAT(text.output, HasSubstr("1 thread\n"));
+  EXPECT_THAT(text.output, HasSubstr("items: 2 work items; 2 run on JIT kernels, 2 distinct kernels (2 compiled, 0 "
+                                     "from cache)"));
+  EXPECT_THAT(text.output, HasSubstr("over 3 runs (after 1 warm-up)"));
+  EXPECT_THAT(text.output, HasSubstr("compile: "));
+  EXPECT_THAT(text.output, HasSubstr("peak RSS "));
+
+  const CommandResult json =
+      Accy("bench add.mlir --random-inputs 7 --runs 2 --threads 1 --no-cache --format json --profile");
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  for (const char* field : {"\"work_items\": 2", "\"jit_items\": 2", "\"distinct_kernels\": 2",
+                            "\"kernels_compiled\": 2", "\"runs\": 2", "\"threads\": 1",
+                            "\"compile_ms\": {\"total\": ", "\"run_ms\": {\"median\": ",
+                            "\"peak_memory_bytes\": ", "\"profile\": {\"kinds\": [{\"kind\": "
+                            "\"elementwise_single\", \"runs_on\": \"jit\", \"items\": 2",
+                            "\"slowest_items\": [{\"item\": "}) {
+    EXPECT_THAT(json.output, HasSubstr(field));
+  }
+  // Given inputs work as for `accy run`.
+  ASSERT_OK(WriteNpyFile((dir_ / "a.npy").string(), F32Matrix({1, 2, 3, 4})));
+  const CommandResult given = Accy("bench add.mlir --input a.npy --input a.npy --runs 1");
+  EXPECT_EQ(given.exit_code, 0) << given.output;
+}
+
+TEST_F(CliTest, BenchErrorsNameTheProblem) {
+  Write("add.mlir", kAddProgram);
+  const CommandResult none = Accy("bench add.mlir");
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_THAT(none.output, HasSubstr("@main takes 2 parameters, 0 --input given (or use "
+                                     "--random-inputs SEED)"));
+  ASSERT_OK(WriteNpyFile((dir_ / "a.npy").string(), F32Matrix({1, 2, 3, 4})));
+  ASSERT_OK(WriteNpyFile((dir_ / "v.npy").string(),
+                         *Tensor::Allocate(*TensorType::Create(ElementType::kF32, {4}))));
+  const CommandResult shape = Accy("bench add.mlir --input a.npy --input v.npy");
+  EXPECT_EQ(shape.exit_code, 1);
+  EXPECT_THAT(shape.output, HasSubstr("input 1 (v.npy)"));
+  const CommandResult unreadable = Accy("bench add.mlir --input a.npy --input gone.npy");
+  EXPECT_EQ(unreadable.exit_code, 1);
+  EXPECT_THAT(unreadable.output, HasSubstr("gone.npy"));
+  const CommandResult missing = Accy("bench nothere.mlir --random-inputs 1");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.output, HasSubstr("nothere.mlir: cannot open"));
+  // Bad command lines: exit 2 with the usage.
+  for (const char* args : {"bench", "bench add.mlir --format xml --random-inputs 1",
+                           "bench add.mlir --runs 0 --random-inputs 1",
+                           "bench add.mlir --random-inputs -3",
+                           "bench add.mlir --input a.npy --random-inputs 1"}) {
+    const CommandResult bad = Accy(args);
+    EXPECT_EQ(bad.exit_code, 2) << args << ": " << bad.output;
+    EXPECT_THAT(bad.output, HasSubstr("usage: accy bench")) << args;
+  }
 }
 
 }  // namespace

@@ -1,0 +1,191 @@
+// EliminateCommonSubexpressionsPass (eliminate_common_subexpressions.h).
+#include "src/transforms/eliminate_common_subexpressions.h"
+
+#include <bit>
+#include <cstring>
+#include <unordered_map>
+#include <vector>
+
+#include "src/transforms/eliminate_dead_code.h"
+
+namespace accy {
+namespace {
+
+// Bytes of a constant payload that enter the hash (equality compares all of them).
+constexpr size_t kHashedPayloadBytes = 256;
+
+uint64_t Mix(uint64_t hash, uint64_t value) {
+  // boost::hash_combine's mixing, widened to 64 bits.
+  return hash ^ (value + 0x9e3779b97f4a7c15ull + (hash << 12) + (hash >> 4));
+}
+
+uint64_t HashString(std::string_view text) {
+  uint64_t hash = 1469598103934665603ull;  // FNV-1a
+  for (char c : text) hash = (hash ^ static_cast<uint8_t>(c)) * 1099511628211ull;
+  return hash;
+}
+
+uint64_t HashType(const TensorType& type) {
+  uint64_t hash = static_cast<uint64_t>(type.element_type());
+  for (int64_t dim : type.dims()) hash = Mix(hash, static_cast<uint64_t>(dim));
+  return hash;
+}
+
+uint64_t HashAttribute(const AttributeValue& value) {
+  uint64_t hash = value.index();
+  std::visit(
+      [&](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, int64_t>) {
+          hash = Mix(hash, static_cast<uint64_t>(v));
+        } else if constexpr (std::is_same_v<T, double>) {
+          hash = Mix(hash, std::bit_cast<uint64_t>(v));
+        } else if constexpr (std::is_same_v<T, bool>) {
+          hash = Mix(hash, v ? 1 : 0);
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          hash = Mix(hash, HashString(v));
+        } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
+          for (int64_t x : v) hash = Mix(hash, static_cast<uint64_t>(x));
+        } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+          for (const std::string& x : v) hash = Mix(hash, HashString(x));
+        } else {
+          hash = Mix(hash, HashType(v.type));
+          hash = Mix(hash, v.bytes.size());
+          const size_t n = std::min(v.bytes.size(), kHashedPayloadBytes);
+          hash = Mix(hash, HashString(std::string_view(
+                               reinterpret_cast<const char*>(v.bytes.data()), n)));
+        }
+      },
+      value);
+  return hash;
+}
+
+// Order-independent over attributes (XOR of per-attribute hashes): attribute order carries no
+// meaning.
+uint64_t HashOperation(const Operation& op) {
+  uint64_t hash = static_cast<uint64_t>(op.kind());
+  for (const Value* operand : op.operands()) {
+    hash = Mix(hash, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(operand)));
+  }
+  for (const Value* result : op.results()) hash = Mix(hash, HashType(result->type()));
+  uint64_t attributes = 0;
+  for (const NamedAttribute& attribute : op.attributes()) {
+    attributes ^= Mix(HashString(attribute.name), HashAttribute(attribute.value));
+  }
+  return Mix(hash, attributes);
+}
+
+bool SameAttributeValue(const AttributeValue& a, const AttributeValue& b) {
+  if (a.index() != b.index()) return false;
+  // Floats by their bits: -0.0 and 0.0 differ, a NaN equals the same NaN.
+  if (std::holds_alternative<double>(a)) {
+    return std::bit_cast<uint64_t>(std::get<double>(a)) ==
+           std::bit_cast<uint64_t>(std::get<double>(b));
+  }
+  return a == b;
+}
+
+bool Mergeable(const Operation& op) {
+  return IsRemovableWhenUnused(op) && op.num_regions() == 0;
+}
+
+// A scoped table: the ops of the enclosing blocks (visible in nested regions) and of this one.
+using Table = std::unordered_multimap<uint64_t, Operation*>;
+
+int64_t MergeBlock(Block& block, Table& table) {
+  int64_t erased = 0;
+  // This block's entries, removed when it is done (as keys: a rehash invalidates iterators).
+  std::vector<std::pair<uint64_t, Operation*>> added;
+  for (size_t i = 0; i < block.operations().size();) {
+    Operation* op = block.operations()[i].get();
+    if (!Mergeable(*op)) {
+      for (int64_t r = 0; r < op->num_regions(); ++r) {
+        for (const auto& nested : op->region(r)->blocks()) erased += MergeBlock(*nested, table);
+      }
+      ++i;
+      continue;
+    }
+    const uint64_t hash = HashOperation(*op);
+    Operation* earlier = nullptr;
+    auto [first, last] = table.equal_range(hash);
+    for (auto it = first; it != last; ++it) {
+      if (ComputeTheSame(*it->second, *op)) {
+        earlier = it->second;
+        break;
+      }
+    }
+    if (earlier == nullptr) {
+      table.emplace(hash, op);
+      added.emplace_back(hash, op);
+      ++i;
+      continue;
+    }
+    for (int64_t r = 0; r < op->num_results(); ++r) {
+      op->result(r)->ReplaceAllUsesWith(earlier->result(r));
+    }
+    block.Erase(op);
+    ++erased;
+  }
+  for (const auto& [hash, op] : added) {
+    auto [first, last] = table.equal_range(hash);
+    for (auto it = first; it != last; ++it) {
+      if (it->second == op) {
+        table.erase(it);
+        break;
+      }
+    }
+  }
+  return erased;
+}
+
+StatusOr<passes::WorkBounds> EstimateWork(const Function& function) {
+  ACCY_ASSIGN_OR_RETURN(passes::Census census, passes::Census::Inspect(function));
+  passes::WorkBounds bounds;
+  ACCY_ASSIGN_OR_RETURN(uint64_t visits, passes::WorkAdd(census.operations, census.operands));
+  ACCY_ASSIGN_OR_RETURN(bounds.work.structural_visits, passes::WorkAdd(visits, census.atoms));
+  ACCY_ASSIGN_OR_RETURN(bounds.work.input_bytes, passes::WorkMul(census.input_bytes, 2));
+  // An entry (hash, pointer and node links) per op.
+  ACCY_ASSIGN_OR_RETURN(bounds.workspace_bytes, passes::WorkMul(census.operations, 64));
+  bounds.work.allocation_capacity = bounds.workspace_bytes;
+  return bounds;
+}
+
+}  // namespace
+
+bool ComputeTheSame(const Operation& a, const Operation& b) {
+  if (a.kind() != b.kind() || a.operands() != b.operands() || a.num_results() != b.num_results() ||
+      a.attributes().size() != b.attributes().size() || a.num_regions() != 0 ||
+      b.num_regions() != 0) {
+    return false;
+  }
+  for (int64_t r = 0; r < a.num_results(); ++r) {
+    if (!(a.result(r)->type() == b.result(r)->type())) return false;
+  }
+  for (const NamedAttribute& attribute : a.attributes()) {
+    const AttributeValue* other = b.attribute(attribute.name);
+    if (other == nullptr || !SameAttributeValue(attribute.value, *other)) return false;
+  }
+  return true;
+}
+
+int64_t EliminateCommonSubexpressions(Function& function) {
+  Table table;
+  return MergeBlock(*function.entry_block(), table);
+}
+
+const passes::WorkContract& EliminateCommonSubexpressionsPass::contract() const {
+  static const passes::WorkContract kContract{{kName, 1}, &EstimateWork};
+  return kContract;
+}
+
+Status EliminateCommonSubexpressionsPass::Run(passes::PassContext& context) {
+  if (EliminateCommonSubexpressions(context.function()) > 0) {
+    context.function().Renumber();
+    context.MarkModified();
+  } else {
+    context.SetPreserved(passes::PreservedAnalyses::All());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace accy

@@ -1,0 +1,67 @@
+// EliminateDeadCodePass (eliminate_dead_code.h).
+#include "src/transforms/eliminate_dead_code.h"
+
+#include <algorithm>
+
+namespace accy {
+namespace {
+
+bool ResultsUnused(const Operation& op) {
+  for (int64_t i = 0; i < op.num_results(); ++i) {
+    if (op.result(i)->has_uses()) return false;
+  }
+  return true;
+}
+
+// Last op first, so that erasing a user can make its producers (earlier in the block) dead in
+// the same sweep; a kept op's regions are swept before the ops in front of it, whose values
+// the regions may read.
+int64_t SweepBlock(Block& block) {
+  int64_t erased = 0;
+  for (int64_t i = static_cast<int64_t>(block.operations().size()) - 1; i >= 0; --i) {
+    Operation* op = block.operations()[static_cast<size_t>(i)].get();
+    if (IsRemovableWhenUnused(*op) && ResultsUnused(*op)) {
+      block.Erase(op);
+      ++erased;
+      continue;
+    }
+    for (int64_t r = 0; r < op->num_regions(); ++r) {
+      for (const auto& nested : op->region(r)->blocks()) erased += SweepBlock(*nested);
+    }
+  }
+  return erased;
+}
+
+StatusOr<passes::WorkBounds> EstimateWork(const Function& function) {
+  ACCY_ASSIGN_OR_RETURN(passes::Census census, passes::Census::Inspect(function));
+  passes::WorkBounds bounds;
+  ACCY_ASSIGN_OR_RETURN(bounds.work.structural_visits,
+                        passes::WorkAdd(census.operations, census.operands));
+  return bounds;
+}
+
+}  // namespace
+
+bool IsRemovableWhenUnused(const Operation& op) {
+  return op.kind() != OpKind::kReturn && op.kind() != OpKind::kKernelCall &&
+         op.kind() != OpKind::kWhile;
+}
+
+int64_t EliminateDeadCode(Function& function) { return SweepBlock(*function.entry_block()); }
+
+const passes::WorkContract& EliminateDeadCodePass::contract() const {
+  static const passes::WorkContract kContract{{kName, 1}, &EstimateWork};
+  return kContract;
+}
+
+Status EliminateDeadCodePass::Run(passes::PassContext& context) {
+  if (EliminateDeadCode(context.function()) > 0) {
+    context.function().Renumber();
+    context.MarkModified();
+  } else {
+    context.SetPreserved(passes::PreservedAnalyses::All());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace accy

@@ -1,0 +1,82 @@
+// The graph pass pipeline (graph_pipeline.h).
+#include "src/transforms/graph_pipeline.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include "src/passes/pass_manager.h"
+#include "src/transforms/eliminate_common_subexpressions.h"
+#include "src/transforms/eliminate_dead_code.h"
+#include "src/util/str_cat.h"
+
+namespace accy {
+namespace {
+
+// The pipeline, in order: CSE first, so that the duplicates it leaves without uses are gone
+// after dead-code elimination.
+std::vector<std::unique_ptr<passes::Pass>> AllPasses() {
+  std::vector<std::unique_ptr<passes::Pass>> passes;
+  passes.push_back(std::make_unique<EliminateCommonSubexpressionsPass>());
+  passes.push_back(std::make_unique<EliminateDeadCodePass>());
+  return passes;
+}
+
+Status WriteDump(const std::string& path, const Module& module) {
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file << PrintModule(module);
+  if (!file.good()) return absl::InternalError(StrCat("Compile: cannot write the dump '", path, "'"));
+  return absl::OkStatus();
+}
+
+std::string DumpPath(const std::string& dir, const Module& module, int index,
+                     std::string_view pass) {
+  char number[8];
+  std::snprintf(number, sizeof(number), "%02d", index);
+  return StrCat(dir, "/accy_", module.name().empty() ? "module" : module.name(), ".", number, "-",
+                pass, ".mlir");
+}
+
+}  // namespace
+
+std::vector<std::string_view> GraphPassNames() {
+  std::vector<std::string_view> names;
+  for (const auto& pass : AllPasses()) names.push_back(pass->name());
+  return names;
+}
+
+Status CheckGraphPassNames(std::span<const std::string> names) {
+  const std::vector<std::string_view> known = GraphPassNames();
+  for (const std::string& name : names) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string list;
+      for (std::string_view k : known) list += StrCat(list.empty() ? "" : ", ", k);
+      return absl::InvalidArgumentError(
+          StrCat("unknown graph pass '", name, "' (the passes are: ", list, ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+Status RunGraphPipeline(Module& module, const GraphPipelineOptions& options,
+                        passes::AnalysisCache& cache) {
+  ACCY_RETURN_IF_ERROR(CheckGraphPassNames(options.disabled_passes));
+  const bool dump = !options.dump_dir.empty();
+  if (dump) ACCY_RETURN_IF_ERROR(WriteDump(DumpPath(options.dump_dir, module, 0, "input"), module));
+  int index = 0;
+  for (std::unique_ptr<passes::Pass>& pass : AllPasses()) {
+    const auto& disabled = options.disabled_passes;
+    if (std::find(disabled.begin(), disabled.end(), pass->name()) != disabled.end()) continue;
+    const std::string name(pass->name());
+    // One manager per pass: the dump follows each pass over every function.
+    passes::PassManager manager;
+    manager.AddPass(std::move(pass));
+    ACCY_RETURN_IF_ERROR(manager.Run(module, cache));
+    ++index;
+    if (dump) ACCY_RETURN_IF_ERROR(WriteDump(DumpPath(options.dump_dir, module, index, name), module));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace accy

@@ -1,0 +1,45 @@
+// The graph pass pipeline Engine::Compile runs on its own copy of the caller's module before
+// planning (XLA's HloPassPipeline in cpu_compiler.cc, Halide's lower_impl): a flat list of
+// rewrites, each switchable by name and dumped after it runs. The passes and their order:
+//   eliminate-common-subexpressions   merge ops that compute the same thing
+//   eliminate-dead-code               erase ops nothing uses
+// Stateless functions; the module is mutated in place by one thread.
+#ifndef ACCY_SRC_TRANSFORMS_GRAPH_PIPELINE_H_
+#define ACCY_SRC_TRANSFORMS_GRAPH_PIPELINE_H_
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "accy/ir.h"
+#include "accy/status.h"
+#include "src/passes/analysis_cache.h"
+
+namespace accy {
+
+struct GraphPipelineOptions {
+  // Names of passes to skip (each must be one of GraphPassNames()).
+  std::vector<std::string> disabled_passes;
+  // Folder for dumps ("" = none): after each pass that ran, the module as StableHLO text in
+  // <dump_dir>/accy_<module>.<NN>-<pass>.mlir (NN counts the passes run, from 01); the module as
+  // it arrived is <dump_dir>/accy_<module>.00-input.mlir.
+  std::string dump_dir;
+};
+
+// The pipeline's pass names, in the order they run.
+std::vector<std::string_view> GraphPassNames();
+
+// kInvalidArgument naming the first entry of `names` that is not a pass of the pipeline, and
+// listing the passes.
+Status CheckGraphPassNames(std::span<const std::string> names);
+
+// Runs the enabled passes over every function of `module`, charging each run to `cache`'s
+// ledger (PassManager::Run). Errors: CheckGraphPassNames's; refused or overflowing charges as
+// PassManager::Run; kInternal naming the file when a dump cannot be written.
+Status RunGraphPipeline(Module& module, const GraphPipelineOptions& options,
+                        passes::AnalysisCache& cache);
+
+}  // namespace accy
+
+#endif  // ACCY_SRC_TRANSFORMS_GRAPH_PIPELINE_H_
