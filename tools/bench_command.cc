@@ -61,36 +61,66 @@ double PeakRssMegabytes() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
-// A tensor of `type` with seeded values: floats ~ N(0, 0.05) (rounded to the element type),
-// integers and i1 uniform in {0, 1}.
-StatusOr<Tensor> RandomTensor(const TensorType& type, std::mt19937_64& rng) {
-  ACCY_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Allocate(type));
-  std::normal_distribution<double> normal(0.0, 0.05);
-  std::uniform_int_distribution<int> bit(0, 1);
-  const ElementType element = type.element_type();
-  const int64_t width = ElementByteWidth(element);
-  auto* bytes = static_cast<uint8_t*>(tensor.data());
-  for (int64_t i = 0; i < type.element_count(); ++i) {
-    uint8_t* at = bytes + i * width;
-    if (!IsFloat(element)) {
-      at[0] = static_cast<uint8_t>(bit(rng));  // little-endian: the low byte holds 0 or 1
-      continue;
-    }
-    const double value = normal(rng);
-    if (element == ElementType::kF64) {
-      std::memcpy(at, &value, sizeof(value));
-    } else if (element == ElementType::kF32) {
-      const float f = static_cast<float>(value);
-      std::memcpy(at, &f, sizeof(f));
-    } else {
-      const uint16_t bits = element == ElementType::kBF16
-                                ? FloatToBFloat16Bits(static_cast<float>(value))
-                                : FloatToHalfBits(static_cast<float>(value));
-      std::memcpy(at, &bits, sizeof(bits));
-    }
+// SplitMix64 (Steele, Lea, Flood 2014): a fast, well-mixed 64-bit sequence from a seed.
+class SplitMix64 {
+ public:
+  explicit SplitMix64(uint64_t seed) : state_(seed) {}
+  uint64_t Next() {
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
   }
-  return tensor;
-}
+
+ private:
+  uint64_t state_;
+};
+
+// Seeded values for a tensor of `type`: floats ~ N(0, 0.05) (rounded to the element type),
+// integers and i1 uniform in {0, 1}. A model has ~10^8 parameters: the normal values are drawn
+// from a table of 65,536 N(0, 0.05) samples (std::normal_distribution over mt19937_64, made once
+// per seed) indexed by SplitMix64, ~20x faster than sampling each element.
+class RandomInputs {
+ public:
+  explicit RandomInputs(uint64_t seed) : bits_(seed) {
+    std::mt19937_64 engine(seed);
+    std::normal_distribution<double> normal(0.0, 0.05);
+    table_.resize(1 << 16);
+    for (double& value : table_) value = normal(engine);
+  }
+
+  StatusOr<Tensor> Make(const TensorType& type) {
+    ACCY_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Allocate(type));
+    const ElementType element = type.element_type();
+    const int64_t width = ElementByteWidth(element);
+    auto* bytes = static_cast<uint8_t*>(tensor.data());
+    for (int64_t i = 0; i < type.element_count(); ++i) {
+      uint8_t* at = bytes + i * width;
+      const uint64_t random = bits_.Next();
+      if (!IsFloat(element)) {
+        at[0] = static_cast<uint8_t>(random >> 63);  // little-endian: the low byte holds 0 or 1
+        continue;
+      }
+      const double value = table_[random >> 48];
+      if (element == ElementType::kF64) {
+        std::memcpy(at, &value, sizeof(value));
+      } else if (element == ElementType::kF32) {
+        const float f = static_cast<float>(value);
+        std::memcpy(at, &f, sizeof(f));
+      } else {
+        const uint16_t half = element == ElementType::kBF16
+                                  ? FloatToBFloat16Bits(static_cast<float>(value))
+                                  : FloatToHalfBits(static_cast<float>(value));
+        std::memcpy(at, &half, sizeof(half));
+      }
+    }
+    return tensor;
+  }
+
+ private:
+  SplitMix64 bits_;
+  std::vector<double> table_;
+};
 
 // The inputs of `function`: seeded when `seed` is set (--random-inputs), else read from the
 // --input files.
@@ -99,9 +129,9 @@ StatusOr<std::vector<Tensor>> MakeInputs(const Function& function, const ParsedA
   const std::vector<TensorType>& types = function.parameter_types();
   std::vector<Tensor> inputs;
   if (seed.has_value()) {
-    std::mt19937_64 rng(static_cast<uint64_t>(*seed));
+    RandomInputs random(static_cast<uint64_t>(*seed));
     for (const TensorType& type : types) {
-      ACCY_ASSIGN_OR_RETURN(Tensor input, RandomTensor(type, rng));
+      ACCY_ASSIGN_OR_RETURN(Tensor input, random.Make(type));
       inputs.push_back(std::move(input));
     }
     return inputs;
