@@ -3,7 +3,7 @@
 //
 // Register representation of one element ("storage form"): f16 as `half`, bf16 as its i16 bits,
 // f32/f64 as float/double, i1 as `i1`, integers as iN (signed and unsigned alike). Every op
-// computes f16/bf16 in f32 and rounds once to the storage form (DESIGN.md "Numerics"), so a
+// computes f16/bf16 in f32 and rounds once to the storage form (docs/numerics.md), so a
 // fused chain matches the op-by-op reference bit for bit. Includes LLVM headers: include it only
 // from jit/*.cc. Not thread-safe (an IRBuilder is single-threaded).
 #ifndef ACCY_JIT_ELEMENTWISE_LOWERING_H_
@@ -31,7 +31,7 @@ class ElementwiseLowering {
 
   // The result of `op` (an elementwise op: IsFusableElementwiseOp) for one element, from its
   // operands' storage-form values (same order as op.operands()). Semantics: the StableHLO spec
-  // section of the op with DESIGN.md's conventions (IEEE maximum/minimum, guarded integer
+  // section of the op with the conventions of docs/numerics.md (IEEE maximum/minimum, guarded integer
   // division, out-of-range shifts, saturating float->int convert). Errors: kUnimplemented naming
   // the op and element type for a combination the JIT does not support (e.g. bitcast_convert
   // of i1), kInvalidArgument for a malformed compare attribute.

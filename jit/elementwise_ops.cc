@@ -1,6 +1,6 @@
 // Per-element LLVM IR of every elementwise op (elementwise_lowering.h).
 //
-// Numerics (DESIGN.md): no fast-math flags anywhere; IEEE maximum/minimum as compares and
+// Numerics (docs/numerics.md): no fast-math flags anywhere; IEEE maximum/minimum as compares and
 // selects; integer division and shifts guarded with selects so no input is
 // poison or UB; float->int through llvm.fpto[su]i.sat (truncate, saturate, NaN -> 0).
 // exp, tanh and logistic computed in f32 (f32, f16, bf16) are inline polynomials (vector_math.h:
@@ -342,7 +342,7 @@ StatusOr<llvm::Value*> ElementwiseLowering::Unary(OpKind kind, ElementType type,
   return Unsupported(kind, type);
 }
 
-// IEEE-754 maximum/minimum (DESIGN.md): NaN if either is NaN (the first NaN operand is
+// IEEE-754 maximum/minimum (docs/numerics.md): NaN if either is NaN (the first NaN operand is
 // returned, as the reference does), -0 < +0. Spelled out with compares and selects rather than
 // llvm.maximum/llvm.minimum: LLVM 19's x86 lowering of those dropped a NaN operand for f16
 // (maximum(NaN, 0) gave 0 in a vectorized kernel), and selects vectorize to compare + blend.

@@ -323,7 +323,7 @@ StatusOr<std::unique_ptr<JitCompiler>> JitCompiler::Create(const JitCompilerOpti
               : has("+avx2") && has("+fma")       ? Isa::kAvx2
                                                   : Isa::kX86_64;
   // AMD parts (znver4/5) already choose their vector width; Intel AVX-512 parts default to
-  // 256 bits unless asked (DESIGN.md).
+  // 256 bits unless asked (docs/isa.md).
   impl->intel_avx512 = impl->avx512 && impl->cpu.rfind("znver", 0) != 0;
 
   auto detected = llvm::orc::JITTargetMachineBuilder::detectHost();

@@ -1,5 +1,5 @@
 // The one kernel ABI every JIT emitter produces and every caller of compiled code uses
-// (jit/kernel_runner.h today, the executor in src/runtime later).
+// (jit/kernel_runner.h and the executor in src/runtime/executor.h).
 //
 // Header-only, no LLVM. The constants are immutable; a compiled kernel is a pure function of its
 // buffers and block range, so distinct block ranges of one kernel may run concurrently.

@@ -76,7 +76,7 @@ class RowAccumulation {
   llvm::Value* ToStorage(llvm::Value* v, OpKind reducer, ElementType type);
 
  private:
-  // IEEE maximum/minimum on vectors or scalars (DESIGN.md): NaN wins, -0 < +0.
+  // IEEE maximum/minimum on vectors or scalars (docs/numerics.md): NaN wins, -0 < +0.
   llvm::Value* IeeeMaxMin(bool maximum, llvm::Value* a, llvm::Value* x);
   // f64 -> f32 rounded to odd, so a second rounding to f16/bf16 is correctly rounded.
   llvm::Value* RoundToOddF32(llvm::Value* v);

@@ -189,7 +189,7 @@ class FunctionBuilder {
                                       std::vector<Value*> start_indices);
 
   // dot_general with an explicit result type (batch dims, then lhs free dims, then rhs free
-  // dims). Argument order as in the seed's builder: contracting before batching dims.
+  // dims). Argument order: contracting before batching dims.
   StatusOr<Value*> DotGeneral(Value* lhs, Value* rhs, const TensorType& result_type,
                               std::vector<int64_t> lhs_contracting_dimensions,
                               std::vector<int64_t> rhs_contracting_dimensions,

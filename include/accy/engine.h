@@ -47,7 +47,7 @@ struct EngineOptions {
   // Create as cache_dir is.
   std::string dump_dir;
   // Reserved: fast-math (reassociation, no NaN/Inf guarantees). accy computes to the IEEE rules
-  // in DESIGN.md; `true` is rejected by Create with kUnimplemented until it is supported.
+  // in docs/numerics.md; `true` is rejected by Create with kUnimplemented until it is supported.
   bool fast_math = false;
   // Limits on planning work per Compile (accy/planner.h): a refused program fails Compile with
   // kResourceExhausted and leaves the engine usable.
@@ -60,7 +60,7 @@ struct EngineOptions {
   // Per-item profiling: every Run times each work item (steady clock, two reads per item) and
   // ExecutableStats::item_profiles reports the totals. Off by default (no clock reads).
   bool enable_profiling = false;
-  // Fusion (DESIGN.md "Work item kinds"; the rules in src/fusion/fusion_plan.h). false: no
+  // Fusion (docs/work_items.md; the rules in src/fusion/fusion_plan.h). false: no
   // fusion cluster is formed and no broadcast_in_dim is elided, so every op of the program is
   // its own work item and broadcasts are materialized into arena buffers. Results are the same
   // (each item computes to the same IEEE rules); only the item count, memory traffic and speed

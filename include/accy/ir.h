@@ -3,7 +3,9 @@
 // The model is MLIR's, reduced to what accy needs: a Module owns Functions; a Function owns one
 // Region whose entry Block holds the parameters (block arguments) and the operations; an
 // Operation owns its result Values and nested Regions (reduce bodies, while cond/body, scatter
-// update computations). Every Value keeps a use list. Op names, attributes and semantics are
+// update computations). Every Value keeps a use list, kept right by every edit (Create,
+// SetOperand, ReplaceAllUsesWith, Block's insert/remove/erase, destruction); graph passes edit a
+// copy made by Module::Clone. Op names, attributes and semantics are
 // StableHLO's (https://github.com/openxla/stablehlo/blob/main/docs/spec.md); `cumsum` and
 // `kernel_call` are accy's own. The IR is built through accy::Builder (builder.h), checked by
 // Verify and printed as StableHLO text by PrintModule. Not thread-safe for mutation; a finished
@@ -95,7 +97,7 @@ enum class OpKind : uint16_t {
   // Contraction and reduction.
   kDotGeneral,
   kReduce,
-  kCumsum,  // accy: inclusive prefix sum along one dim (the seed's scan)
+  kCumsum,  // accy: inclusive prefix sum along one dim (the scan of the schedule planning contract)
   // Control flow and calls.
   kWhile,
   kKernelCall,  // accy: a library kernel by target name and version
@@ -209,7 +211,8 @@ class Value {
   // Dense number of this value within its function, in [0, Function::value_id_bound()), given
   // when the value joins a function (block arguments of the body at creation; op results and
   // nested block arguments when their op is appended to a block of the function); -1 while
-  // detached. Analyses index per-value arrays with it.
+  // detached. Analyses index per-value arrays with it. Ops inserted later get ids above every
+  // earlier one (unique, not in program order) until Function::Renumber.
   int64_t id() const { return id_; }
   bool is_block_argument() const { return owner_block_ != nullptr; }
   const std::vector<Use>& uses() const { return uses_; }
@@ -344,7 +347,8 @@ class Operation {
 
   Block* parent_block() const { return parent_block_; }
   // Dense number of this op within its function, in [0, Function::op_id_bound()), in pre-order
-  // of appending (nested ops numbered after their op); -1 while detached.
+  // of appending (nested ops numbered after their op); -1 while detached. See Value::id for
+  // ops inserted after others.
   int64_t id() const { return id_; }
   // The function this op is nested in (through any number of regions), or null when detached.
   Function* parent_function() const;

@@ -1,7 +1,8 @@
 // Planning a function into ordered work items, under a caller-set work allowance.
 //
 // PlanFunction runs accy's planning stages on one function of a verified module: shape/layout
-// analysis, fusion planning and schedule planning (the seed's schedule pass). Every stage first
+// analysis, fusion planning and schedule planning (the schedule pass whose contract `ctest -L
+// seed` tests: ../shared/seed/schedule_pass.zig.txt). Every stage first
 // declares upper bounds on its work and memory from the input alone; the allowance admits or
 // refuses each declaration before the stage runs, so a service can refuse a hostile program
 // before spending time or memory on it. Stateless and thread-safe (each call has its own ledger).

@@ -93,7 +93,7 @@ class Tensor {
   // from the double, no double rounding). i1 stores value != 0 (so NaN is 1). Integers: NaN is
   // 0; otherwise the value truncates toward zero and, inside [-2^63, 2^64), wraps modulo 2^bits
   // (300 -> i8 44, -1 -> u8 255); beyond that range (and +-inf) it saturates to the type's
-  // min/max. This is a host helper, not StableHLO convert (which saturates, DESIGN.md Numerics).
+  // min/max. This is a host helper, not StableHLO convert (which saturates, docs/numerics.md).
   void SetFromDouble(int64_t linear_index, double value);
 
   // A deep, owned copy.

@@ -20,7 +20,7 @@
 
 namespace accy {
 
-// Cluster kinds (DESIGN.md "Work item kinds"); the schedule planner maps them to work items
+// Cluster kinds (docs/work_items.md); the schedule planner maps them to work items
 // elementwise_fusion, dot_general, reduction, row_pipeline and flash_attention.
 inline constexpr int64_t kFlashAttentionMaxValueDim = 8192;
 

@@ -1,7 +1,7 @@
 // Reference evaluation of dot_general (StableHLO spec section "dot_general").
 //
 // Result dims are the batch dims, then lhs free dims in order, then rhs free dims in order.
-// Inputs are first converted to the result element type's domain (DESIGN.md "Numerics" convert
+// Inputs are first converted to the result element type's domain (docs/numerics.md convert
 // rules), then:
 //  - float results multiply and accumulate in double, starting from +0, in the row-major order
 //    of the contracting index space, and round once to the result type;
@@ -55,7 +55,7 @@ double ElementAsDouble(const Tensor& t, int64_t i) {
   return static_cast<double>(value);
 }
 
-// Float -> integer of type `type` as convert does (DESIGN.md "Numerics"): truncate toward zero
+// Float -> integer of type `type` as convert does (docs/numerics.md): truncate toward zero
 // and saturate to the type's range; NaN -> 0; i1 is x != 0. Returns the two's complement bits.
 uint64_t FloatToIntegerBits(double value, ElementType type) {
   if (IsBool(type)) return value != 0 ? 1 : 0;

@@ -95,7 +95,7 @@ T RoundHalfToEven(T x) {
   return std::round(x);
 }
 
-// IEEE-754 maximum/minimum (DESIGN.md Numerics): NaN if either is NaN; -0 < +0.
+// IEEE-754 maximum/minimum (docs/numerics.md): NaN if either is NaN; -0 < +0.
 template <typename T>
 T IeeeMaximum(T a, T b) {
   if (std::isnan(a)) return a;
@@ -225,7 +225,7 @@ uint64_t IntPower(uint64_t base, uint64_t exponent, int bits, bool is_signed) {
   return result & mask;
 }
 
-// Integer binary ops on zero-extended bit patterns (DESIGN.md Numerics for division by zero,
+// Integer binary ops on zero-extended bit patterns (docs/numerics.md for division by zero,
 // INT_MIN / -1 and out-of-range shifts).
 uint64_t IntBinary(OpKind kind, uint64_t a, uint64_t b, int bits, bool is_signed, bool is_bool) {
   const uint64_t mask = WidthMask(bits);

@@ -1,7 +1,7 @@
 // Per-element arithmetic of the reference evaluator's elementwise ops (elementwise_math.cc),
 // shared with reduce's short-cut for single-op bodies (reduction_ops.cc).
 //
-// Semantics: the StableHLO spec sections of each op, with DESIGN.md "Numerics" where the spec
+// Semantics: the StableHLO spec sections of each op, with docs/numerics.md where the spec
 // leaves a choice. f64 computes in double, f32 in float, f16/bf16 in float rounded once; integers
 // wrap modulo 2^bits with no C++ undefined behaviour. Thread-safe (no state).
 #ifndef ACCY_SRC_REFERENCE_ELEMENTWISE_MATH_H_

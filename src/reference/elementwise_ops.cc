@@ -3,7 +3,7 @@
 // Each op is a direct loop over the result's elements in row-major order; the per-element
 // arithmetic lives in elementwise_math.cc. convert, bitcast_convert, compare, select and clamp
 // are here because their operand and result types differ or they mix operands of two shapes.
-// Spec: StableHLO spec sections of the same names; choices from DESIGN.md "Numerics".
+// Spec: StableHLO spec sections of the same names; choices from docs/numerics.md.
 #include <cmath>
 #include <cstring>
 #include <string>

@@ -28,7 +28,7 @@ namespace reference {
 namespace {
 
 // Runs the evaluation under IEEE defaults whatever the caller's thread state: round to nearest
-// even, and on x86 no flush-to-zero or denormals-are-zero (DESIGN.md Numerics: subnormals are
+// even, and on x86 no flush-to-zero or denormals-are-zero (docs/numerics.md: subnormals are
 // IEEE). A JIT or library that left FTZ/DAZ set on the thread would otherwise change the oracle's
 // answers. The caller's modes and SSE status flags are restored on exit.
 class IeeeFloatEnvironment {

@@ -2,7 +2,7 @@
 //
 // It is the oracle for every numerical test: slow, direct transcriptions of the StableHLO spec
 // (https://github.com/openxla/stablehlo/blob/main/docs/spec.md) and, where the spec leaves a
-// choice, DESIGN.md's numerics conventions. It shares no arithmetic code with the JIT emitters,
+// choice, the conventions of docs/numerics.md. It shares no arithmetic code with the JIT emitters,
 // so a bug in one is caught by the other. Float math: f64 in double, f32 in float, f16/bf16
 // computed in f32 and rounded once; reductions and dot_general accumulate floats in double and
 // round once at the end. Thread-safe: evaluations share nothing.

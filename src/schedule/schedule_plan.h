@@ -1,5 +1,5 @@
 // Schedule planning: the ordered work items of one function (the seed's schedule pass,
-// seed/schedule_pass.zig.txt, reproduced number for number).
+// seed/schedule_pass.zig.txt, reproduced number for number; docs/schedule_contract.md).
 //
 // PlanSchedule claims fusion clusters first, then standalone ops in a pre-order walk (not into
 // opaque regions), then materialized broadcasts; estimates each item's resources; and orders the

@@ -1,6 +1,6 @@
 // Reference evaluator tests for constant and the elementwise ops (src/reference/elementwise_*.cc):
 // each builds a small function with accy::Builder, evaluates it with accy::Evaluate and checks
-// hand-computed values exactly, with the DESIGN.md "Numerics" conventions at the edges (NaN,
+// hand-computed values exactly, with the docs/numerics.md conventions at the edges (NaN,
 // signed zeros, division by zero, out-of-range shifts, saturating converts, f16/bf16 rounding).
 #include <bit>
 #include <cmath>

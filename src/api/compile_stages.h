@@ -1,0 +1,113 @@
+// The stages of Engine::Compile (docs/compile.md), each a function over one CompileState that
+// it reads from the stages before it and fills for the stages after it (Halide's lower_impl,
+// XLA's CPU compiler pipeline). Engine::Compile calls them in order; a stage's error ends the
+// compile and the state is dropped. One CompileState per Compile call; not shared by threads.
+#ifndef ACCY_SRC_API_COMPILE_STAGES_H_
+#define ACCY_SRC_API_COMPILE_STAGES_H_
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "accy/engine.h"
+#include "jit/compiled_program.h"
+#include "kernels/onednn_kernel.h"
+#include "src/api/iterate_compile.h"
+#include "src/fusion/fusion_analysis.h"
+#include "src/passes/analysis_cache.h"
+#include "src/passes/planning_options.h"
+#include "src/passes/work_ledger.h"
+#include "src/runtime/buffer_assignment.h"
+#include "src/runtime/executor.h"
+#include "src/schedule/schedule_plan.h"
+
+namespace accy {
+
+// How one plan item runs in the executor: a while loop, a library kernel, a JIT kernel. A split
+// dot_general (library matmul, then a JIT epilogue) is two steps of one item.
+enum class StepPart : uint8_t { kIterate, kLibrary, kJit };
+struct CompileStep {
+  size_t index;  // plan item
+  StepPart part;
+};
+
+// The planning options of an engine: its work allowance, and fusion on or off.
+inline passes::PlanningOptions PlanningFor(const EngineOptions& options) {
+  passes::PlanningOptions planning = passes::ToPlanningOptions(options.work_allowance);
+  planning.enable_fusion = options.enable_fusion;
+  return planning;
+}
+
+struct CompileState {
+  CompileState(const Engine& engine, jit::KernelObjectCache* object_cache)
+      : engine(engine),
+        options(engine.options()),
+        object_cache(object_cache),
+        planning(PlanningFor(options)),
+        ledger(planning),
+        cache(&ledger),
+        start(std::chrono::steady_clock::now()) {}
+  CompileState(const CompileState&) = delete;
+  CompileState& operator=(const CompileState&) = delete;
+
+  const Engine& engine;
+  const EngineOptions& options;
+  jit::KernelObjectCache* object_cache;
+  passes::PlanningOptions planning;
+  passes::WorkLedger ledger;
+  passes::AnalysisCache cache;
+  std::chrono::steady_clock::time_point start;             // Compile's start
+  std::chrono::steady_clock::time_point jit_start;         // CompileLoops' start
+  std::chrono::steady_clock::time_point assignment_start;  // AssignItemBuffers' start
+
+  // RunGraphPasses: the engine's copy of the module and the entry function in it.
+  std::unique_ptr<Module> module;
+  const Function* function = nullptr;
+  // PlanItems.
+  const SchedulePlan* plan = nullptr;
+  const FusionPlanAnalysis* fusion = nullptr;
+  size_t item_count = 0;
+  std::vector<bool> nested;  // items inside a while's regions (run by its cond/body executables)
+  // BindLibraryItems.
+  std::vector<std::unique_ptr<kernels::LibraryKernel>> library;
+  std::vector<const Value*> library_outputs;  // split dot_generals: the library's value
+  // CompileLoops and CompileJitItems.
+  std::vector<CompiledIterate> iterates;
+  std::vector<bool> skip;  // items the JIT does not compile
+  // AssignItemBuffers.
+  std::vector<CompileStep> steps;
+  std::vector<ItemBuffers> item_buffers;
+  std::optional<BufferAssignment> assignment;
+  // The executable being built (every stage may fill its stats).
+  std::unique_ptr<Executable::Impl> impl = std::make_unique<Executable::Impl>();
+};
+
+// Stage 1: the caller's module verifies and has function `entry`. kInvalidArgument otherwise.
+Status VerifyEntry(const Module& caller_module, std::string_view entry);
+// Stage 2: copies the module and runs the graph pipeline (src/transforms/graph_pipeline.h) on
+// the copy; sets state.module and state.function. Errors: the pipeline's.
+Status RunGraphPasses(const Module& caller_module, std::string_view entry, CompileState& state);
+// Stage 3: schedule and fusion plans, the plan text and its dump, item counts by kind.
+// Errors: kUnimplemented for a kernel_call of other than one result; the planner's (refused
+// allowance, WorkOverflow); kInternal when the dump cannot be written.
+Status PlanItems(CompileState& state);
+// Stage 4: oneDNN primitives for kernel_calls and the dot_generals that map onto matmul.
+// Errors: LibraryKernel::Create's for kernel_calls (a dot_general oneDNN cannot run stays on
+// the JIT).
+Status BindLibraryItems(CompileState& state);
+// Stage 5: each while's cond and body executables (CompileIterate). Errors: theirs.
+Status CompileLoops(CompileState& state);
+// Stage 6: every remaining item as a deduplicated JIT kernel (jit::CompiledProgram).
+// Errors: CompiledProgram::Compile's.
+Status CompileJitItems(CompileState& state);
+// Stage 7: the executor's steps in plan order with their buffers, and the buffer assignment.
+// Errors: BufferAssignment::Assign's.
+Status AssignItemBuffers(CompileState& state);
+// Stage 8: the executor's item table, constant area and stats; hands the executable over.
+StatusOr<std::unique_ptr<Executable::Impl>> BuildExecutable(CompileState& state);
+
+}  // namespace accy
+
+#endif  // ACCY_SRC_API_COMPILE_STAGES_H_
