@@ -153,7 +153,12 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
   }
   passes::WorkLedger ledger(planning);
   passes::AnalysisCache cache(&ledger);
-  ACCY_ASSIGN_OR_RETURN(const SchedulePlan* plan, cache.Get<SchedulePlan>(*function));
+  StatusOr<const SchedulePlan*> planned = cache.Get<SchedulePlan>(*function);
+  // Only the schedule returns kUnimplemented (an op with no lowering): it is this call's failure.
+  if (absl::IsUnimplemented(planned.status())) {
+    return absl::UnimplementedError(StrCat("Compile: ", planned.status().message()));
+  }
+  ACCY_ASSIGN_OR_RETURN(const SchedulePlan* plan, std::move(planned));
   ACCY_ASSIGN_OR_RETURN(const FusionPlanAnalysis* fusion, cache.Get<FusionPlanAnalysis>(*function));
   auto impl = std::make_unique<Executable::Impl>();
   impl->stats.plan_milliseconds = MillisecondsSince(plan_start);
