@@ -524,8 +524,19 @@ StatusOr<std::optional<std::vector<TensorType>>> InferResultTypes(
     case OpKind::kWhile:
       types = std::vector<TensorType>(operand_types.begin(), operand_types.end());
       break;
+    case OpKind::kConstant:
+    case OpKind::kConvert:
+    case OpKind::kBitcastConvert:
+    case OpKind::kBroadcastInDim:
+    case OpKind::kReshape:
+    case OpKind::kIota:
+    case OpKind::kKernelCall:
+    case OpKind::kReturn:
+      return Result(std::nullopt);  // the result types are given (VerifyGivenResultType)
     default:
-      return Result(std::nullopt);
+      // Every other elementwise op returned above; any op left here was added to the op table
+      // without a type rule.
+      return absl::InternalError(StrCat(OpName(kind), ": no type inference rule for this op"));
   }
   if (!types.ok()) return types.status();
   return Result(*std::move(types));
