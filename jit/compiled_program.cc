@@ -72,9 +72,11 @@ StatusOr<KernelSignature> EmitItemKernel(size_t index, const WorkItem& item,
       return EmitFlashAttentionKernel(item, fusion, module, symbol, target);
     case WorkKind::kDotGeneral:
       return EmitDotGeneralKernel(item, fusion, module, symbol);
-    default:
+    case WorkKind::kKernelCall:  // library kernels (kernels/), skipped by Engine::Compile
+    case WorkKind::kIterate:     // while loops run their own executables (iterate_compile.h)
       return UnsupportedKind(index, item);
   }
+  return UnsupportedKind(index, item);  // a value outside WorkKind
 }
 
 }  // namespace

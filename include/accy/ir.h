@@ -14,6 +14,7 @@
 #define ACCY_IR_H_
 
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <span>
@@ -34,74 +35,12 @@ class Module;
 class Operation;
 class Region;
 
-// Every operation accy knows. The names (OpName) are StableHLO's without the `stablehlo.` prefix.
+// Every operation accy knows: one enumerator per row of the op table (accy/ops.def), in its
+// order. The names (OpName) are StableHLO's without the `stablehlo.` prefix.
 enum class OpKind : uint16_t {
-  kConstant,
-  // Elementwise unary (spec: abs, negate, sign, not, exponential, ...).
-  kAbs,
-  kNegate,
-  kSign,
-  kNot,
-  kExponential,
-  kExponentialMinusOne,
-  kLog,
-  kLogPlusOne,
-  kLogistic,
-  kTanh,
-  kSqrt,
-  kRsqrt,
-  kCbrt,
-  kSine,
-  kCosine,
-  kFloor,
-  kCeil,
-  kRoundNearestEven,
-  kRoundNearestAfz,
-  kIsFinite,
-  kPopcnt,
-  kConvert,
-  kBitcastConvert,
-  // Elementwise binary.
-  kAdd,
-  kSubtract,
-  kMultiply,
-  kDivide,
-  kRemainder,
-  kMaximum,
-  kMinimum,
-  kPower,
-  kAtan2,
-  kAnd,
-  kOr,
-  kXor,
-  kShiftLeft,
-  kShiftRightLogical,
-  kShiftRightArithmetic,
-  kCompare,
-  // Elementwise ternary.
-  kSelect,
-  kClamp,
-  // Shape and data movement.
-  kBroadcastInDim,
-  kReshape,
-  kTranspose,
-  kSlice,
-  kPad,
-  kConcatenate,
-  kIota,
-  kReverse,
-  kGather,
-  kScatter,
-  kDynamicSlice,
-  kDynamicUpdateSlice,
-  // Contraction and reduction.
-  kDotGeneral,
-  kReduce,
-  kCumsum,  // accy: inclusive prefix sum along one dim (the scan of the schedule planning contract)
-  // Control flow and calls.
-  kWhile,
-  kKernelCall,  // accy: a library kernel by target name and version
-  kReturn,
+#define ACCY_OP(kind, ...) kind,
+#include "accy/ops.def"
+#undef ACCY_OP
 };
 
 // Operands, attributes and regions of each op (names as in the StableHLO spec):
@@ -148,16 +87,80 @@ enum class OpKind : uint16_t {
 //                        results alias one operand)
 //   return               operands: the values returned by the function or region
 
-inline constexpr int kNumOpKinds = static_cast<int>(OpKind::kReturn) + 1;
+// Every OpKind, in enum (and op table) order.
+inline constexpr OpKind kAllOpKinds[] = {
+#define ACCY_OP(kind, ...) OpKind::kind,
+#include "accy/ops.def"
+#undef ACCY_OP
+};
+inline constexpr int kNumOpKinds = static_cast<int>(std::size(kAllOpKinds));
 
-// "add", "dot_general", "kernel_call", ...; "<invalid op kind>" for a value outside OpKind.
+// What an op is, for the predicates below and for grouping ops in passes and dumps.
+enum class OpCategory : uint8_t {
+  kConstant,
+  kElementwiseUnary,
+  kElementwiseBinary,
+  kElementwiseTernary,
+  kShape,        // shape and data movement (broadcast_in_dim .. dynamic_update_slice)
+  kContraction,  // dot_general
+  kReduction,    // reduce, cumsum
+  kControl,      // while
+  kCall,         // kernel_call
+  kTerminator,   // return
+  kInvalid,      // only the row GetOpInfo gives a value outside OpKind
+};
+// "elementwise_unary", "shape", ... (the enumerator without k, in snake case).
+std::string_view OpCategoryName(OpCategory category);
+
+// Sets of element types, as the StableHLO spec's constraints name them ("tensor of integer or
+// floating-point type"). Bit flags; the named unions are the ones the op table uses.
+enum class ElementClass : uint8_t {
+  kBool = 1,      // i1
+  kSigned = 2,    // i8 .. i64
+  kUnsigned = 4,  // u8 .. u64
+  kFloat = 8,     // f16, bf16, f32, f64
+  kInteger = kSigned | kUnsigned,
+  kSignedOrFloat = kSigned | kFloat,
+  kBoolOrInteger = kBool | kInteger,
+  kNumeric = kInteger | kFloat,
+  kAny = kBool | kNumeric,
+};
+// Whether `type` is in `classes` (i1 is kBool, not kUnsigned).
+bool ElementClassContains(ElementClass classes, ElementType type);
+
+// Operand or result count of an op that takes any number (concatenate, reduce, while, ...).
+inline constexpr int kVariadic = -1;
+
+// One row of the op table (accy/ops.def, which documents every column), less the work column,
+// which is the schedule's (WorkKind is not part of the public API).
+struct OpInfo {
+  OpKind kind;
+  std::string_view name;          // OpName(kind)
+  OpCategory category;
+  int operands;                   // fixed count, or kVariadic
+  int results;                    // fixed count, or kVariadic
+  ElementClass element_classes;   // what the type rule accepts (see ops.def)
+  int regions;                    // exact region count
+  bool pure;                      // no side effect of its own (not kernel_call)
+  bool commutative;               // add, multiply, maximum, minimum, and, or, xor
+};
+// The row of `kind`. A value cast from an integer outside OpKind gets a row of its own (name
+// "<invalid op kind>", category kInvalid, no operands, results or regions, work kNoLowering)
+// rather than a read past the table; Verify rejects such ops. Never fails; the table is
+// immutable, so lookups are thread-safe.
+const OpInfo& GetOpInfo(OpKind kind);
+
+// "add", "dot_general", "kernel_call", ... (the op table's name column); "<invalid op kind>" for a
+// value outside OpKind.
 std::string_view OpName(OpKind kind);
 // Inverse of OpName (without the "stablehlo." prefix); kInvalidArgument for an unknown name.
 StatusOr<OpKind> ParseOpKind(std::string_view name);
 
-bool IsElementwiseUnary(OpKind kind);   // abs .. bitcast_convert (bitcast only same width)
-bool IsElementwiseBinary(OpKind kind);  // add .. compare
-bool IsElementwiseTernary(OpKind kind); // select, clamp
+// The op table's category: abs .. bitcast_convert (bitcast only same width, see IsElementwise),
+// add .. compare, select and clamp. False for an invalid kind.
+bool IsElementwiseUnary(OpKind kind);
+bool IsElementwiseBinary(OpKind kind);
+bool IsElementwiseTernary(OpKind kind);
 // Ops computed independently per element of a same-shape iteration space: unary, binary and
 // ternary ops above (bitcast_convert counts only when both widths are equal).
 bool IsElementwise(const Operation& op);

@@ -105,7 +105,12 @@ Status PlanItems(CompileState& state) {
                  op->num_results(), " results; the engine runs kernel_calls of exactly one result"));
     }
   }
-  ACCY_ASSIGN_OR_RETURN(state.plan, state.cache.Get<SchedulePlan>(function));
+  StatusOr<const SchedulePlan*> planned = state.cache.Get<SchedulePlan>(function);
+  // Only the schedule returns kUnimplemented (an op with no lowering): it is this call's failure.
+  if (absl::IsUnimplemented(planned.status())) {
+    return absl::UnimplementedError(StrCat("Compile: ", planned.status().message()));
+  }
+  ACCY_ASSIGN_OR_RETURN(state.plan, std::move(planned));
   ACCY_ASSIGN_OR_RETURN(state.fusion, state.cache.Get<FusionPlanAnalysis>(function));
   Executable::Impl& impl = *state.impl;
   impl.stats.plan_milliseconds = MillisecondsSince(state.start);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <unordered_map>
 
 #include "src/util/str_cat.h"
@@ -10,92 +11,90 @@
 namespace accy {
 namespace {
 
-constexpr std::array<std::string_view, kNumOpKinds> kOpNames = {
-    "constant",
-    "abs",
-    "negate",
-    "sign",
-    "not",
-    "exponential",
-    "exponential_minus_one",
-    "log",
-    "log_plus_one",
-    "logistic",
-    "tanh",
-    "sqrt",
-    "rsqrt",
-    "cbrt",
-    "sine",
-    "cosine",
-    "floor",
-    "ceil",
-    "round_nearest_even",
-    "round_nearest_afz",
-    "is_finite",
-    "popcnt",
-    "convert",
-    "bitcast_convert",
-    "add",
-    "subtract",
-    "multiply",
-    "divide",
-    "remainder",
-    "maximum",
-    "minimum",
-    "power",
-    "atan2",
-    "and",
-    "or",
-    "xor",
-    "shift_left",
-    "shift_right_logical",
-    "shift_right_arithmetic",
-    "compare",
-    "select",
-    "clamp",
-    "broadcast_in_dim",
-    "reshape",
-    "transpose",
-    "slice",
-    "pad",
-    "concatenate",
-    "iota",
-    "reverse",
-    "gather",
-    "scatter",
-    "dynamic_slice",
-    "dynamic_update_slice",
-    "dot_general",
-    "reduce",
-    "cumsum",
-    "while",
-    "kernel_call",
-    "return",
+// The op table's rows (accy/ops.def) as OpInfo; the work column is the schedule's.
+constexpr OpInfo kOpInfos[] = {
+#define ACCY_OP(kind, name, category, operands, results, classes, regions, pure, commutative, \
+                work)                                                                          \
+  {OpKind::kind, name, OpCategory::category, operands, results, ElementClass::classes, regions, \
+   pure, commutative},
+#include "accy/ops.def"
+#undef ACCY_OP
 };
+static_assert(std::size(kOpInfos) == kNumOpKinds, "one op table row per OpKind");
+
+constexpr bool RowsAreInEnumOrder() {
+  for (size_t i = 0; i < std::size(kOpInfos); ++i) {
+    if (static_cast<size_t>(kOpInfos[i].kind) != i) return false;
+  }
+  return true;
+}
+static_assert(RowsAreInEnumOrder(), "GetOpInfo indexes the table by OpKind");
+
+constexpr OpInfo kInvalidOpInfo = {OpKind{}, "<invalid op kind>", OpCategory::kInvalid, 0, 0,
+                                   ElementClass::kAny, 0, true, false};
 
 }  // namespace
 
-std::string_view OpName(OpKind kind) {
-  // A value cast from an integer may lie outside the enum: name it rather than read past the table.
+const OpInfo& GetOpInfo(OpKind kind) {
+  // A value cast from an integer may lie outside the enum: give it a row rather than read past
+  // the table.
   const auto index = static_cast<size_t>(kind);
-  return index < kOpNames.size() ? kOpNames[index] : "<invalid op kind>";
+  return index < std::size(kOpInfos) ? kOpInfos[index] : kInvalidOpInfo;
 }
 
+std::string_view OpName(OpKind kind) { return GetOpInfo(kind).name; }
+
 StatusOr<OpKind> ParseOpKind(std::string_view name) {
-  for (int i = 0; i < kNumOpKinds; ++i) {
-    if (kOpNames[static_cast<size_t>(i)] == name) return static_cast<OpKind>(i);
+  for (const OpInfo& info : kOpInfos) {
+    if (info.name == name) return info.kind;
   }
   return absl::InvalidArgumentError(StrCat("unknown op '", name, "'"));
 }
 
+std::string_view OpCategoryName(OpCategory category) {
+  switch (category) {
+    case OpCategory::kConstant:
+      return "constant";
+    case OpCategory::kElementwiseUnary:
+      return "elementwise_unary";
+    case OpCategory::kElementwiseBinary:
+      return "elementwise_binary";
+    case OpCategory::kElementwiseTernary:
+      return "elementwise_ternary";
+    case OpCategory::kShape:
+      return "shape";
+    case OpCategory::kContraction:
+      return "contraction";
+    case OpCategory::kReduction:
+      return "reduction";
+    case OpCategory::kControl:
+      return "control";
+    case OpCategory::kCall:
+      return "call";
+    case OpCategory::kTerminator:
+      return "terminator";
+    case OpCategory::kInvalid:
+      return "invalid";
+  }
+  return "invalid";
+}
+
+bool ElementClassContains(ElementClass classes, ElementType type) {
+  ElementClass of = IsBool(type)       ? ElementClass::kBool
+                    : IsSigned(type)   ? ElementClass::kSigned
+                    : IsUnsigned(type) ? ElementClass::kUnsigned
+                                       : ElementClass::kFloat;
+  return (static_cast<unsigned>(classes) & static_cast<unsigned>(of)) != 0;
+}
+
 bool IsElementwiseUnary(OpKind kind) {
-  return kind >= OpKind::kAbs && kind <= OpKind::kBitcastConvert;
+  return GetOpInfo(kind).category == OpCategory::kElementwiseUnary;
 }
 bool IsElementwiseBinary(OpKind kind) {
-  return kind >= OpKind::kAdd && kind <= OpKind::kCompare;
+  return GetOpInfo(kind).category == OpCategory::kElementwiseBinary;
 }
 bool IsElementwiseTernary(OpKind kind) {
-  return kind == OpKind::kSelect || kind == OpKind::kClamp;
+  return GetOpInfo(kind).category == OpCategory::kElementwiseTernary;
 }
 bool IsElementwise(const Operation& op) {
   OpKind kind = op.kind();

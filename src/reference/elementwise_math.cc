@@ -18,70 +18,9 @@
 namespace accy::reference {
 namespace {
 
-// Element type classes, as the spec's constraints name them.
-enum TypeClass : unsigned { kFloatClass = 1, kSignedClass = 2, kUnsignedClass = 4, kBoolClass = 8 };
-constexpr unsigned kIntClasses = kSignedClass | kUnsignedClass;
-constexpr unsigned kAllClasses = kFloatClass | kIntClasses | kBoolClass;
-
-unsigned ClassOf(ElementType type) {
-  if (IsFloat(type)) return kFloatClass;
-  if (IsSigned(type)) return kSignedClass;
-  if (IsUnsigned(type)) return kUnsignedClass;
-  return kBoolClass;
-}
-
-// Element types each op accepts (StableHLO spec, "Semantics"/"Constraints" of each op).
-unsigned AllowedClasses(OpKind kind) {
-  switch (kind) {
-    case OpKind::kAbs:
-    case OpKind::kSign:
-      return kFloatClass | kSignedClass;
-    case OpKind::kNegate:
-    case OpKind::kSubtract:
-    case OpKind::kDivide:
-    case OpKind::kRemainder:
-    case OpKind::kPower:
-      return kFloatClass | kIntClasses;
-    case OpKind::kNot:
-    case OpKind::kAnd:
-    case OpKind::kOr:
-    case OpKind::kXor:
-      return kIntClasses | kBoolClass;
-    case OpKind::kPopcnt:
-    case OpKind::kShiftLeft:
-    case OpKind::kShiftRightLogical:
-    case OpKind::kShiftRightArithmetic:
-      return kIntClasses;
-    case OpKind::kAdd:
-    case OpKind::kMultiply:
-    case OpKind::kMaximum:
-    case OpKind::kMinimum:
-      return kAllClasses;
-    case OpKind::kExponential:
-    case OpKind::kExponentialMinusOne:
-    case OpKind::kLog:
-    case OpKind::kLogPlusOne:
-    case OpKind::kLogistic:
-    case OpKind::kTanh:
-    case OpKind::kSqrt:
-    case OpKind::kRsqrt:
-    case OpKind::kCbrt:
-    case OpKind::kSine:
-    case OpKind::kCosine:
-    case OpKind::kFloor:
-    case OpKind::kCeil:
-    case OpKind::kRoundNearestEven:
-    case OpKind::kRoundNearestAfz:
-    case OpKind::kIsFinite:
-    case OpKind::kAtan2:
-      return kFloatClass;
-    default:
-      return 0;
-  }
-}
-
+// The op table's element classes (accy/ops.def): the one copy type inference reads too.
 Status CheckElementType(OpKind kind, ElementType type) {
-  if ((AllowedClasses(kind) & ClassOf(type)) != 0) return absl::OkStatus();
+  if (ElementClassContains(GetOpInfo(kind).element_classes, type)) return absl::OkStatus();
   return absl::InvalidArgumentError("reference evaluator: " + std::string(OpName(kind)) +
                                     " is not defined for element type " +
                                     std::string(ElementTypeName(type)));

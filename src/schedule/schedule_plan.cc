@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <iterator>
 
 #include "absl/strings/str_join.h"
 #include "src/analysis/shape_layout_analysis.h"
@@ -36,6 +37,34 @@ std::string_view WorkKindName(WorkKind kind) {
       return "scan";
   }
   return "unknown";
+}
+
+namespace {
+
+// The op table's work column names WorkKind enumerators (`using enum`) or one of these two.
+namespace op_table_work {
+using enum WorkKind;
+constexpr LoneOpPlan kNoItem{LoneOpPlan::Mode::kNoItem};
+constexpr LoneOpPlan kNoLowering{LoneOpPlan::Mode::kNoLowering};
+constexpr LoneOpPlan Plan(WorkKind kind) { return {LoneOpPlan::Mode::kItem, kind}; }
+constexpr LoneOpPlan Plan(LoneOpPlan plan) { return plan; }
+
+constexpr LoneOpPlan kPlans[] = {
+#define ACCY_OP(kind, name, category, operands, results, classes, regions, pure, commutative, \
+                work)                                                                          \
+  Plan(work),
+#include "accy/ops.def"
+#undef ACCY_OP
+};
+static_assert(std::size(kPlans) == kNumOpKinds, "one op table row per OpKind");
+}  // namespace op_table_work
+
+}  // namespace
+
+LoneOpPlan PlanForLoneOp(OpKind kind) {
+  const auto index = static_cast<size_t>(kind);
+  return index < std::size(op_table_work::kPlans) ? op_table_work::kPlans[index]
+                                                  : op_table_work::kNoLowering;
 }
 
 uint64_t ResourceEstimate::ElementOpsPerKiB() const {

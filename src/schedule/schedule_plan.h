@@ -43,6 +43,22 @@ enum class WorkKind : uint8_t {
 // "elementwise_single", "elementwise_fusion", "shape", ...
 std::string_view WorkKindName(WorkKind kind);
 
+// What the schedule does with a lone (unfused) op of one kind: the op table's work column
+// (include/accy/ops.def). Ops inside fusion clusters are planned by their cluster's kind instead.
+struct LoneOpPlan {
+  enum class Mode : uint8_t {
+    kItem,        // one work item of `kind`
+    kNoItem,      // never an item of its own (constant: the constant area; return: the results)
+    kNoLowering,  // the engine cannot run it: planning fails with kUnimplemented
+  };
+  Mode mode = Mode::kNoLowering;
+  WorkKind kind = WorkKind::kElementwiseSingle;  // meaningful for kItem only
+};
+// The row of `kind`; kNoLowering for a value outside OpKind. Refinements that depend on the op
+// rather than its kind (bitcast_convert between widths is kShape, broadcast_in_dim is planned on
+// demand, a kernel_call needs one result) are PlanSchedule's.
+LoneOpPlan PlanForLoneOp(OpKind kind);
+
 // Static resource estimate of one work item (seed `ScheduleResourceEstimate`). Byte sums
 // saturate at UINT64_MAX; `static_bytes_complete` is false when a size is unknown or overflows.
 struct ResourceEstimate {
@@ -121,7 +137,9 @@ class SchedulePlan {
 
 // Plans `function` from its analyses, allocating the plan and all scratch from `resource`.
 // Errors: kOutOfRange "WorkOverflow: ..." when the total static element count overflows 64 bits;
-// kInvalidArgument "CyclicScheduleDependency" when items depend on each other in a cycle.
+// kInvalidArgument "CyclicScheduleDependency" when items depend on each other in a cycle;
+// kUnimplemented "op %<result id> (<name>) has no lowering: ..." for an op the schedule cannot
+// give a work item (PlanForLoneOp says kNoLowering, or a kernel_call of other than one result).
 StatusOr<SchedulePlan*> PlanSchedule(const Function& function, const ShapeLayoutAnalysis& shapes,
                                      const FusionPlan& fusion, std::pmr::memory_resource* resource);
 // The same with the function's census (Census::Inspect of `function`) given, as the analysis

@@ -25,26 +25,6 @@ uint64_t SaturatedMul(uint64_t a, uint64_t b) {
   return __builtin_mul_overflow(a, b, &out) ? std::numeric_limits<uint64_t>::max() : out;
 }
 
-bool IsShapeKernelOp(OpKind kind) {
-  switch (kind) {
-    case OpKind::kIota:
-    case OpKind::kReshape:
-    case OpKind::kTranspose:
-    case OpKind::kSlice:
-    case OpKind::kPad:
-    case OpKind::kConcatenate:
-    case OpKind::kGather:
-    case OpKind::kScatter:
-    case OpKind::kReverse:
-    case OpKind::kDynamicSlice:
-    case OpKind::kDynamicUpdateSlice:
-    case OpKind::kBitcastConvert:  // between widths: a byte copy (same-width ones are elementwise)
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Kinds that read a broadcast_in_dim operand through index arithmetic (the seed's
 // kernelInputValueForOperand list).
 bool ElidesBroadcastOperands(WorkKind kind) {
@@ -161,6 +141,14 @@ uint64_t EstimatedElementOps(std::span<const Operation* const> ops, uint64_t ele
     if (estimate) return *estimate;
   }
   return SaturatedMul(element_count, ops.size());
+}
+
+// "%5 (add)": the op's first result as the printer's generic numbering names it (Value::id), or
+// "#<op id>" for an op of no results.
+std::string OpReference(const Operation& op) {
+  const std::string number =
+      op.num_results() > 0 ? StrCat("%", op.result(0)->id()) : StrCat("#", op.id());
+  return StrCat(number, " (", op.name(), ")");
 }
 
 std::optional<uint64_t> TensorByteSize(const TensorInfo& info) {
@@ -382,37 +370,47 @@ class SchedulePlanner {
     return absl::OkStatus();
   }
 
+  // A lone op becomes one item of the op table's work kind (PlanForLoneOp), refined by what the
+  // kind alone does not tell.
+  Status AddStandaloneWorkItem(const Operation& op) {
+    // Read through by its consumers, or materialized by AddBroadcastWorkItems where one cannot.
+    if (op.kind() == OpKind::kBroadcastInDim) return absl::OkStatus();
+    const LoneOpPlan plan = PlanForLoneOp(op.kind());
+    if (plan.mode == LoneOpPlan::Mode::kNoItem) return absl::OkStatus();
+    // Engine::Compile rejects other kernel_calls with a message of its own first; the check here
+    // keeps every other planning entry point from dropping their results silently.
+    const bool unplannable_call = op.kind() == OpKind::kKernelCall && op.num_results() != 1;
+    if (plan.mode == LoneOpPlan::Mode::kNoLowering || unplannable_call) {
+      return absl::UnimplementedError(StrCat(
+          "op ", OpReference(op), " has no lowering: ",
+          unplannable_call ? StrCat("a kernel_call of ", op.num_results(),
+                                    " results (the engine runs kernel_calls of exactly one)")
+                           : std::string("the op table gives it no work kind")));
+    }
+    WorkKind kind = plan.kind;
+    // Between widths bitcast_convert is a byte copy (IsElementwise holds for equal widths only).
+    if (kind == WorkKind::kElementwiseSingle && !IsFusableElementwiseOp(op)) {
+      kind = WorkKind::kShape;
+    }
+    const Value* output = op.num_results() > 0 ? op.result(0) : nullptr;
+    if (kind == WorkKind::kIterate) {
+      // The seed's iterateOutputResult: the first result with uses, else result 0.
+      for (int64_t r = 0; r < op.num_results(); ++r) {
+        if (op.result(r)->has_uses()) {
+          output = op.result(r);
+          break;
+        }
+      }
+    }
+    return AddSingle(kind, op, output);
+  }
+
   Status AddStandaloneWorkItems(const Block& block) {
     for (const auto& owned : block.operations()) {
       const Operation& op = *owned;
       // Recorded in walk order for MaterializeReturnedBroadcasts (no second walk of the IR).
       if (op.kind() == OpKind::kReturn) returns_.push_back(&op);
-      if (!IsClaimed(&op)) {
-        const Value* result0 = op.num_results() > 0 ? op.result(0) : nullptr;
-        if (IsFusableElementwiseOp(op)) {
-          ACCY_RETURN_IF_ERROR(AddSingle(WorkKind::kElementwiseSingle, op, result0));
-        } else if (op.kind() == OpKind::kDotGeneral) {
-          ACCY_RETURN_IF_ERROR(AddSingle(WorkKind::kDotGeneral, op, result0));
-        } else if (IsShapeKernelOp(op.kind())) {
-          ACCY_RETURN_IF_ERROR(AddSingle(WorkKind::kShape, op, result0));
-        } else if (op.kind() == OpKind::kReduce) {
-          ACCY_RETURN_IF_ERROR(AddSingle(WorkKind::kReduction, op, result0));
-        } else if (op.kind() == OpKind::kCumsum) {
-          ACCY_RETURN_IF_ERROR(AddSingle(WorkKind::kScan, op, result0));
-        } else if (op.kind() == OpKind::kWhile) {
-          // The seed's iterateOutputResult: the first result with uses, else result 0.
-          const Value* output = result0;
-          for (int64_t r = 0; r < op.num_results(); ++r) {
-            if (op.result(r)->has_uses()) {
-              output = op.result(r);
-              break;
-            }
-          }
-          ACCY_RETURN_IF_ERROR(AddSingle(WorkKind::kIterate, op, output));
-        } else if (op.kind() == OpKind::kKernelCall && op.num_results() == 1) {
-          ACCY_RETURN_IF_ERROR(AddSingle(WorkKind::kKernelCall, op, result0));
-        }
-      }
+      if (!IsClaimed(&op)) ACCY_RETURN_IF_ERROR(AddStandaloneWorkItem(op));
       if (RegionsAreOpaque(op)) continue;
       for (int64_t r = 0; r < op.num_regions(); ++r) {
         for (const auto& nested : op.region(r)->blocks()) {

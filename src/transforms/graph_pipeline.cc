@@ -9,15 +9,17 @@
 #include "src/passes/pass_manager.h"
 #include "src/transforms/eliminate_common_subexpressions.h"
 #include "src/transforms/eliminate_dead_code.h"
+#include "src/transforms/fold_transpose_into_dot_general.h"
 #include "src/util/str_cat.h"
 
 namespace accy {
 namespace {
 
-// The pipeline, in order: CSE first, so that the duplicates it leaves without uses are gone
-// after dead-code elimination.
+// The pipeline, in order: layout folds first (they leave transposes without uses), then CSE
+// (it leaves duplicates without uses), then dead-code elimination removes both.
 std::vector<std::unique_ptr<passes::Pass>> AllPasses() {
   std::vector<std::unique_ptr<passes::Pass>> passes;
+  passes.push_back(std::make_unique<FoldTransposeIntoDotGeneralPass>());
   passes.push_back(std::make_unique<EliminateCommonSubexpressionsPass>());
   passes.push_back(std::make_unique<EliminateDeadCodePass>());
   return passes;

@@ -1,6 +1,7 @@
 // The graph pass pipeline Engine::Compile runs on its own copy of the caller's module before
 // planning (XLA's HloPassPipeline in cpu_compiler.cc, Halide's lower_impl): a flat list of
 // rewrites, each switchable by name and dumped after it runs. The passes and their order:
+//   fold-transpose-into-dot-general   dot_generals read past transposes of their operands
 //   eliminate-common-subexpressions   merge ops that compute the same thing
 //   eliminate-dead-code               erase ops nothing uses
 // Stateless functions; the module is mutated in place by one thread.

@@ -144,6 +144,43 @@ TEST(SchedulePlanTest, ShapeGenericCatalogKernelCallIsEstimatedFromItsShapes) {
   EXPECT_EQ(plan->items()[0].resources.estimated_element_ops, 2u * 4 * 16 * 8);
 }
 
+// An op the schedule cannot give a work item fails planning with kUnimplemented naming it, rather
+// than planning no item for it (which surfaced later as a buffer-assignment error).
+TEST(SchedulePlanTest, KernelCallOfTwoResultsHasNoLowering) {
+  Builder builder;
+  ASSERT_OK_AND_ASSIGN(FunctionBuilder fb,
+                       builder.BeginFunction("pair", {T({4}), T({4})}, {T({4}), T({4})}));
+  KernelCallSpec spec;
+  spec.target = "my-kernel";
+  ASSERT_OK_AND_ASSIGN(Operation * call, fb.KernelCall({fb.Parameter(0), fb.Parameter(1)},
+                                                       {T({4}), T({4})}, spec));
+  ASSERT_OK(fb.Return({call->result(0), call->result(1)}));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
+  PlannedModule planned(std::move(module), "pair");
+  StatusOr<const SchedulePlan*> plan = planned.Plan();
+  EXPECT_EQ(plan.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(plan.status().message(),
+            "op %2 (kernel_call) has no lowering: a kernel_call of 2 results (the engine runs "
+            "kernel_calls of exactly one)");
+}
+
+// An op kind the op table plans to no work kind (here a value outside OpKind, which Verify would
+// reject first: no row of today's table has kNoLowering).
+TEST(SchedulePlanTest, OpWithoutWorkKindHasNoLowering) {
+  auto module = std::make_unique<Module>("m");
+  ASSERT_OK_AND_ASSIGN(Function * f, module->AddFunction("f", {T({4})}, {T({4})}));
+  Block* entry = f->entry_block();
+  const std::vector<TensorType> result_types = {T({4})};
+  Operation* unknown = entry->Append(
+      Operation::Create(static_cast<OpKind>(kNumOpKinds), {f->parameter(0)}, result_types));
+  entry->Append(Operation::Create(OpKind::kReturn, {unknown->result(0)}, {}));
+  PlannedModule planned(std::move(module), "f");
+  StatusOr<const SchedulePlan*> plan = planned.Plan();
+  EXPECT_EQ(plan.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(plan.status().message(),
+            "op %1 (<invalid op kind>) has no lowering: the op table gives it no work kind");
+}
+
 // A resource that counts live bytes and refuses allocations past a limit.
 class LimitedResource : public std::pmr::memory_resource {
  public:

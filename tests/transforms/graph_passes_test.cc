@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "src/transforms/eliminate_common_subexpressions.h"
 #include "src/transforms/eliminate_dead_code.h"
+#include "src/transforms/fold_transpose_into_dot_general.h"
 #include "src/transforms/graph_pipeline.h"
 #include "tests/test_util.h"
 
@@ -167,6 +168,70 @@ func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
   EXPECT_EQ(EliminateDeadCode(Main(*module)), 0);
 }
 
+TEST(FoldTransposeIntoDotGeneralTest, DotsReadPastTransposesWithMappedDims) {
+  std::unique_ptr<Module> module = Parse(R"(
+func.func @main(%x: tensor<7x16xf32>, %w: tensor<24x16xf32>, %q: tensor<2x5x8xf32>, %k: tensor<2x8x5xf32>) -> (tensor<7x24xf32>, tensor<2x5x5xf32>) {
+  %wt = stablehlo.transpose %w, dims = [1, 0] : (tensor<24x16xf32>) -> tensor<16x24xf32>
+  %0 = stablehlo.dot_general %x, %wt, contracting_dims = [1] x [0] : (tensor<7x16xf32>, tensor<16x24xf32>) -> tensor<7x24xf32>
+  %kt = stablehlo.transpose %k, dims = [0, 2, 1] : (tensor<2x8x5xf32>) -> tensor<2x5x8xf32>
+  %1 = stablehlo.dot_general %q, %kt, batching_dims = [0] x [0], contracting_dims = [2] x [2] : (tensor<2x5x8xf32>, tensor<2x5x8xf32>) -> tensor<2x5x5xf32>
+  return %0, %1 : tensor<7x24xf32>, tensor<2x5x5xf32>
+})");
+  ASSERT_NE(module, nullptr);
+  std::unique_ptr<Module> unfolded = module->Clone();
+  EXPECT_EQ(FoldTransposeIntoDotGeneral(Main(*module)), 2);
+  EXPECT_OK(Verify(*module));
+  Block& block = *Main(*module).entry_block();
+  const Operation* first = block.operations()[1].get();
+  EXPECT_EQ(first->operand(1), Main(*module).parameter(1));
+  EXPECT_EQ(first->GetInts("rhs_contracting_dimensions"), std::vector<int64_t>({1}));
+  const Operation* second = block.operations()[3].get();
+  EXPECT_EQ(second->operand(1), Main(*module).parameter(3));
+  EXPECT_EQ(second->GetInts("rhs_batching_dimensions"), std::vector<int64_t>({0}));
+  EXPECT_EQ(second->GetInts("rhs_contracting_dimensions"), std::vector<int64_t>({1}));
+  // The transposes are left for dead-code elimination.
+  EXPECT_EQ(CountOps(*module, OpKind::kTranspose), 2);
+  EXPECT_EQ(EliminateDeadCode(Main(*module)), 2);
+
+  // Same numbers as the unfolded program (both through the engine with every pass off but the
+  // fold's effect; the reference of each product is a plain sum over 16 or 8 terms).
+  EngineOptions off;
+  off.disabled_passes = {"fold-transpose-into-dot-general"};
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create());
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine_off, Engine::Create(off));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> folded_exe, engine->Compile(*unfolded));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> plain_exe, engine_off->Compile(*unfolded));
+  EXPECT_EQ(folded_exe->Stats().work_items_by_kind.count("shape"), 0u);
+  EXPECT_EQ(plain_exe->Stats().work_items_by_kind.at("shape"), 2);
+  std::vector<Tensor> inputs;
+  for (const TensorType& type : Main(*unfolded).parameter_types()) {
+    std::vector<float> v(static_cast<size_t>(type.element_count()));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i * 37) % 11) * 0.25f - 1;
+    inputs.push_back(*Tensor::FromVector(type, v));
+  }
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> got, folded_exe->Run(inputs));
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> want, plain_exe->Run(inputs));
+  for (size_t r = 0; r < 2; ++r) {
+    // Quarter-integer inputs: every product and partial sum is exact in f32.
+    TensorComparison same = CompareUlp(got[r], want[r], 0);
+    EXPECT_TRUE(same.ok) << r << ": " << same.message;
+  }
+}
+
+// Folding a transpose that permutes the operand's free dims would permute the result: kept.
+TEST(FoldTransposeIntoDotGeneralTest, KeepsTransposesThatReorderFreeDims) {
+  std::unique_ptr<Module> module = Parse(R"(
+func.func @main(%a: tensor<4x3x2xf32>, %b: tensor<4x5xf32>) -> tensor<2x3x5xf32> {
+  %at = stablehlo.transpose %a, dims = [2, 1, 0] : (tensor<4x3x2xf32>) -> tensor<2x3x4xf32>
+  %0 = stablehlo.dot_general %at, %b, contracting_dims = [2] x [0] : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<2x3x5xf32>
+  return %0 : tensor<2x3x5xf32>
+})");
+  ASSERT_NE(module, nullptr);
+  const std::string before = PrintModule(*module);
+  EXPECT_EQ(FoldTransposeIntoDotGeneral(Main(*module)), 0);
+  EXPECT_EQ(PrintModule(*module), before);
+}
+
 // A duplicated multiply and a reduce nothing uses.
 constexpr char kDuplicatedOrdered[] = R"(
 module @dup {
@@ -187,7 +252,8 @@ TEST(GraphPipelineTest, UnknownPassNamesAreRejected) {
   EXPECT_TRUE(absl::IsInvalidArgument(status));
   EXPECT_THAT(std::string(status.message()),
               HasSubstr("unknown graph pass 'dce' (the passes are: "
-                        "eliminate-common-subexpressions, eliminate-dead-code)"));
+                        "fold-transpose-into-dot-general, eliminate-common-subexpressions, "
+                        "eliminate-dead-code)"));
   EngineOptions options;
   options.disabled_passes = {"cse"};
   StatusOr<std::unique_ptr<Engine>> engine = Engine::Create(options);
@@ -207,7 +273,8 @@ TEST(GraphPipelineTest, CompileRewritesACopyAndKeepsTheResults) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, engine->Compile(*module));
   EXPECT_EQ(PrintModule(*module), before);
   EngineOptions off;
-  off.disabled_passes = {"eliminate-common-subexpressions", "eliminate-dead-code"};
+  off.disabled_passes = {"fold-transpose-into-dot-general", "eliminate-common-subexpressions",
+                         "eliminate-dead-code"};
   off.enable_fusion = false;
   EngineOptions on_unfused;
   on_unfused.enable_fusion = false;
@@ -261,8 +328,10 @@ TEST(GraphPipelineTest, DumpsTheModuleAfterEachPass) {
     return text.str();
   };
   const std::string input = read("accy_dup.00-input.mlir");
-  const std::string cse = read("accy_dup.01-eliminate-common-subexpressions.mlir");
-  const std::string dce = read("accy_dup.02-eliminate-dead-code.mlir");
+  const std::string fold = read("accy_dup.01-fold-transpose-into-dot-general.mlir");
+  const std::string cse = read("accy_dup.02-eliminate-common-subexpressions.mlir");
+  const std::string dce = read("accy_dup.03-eliminate-dead-code.mlir");
+  EXPECT_EQ(fold, input);  // nothing to fold
   EXPECT_THAT(input, HasSubstr("stablehlo.reduce"));
   EXPECT_THAT(cse, HasSubstr("stablehlo.reduce"));
   EXPECT_THAT(dce, Not(HasSubstr("stablehlo.reduce")));
@@ -277,11 +346,12 @@ TEST(GraphPipelineTest, DumpsTheModuleAfterEachPass) {
   for (const std::string* text : {&input, &cse, &dce}) EXPECT_OK(ParseStableHlo(*text).status());
   // Turned off, a pass writes no dump and the numbering skips it.
   std::filesystem::remove_all(dir);
-  options.disabled_passes = {"eliminate-common-subexpressions"};
+  options.disabled_passes = {"fold-transpose-into-dot-general",
+                             "eliminate-common-subexpressions"};
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> partial, Engine::Create(options));
   ASSERT_OK(partial->Compile(*module).status());
   EXPECT_TRUE(std::filesystem::exists(dir / "accy_dup.01-eliminate-dead-code.mlir"));
-  EXPECT_FALSE(std::filesystem::exists(dir / "accy_dup.02-eliminate-dead-code.mlir"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "accy_dup.03-eliminate-dead-code.mlir"));
   std::filesystem::remove_all(dir);
 }
 

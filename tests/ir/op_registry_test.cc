@@ -1,0 +1,294 @@
+// The op table (include/accy/ops.def) and what comes from it: every OpKind has its row, names
+// round-trip through ParseOpKind, the predicates agree with the category column (and with the
+// enum ranges they replaced), the element classes, purity, commutativity, region counts and the
+// schedule's work kind per op, and built ops have the operand, result and region counts of
+// their rows.
+#include <set>
+#include <string>
+#include <vector>
+
+#include "accy/builder.h"
+#include "accy/ir.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "src/schedule/schedule_plan.h"
+#include "src/util/str_cat.h"
+#include "tests/ir/builder_test_util.h"
+#include "tests/test_util.h"
+
+namespace accy::ir_test {
+namespace {
+
+constexpr OpKind kInvalidKind = static_cast<OpKind>(kNumOpKinds);
+
+std::set<OpKind> KindsWhere(bool (*predicate)(const OpInfo&)) {
+  std::set<OpKind> kinds;
+  for (OpKind kind : kAllOpKinds) {
+    if (predicate(GetOpInfo(kind))) kinds.insert(kind);
+  }
+  return kinds;
+}
+
+TEST(OpRegistryTest, EveryOpKindHasItsRowInEnumOrder) {
+  ASSERT_EQ(kNumOpKinds, 60);
+  for (int i = 0; i < kNumOpKinds; ++i) {
+    const OpKind kind = static_cast<OpKind>(i);
+    EXPECT_EQ(kAllOpKinds[i], kind);
+    const OpInfo& info = GetOpInfo(kind);
+    EXPECT_EQ(info.kind, kind) << i;
+    EXPECT_EQ(info.name, OpName(kind)) << i;
+    EXPECT_NE(info.category, OpCategory::kInvalid) << info.name;
+  }
+  EXPECT_EQ(OpName(OpKind::kConstant), "constant");
+  EXPECT_EQ(OpName(OpKind::kExponentialMinusOne), "exponential_minus_one");
+  EXPECT_EQ(OpName(OpKind::kDynamicUpdateSlice), "dynamic_update_slice");
+  EXPECT_EQ(OpName(OpKind::kKernelCall), "kernel_call");
+  EXPECT_EQ(OpName(OpKind::kReturn), "return");
+}
+
+TEST(OpRegistryTest, NamesAreUniqueAndRoundTripThroughParseOpKind) {
+  std::set<std::string_view> names;
+  for (OpKind kind : kAllOpKinds) {
+    EXPECT_TRUE(names.insert(OpName(kind)).second) << OpName(kind);
+    ASSERT_OK_AND_ASSIGN(OpKind parsed, ParseOpKind(OpName(kind)));
+    EXPECT_EQ(parsed, kind) << OpName(kind);
+  }
+  EXPECT_EQ(names.size(), 60u);
+  for (std::string_view name : {"stablehlo.add", "sort", ""}) {
+    const Status status = ParseOpKind(name).status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << name;
+    EXPECT_EQ(status.message(), StrCat("unknown op '", name, "'"));
+  }
+}
+
+TEST(OpRegistryTest, KindOutsideTheEnumGetsTheInvalidRow) {
+  const OpInfo& info = GetOpInfo(kInvalidKind);
+  EXPECT_EQ(info.name, "<invalid op kind>");
+  EXPECT_EQ(OpName(kInvalidKind), "<invalid op kind>");
+  EXPECT_EQ(info.category, OpCategory::kInvalid);
+  EXPECT_EQ(info.operands, 0);
+  EXPECT_EQ(info.results, 0);
+  EXPECT_EQ(info.regions, 0);
+  EXPECT_FALSE(IsElementwiseUnary(kInvalidKind));
+  EXPECT_FALSE(IsElementwiseBinary(kInvalidKind));
+  EXPECT_FALSE(IsElementwiseTernary(kInvalidKind));
+  EXPECT_EQ(PlanForLoneOp(kInvalidKind).mode, LoneOpPlan::Mode::kNoLowering);
+}
+
+TEST(OpRegistryTest, PredicatesAgreeWithCategoryAndTheRangesTheyReplaced) {
+  for (OpKind kind : kAllOpKinds) {
+    const OpCategory category = GetOpInfo(kind).category;
+    EXPECT_EQ(IsElementwiseUnary(kind), category == OpCategory::kElementwiseUnary) << OpName(kind);
+    EXPECT_EQ(IsElementwiseBinary(kind), category == OpCategory::kElementwiseBinary)
+        << OpName(kind);
+    EXPECT_EQ(IsElementwiseTernary(kind), category == OpCategory::kElementwiseTernary)
+        << OpName(kind);
+    // The enum-order range tests of before the table.
+    EXPECT_EQ(IsElementwiseUnary(kind), kind >= OpKind::kAbs && kind <= OpKind::kBitcastConvert)
+        << OpName(kind);
+    EXPECT_EQ(IsElementwiseBinary(kind), kind >= OpKind::kAdd && kind <= OpKind::kCompare)
+        << OpName(kind);
+    EXPECT_EQ(IsElementwiseTernary(kind), kind == OpKind::kSelect || kind == OpKind::kClamp)
+        << OpName(kind);
+  }
+  EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.category == OpCategory::kElementwiseUnary; })
+                .size(),
+            23u);
+  EXPECT_EQ(KindsWhere([](const OpInfo& i) {
+              return i.category == OpCategory::kElementwiseBinary;
+            }).size(),
+            16u);
+  EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.category == OpCategory::kShape; }),
+            (std::set<OpKind>{OpKind::kBroadcastInDim, OpKind::kReshape, OpKind::kTranspose,
+                              OpKind::kSlice, OpKind::kPad, OpKind::kConcatenate, OpKind::kIota,
+                              OpKind::kReverse, OpKind::kGather, OpKind::kScatter,
+                              OpKind::kDynamicSlice, OpKind::kDynamicUpdateSlice}));
+  EXPECT_EQ(GetOpInfo(OpKind::kConstant).category, OpCategory::kConstant);
+  EXPECT_EQ(GetOpInfo(OpKind::kDotGeneral).category, OpCategory::kContraction);
+  EXPECT_EQ(GetOpInfo(OpKind::kReduce).category, OpCategory::kReduction);
+  EXPECT_EQ(GetOpInfo(OpKind::kCumsum).category, OpCategory::kReduction);
+  EXPECT_EQ(GetOpInfo(OpKind::kWhile).category, OpCategory::kControl);
+  EXPECT_EQ(GetOpInfo(OpKind::kKernelCall).category, OpCategory::kCall);
+  EXPECT_EQ(GetOpInfo(OpKind::kReturn).category, OpCategory::kTerminator);
+  EXPECT_EQ(OpCategoryName(OpCategory::kElementwiseTernary), "elementwise_ternary");
+  EXPECT_EQ(OpCategoryName(OpCategory::kTerminator), "terminator");
+}
+
+TEST(OpRegistryTest, ElementClassesAreTheSpecConstraints) {
+  EXPECT_EQ(GetOpInfo(OpKind::kAbs).element_classes, ElementClass::kSignedOrFloat);
+  EXPECT_EQ(GetOpInfo(OpKind::kSign).element_classes, ElementClass::kSignedOrFloat);
+  EXPECT_EQ(GetOpInfo(OpKind::kNegate).element_classes, ElementClass::kNumeric);
+  EXPECT_EQ(GetOpInfo(OpKind::kNot).element_classes, ElementClass::kBoolOrInteger);
+  EXPECT_EQ(GetOpInfo(OpKind::kXor).element_classes, ElementClass::kBoolOrInteger);
+  EXPECT_EQ(GetOpInfo(OpKind::kPopcnt).element_classes, ElementClass::kInteger);
+  EXPECT_EQ(GetOpInfo(OpKind::kShiftRightArithmetic).element_classes, ElementClass::kInteger);
+  EXPECT_EQ(GetOpInfo(OpKind::kIsFinite).element_classes, ElementClass::kFloat);
+  EXPECT_EQ(GetOpInfo(OpKind::kAtan2).element_classes, ElementClass::kFloat);
+  EXPECT_EQ(GetOpInfo(OpKind::kRemainder).element_classes, ElementClass::kNumeric);
+  EXPECT_EQ(GetOpInfo(OpKind::kAdd).element_classes, ElementClass::kAny);
+  EXPECT_EQ(GetOpInfo(OpKind::kMinimum).element_classes, ElementClass::kAny);
+  EXPECT_EQ(GetOpInfo(OpKind::kCompare).element_classes, ElementClass::kAny);
+  EXPECT_EQ(GetOpInfo(OpKind::kCumsum).element_classes, ElementClass::kNumeric);
+  // The float-only ops: exponential .. is_finite (16 unary) and atan2.
+  EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.element_classes == ElementClass::kFloat; })
+                .size(),
+            17u);
+
+  EXPECT_TRUE(ElementClassContains(ElementClass::kBool, ElementType::kI1));
+  EXPECT_FALSE(ElementClassContains(ElementClass::kInteger, ElementType::kI1));
+  EXPECT_TRUE(ElementClassContains(ElementClass::kInteger, ElementType::kU8));
+  EXPECT_FALSE(ElementClassContains(ElementClass::kSignedOrFloat, ElementType::kU32));
+  EXPECT_TRUE(ElementClassContains(ElementClass::kSignedOrFloat, ElementType::kI64));
+  EXPECT_TRUE(ElementClassContains(ElementClass::kFloat, ElementType::kBF16));
+  EXPECT_FALSE(ElementClassContains(ElementClass::kNumeric, ElementType::kI1));
+  EXPECT_TRUE(ElementClassContains(ElementClass::kAny, ElementType::kI1));
+}
+
+TEST(OpRegistryTest, OnlyKernelCallIsImpureAndOnlyTheSymmetricOpsCommute) {
+  EXPECT_EQ(KindsWhere([](const OpInfo& i) { return !i.pure; }),
+            std::set<OpKind>{OpKind::kKernelCall});
+  // compare is symmetric only for EQ and NE: not commutative for every attribute value.
+  EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.commutative; }),
+            (std::set<OpKind>{OpKind::kAdd, OpKind::kMultiply, OpKind::kMaximum, OpKind::kMinimum,
+                              OpKind::kAnd, OpKind::kOr, OpKind::kXor}));
+}
+
+TEST(OpRegistryTest, RegionCountsAndArities) {
+  EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.regions > 0; }),
+            (std::set<OpKind>{OpKind::kScatter, OpKind::kReduce, OpKind::kWhile}));
+  EXPECT_EQ(GetOpInfo(OpKind::kScatter).regions, 1);
+  EXPECT_EQ(GetOpInfo(OpKind::kReduce).regions, 1);
+  EXPECT_EQ(GetOpInfo(OpKind::kWhile).regions, 2);
+  EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.results == kVariadic; }),
+            (std::set<OpKind>{OpKind::kScatter, OpKind::kReduce, OpKind::kWhile,
+                              OpKind::kKernelCall}));
+  EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.operands == kVariadic; }),
+            (std::set<OpKind>{OpKind::kConcatenate, OpKind::kScatter, OpKind::kDynamicSlice,
+                              OpKind::kDynamicUpdateSlice, OpKind::kReduce, OpKind::kWhile,
+                              OpKind::kKernelCall, OpKind::kReturn}));
+  for (OpKind kind : kAllOpKinds) {
+    const OpInfo& info = GetOpInfo(kind);
+    const int expected = info.category == OpCategory::kElementwiseUnary     ? 1
+                         : info.category == OpCategory::kElementwiseBinary  ? 2
+                         : info.category == OpCategory::kElementwiseTernary ? 3
+                                                                            : info.operands;
+    EXPECT_EQ(info.operands, expected) << info.name;
+  }
+  EXPECT_EQ(GetOpInfo(OpKind::kConstant).operands, 0);
+  EXPECT_EQ(GetOpInfo(OpKind::kIota).operands, 0);
+  EXPECT_EQ(GetOpInfo(OpKind::kPad).operands, 2);
+  EXPECT_EQ(GetOpInfo(OpKind::kReturn).results, 0);
+}
+
+TEST(OpRegistryTest, EveryOpButConstantAndReturnPlansToAWorkKind) {
+  for (OpKind kind : kAllOpKinds) {
+    const LoneOpPlan plan = PlanForLoneOp(kind);
+    if (kind == OpKind::kConstant || kind == OpKind::kReturn) {
+      EXPECT_EQ(plan.mode, LoneOpPlan::Mode::kNoItem) << OpName(kind);
+      continue;
+    }
+    ASSERT_EQ(plan.mode, LoneOpPlan::Mode::kItem) << OpName(kind);
+    const OpCategory category = GetOpInfo(kind).category;
+    WorkKind expected = WorkKind::kElementwiseSingle;
+    switch (category) {
+      case OpCategory::kElementwiseUnary:
+      case OpCategory::kElementwiseBinary:
+      case OpCategory::kElementwiseTernary:
+        expected = WorkKind::kElementwiseSingle;
+        break;
+      case OpCategory::kShape:
+        expected = WorkKind::kShape;
+        break;
+      case OpCategory::kContraction:
+        expected = WorkKind::kDotGeneral;
+        break;
+      case OpCategory::kReduction:
+        expected = kind == OpKind::kCumsum ? WorkKind::kScan : WorkKind::kReduction;
+        break;
+      case OpCategory::kControl:
+        expected = WorkKind::kIterate;
+        break;
+      case OpCategory::kCall:
+        expected = WorkKind::kKernelCall;
+        break;
+      case OpCategory::kConstant:
+      case OpCategory::kTerminator:
+      case OpCategory::kInvalid:
+        ADD_FAILURE() << OpName(kind) << " has category " << OpCategoryName(category);
+        break;
+    }
+    EXPECT_EQ(WorkKindName(plan.kind), WorkKindName(expected)) << OpName(kind);
+  }
+}
+
+// Ops as the builder makes them have the operand, result and region counts of their rows.
+TEST(OpRegistryTest, BuiltOpsHaveTheCountsOfTheirRows) {
+  Builder builder;
+  const TensorType v4 = T(kF32, {4});
+  const TensorType m = T(kF32, {2, 2});
+  const TensorType index = T(kI32, {});
+  ASSERT_OK_AND_ASSIGN(FunctionBuilder fb, builder.BeginFunction("f", {v4, m, index}, {v4}));
+  Value* x = fb.Parameter(0);
+  Value* i = fb.Parameter(2);
+  ASSERT_OK_AND_ASSIGN(Value * c, fb.ConstantScalar(kF32, 1.0));
+  ASSERT_OK_AND_ASSIGN(Value * a, fb.Abs(x));
+  ASSERT_OK_AND_ASSIGN(Value * s, fb.Add(a, x));
+  ASSERT_OK_AND_ASSIGN(Value * p, fb.Compare(s, x, "LT"));
+  ASSERT_OK_AND_ASSIGN(Value * sel, fb.Select(p, s, x));
+  ASSERT_OK_AND_ASSIGN(Value * cl, fb.Clamp(c, sel, c));
+  ASSERT_OK_AND_ASSIGN(Value * b, fb.BroadcastInDim(c, v4, {}));
+  ASSERT_OK_AND_ASSIGN(Value * r, fb.Reshape(fb.Parameter(1), v4));
+  ASSERT_OK_AND_ASSIGN(Value * t, fb.Transpose(fb.Parameter(1), {1, 0}));
+  ASSERT_OK_AND_ASSIGN(Value * pad, fb.Pad(x, c, {1}, {1}, {0}));
+  ASSERT_OK_AND_ASSIGN(Value * cat, fb.Concatenate({x, b, r}, 0));
+  ASSERT_OK_AND_ASSIGN(Value * io, fb.Iota(v4, 0));
+  ASSERT_OK_AND_ASSIGN(Value * rev, fb.Reverse(io, {0}));
+  ASSERT_OK_AND_ASSIGN(Value * ds, fb.DynamicSlice(pad, {i}, {4}));
+  ASSERT_OK_AND_ASSIGN(Value * dus, fb.DynamicUpdateSlice(cat, ds, {i}));
+  ASSERT_OK_AND_ASSIGN(Value * dot, fb.DotGeneral(t, fb.Parameter(1), m, {1}, {0}, {}, {}));
+  ASSERT_OK_AND_ASSIGN(Value * sum, fb.Reduce(dot, c, T(kF32, {2}), "sum", {1}));
+  ASSERT_OK_AND_ASSIGN(Value * cs, fb.Cumsum(sum, 0));
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<Value*> loop,
+      fb.While(
+          {i},
+          [](FunctionBuilder& body, std::span<Value* const> args) -> Status {
+            ACCY_ASSIGN_OR_RETURN(Value * limit, body.ConstantScalar(kI32, 3));
+            ACCY_ASSIGN_OR_RETURN(Value * lt, body.Compare(args[0], limit, "LT"));
+            return body.Return({lt});
+          },
+          [](FunctionBuilder& body, std::span<Value* const> args) -> Status {
+            ACCY_ASSIGN_OR_RETURN(Value * one, body.ConstantScalar(kI32, 1));
+            ACCY_ASSIGN_OR_RETURN(Value * next, body.Add(args[0], one));
+            return body.Return({next});
+          }));
+  KernelCallSpec spec;
+  spec.target = "my-kernel";
+  ASSERT_OK_AND_ASSIGN(Operation * call, fb.KernelCall({cl, rev}, {v4}, spec));
+  (void)dus;
+  (void)cs;
+  (void)loop;
+  ASSERT_OK(fb.Return({call->result(0)}));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
+
+  std::set<OpKind> seen;
+  WalkOperations(*module->FindFunction("f")->entry_block(), [&](const Operation* op) {
+    const OpInfo& info = GetOpInfo(op->kind());
+    seen.insert(op->kind());
+    if (info.operands != kVariadic) {
+      EXPECT_EQ(op->num_operands(), info.operands) << op->name();
+    }
+    if (info.results != kVariadic) {
+      EXPECT_EQ(op->num_results(), info.results) << op->name();
+    }
+    EXPECT_EQ(op->num_regions(), info.regions) << op->name();
+  });
+  // Every category has a representative above.
+  std::set<OpCategory> categories;
+  for (OpKind kind : seen) categories.insert(GetOpInfo(kind).category);
+  EXPECT_EQ(categories.size(), 10u);
+  EXPECT_EQ(seen.size(), 21u);
+}
+
+}  // namespace
+}  // namespace accy::ir_test
