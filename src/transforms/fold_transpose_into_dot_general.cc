@@ -26,6 +26,15 @@ bool FoldOperand(Operation& dot, int side) {
   Value* operand = dot.operand(side);
   const Operation* transpose = operand->defining_op();
   if (transpose == nullptr || transpose->kind() != OpKind::kTranspose) return false;
+  // Only layouts of weights: a parameter or a constant. A transpose of a computed value stays,
+  // because the fusion rules match attention and epilogues on the canonical form (e.g. flash
+  // attention's dot_general(q, transpose(k))); folding those waits on rules that read dims.
+  const Value* source = transpose->operand(0);
+  const bool weight = (source->is_block_argument() &&
+                       source->owner_block()->parent()->parent_function() != nullptr) ||
+                      (source->defining_op() != nullptr &&
+                       source->defining_op()->kind() == OpKind::kConstant);
+  if (!weight) return false;
   const std::vector<int64_t> permutation = transpose->GetInts("permutation");
   const int64_t rank = operand->type().rank();
   if (static_cast<int64_t>(permutation.size()) != rank) return false;

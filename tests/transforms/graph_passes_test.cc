@@ -218,13 +218,17 @@ func.func @main(%x: tensor<7x16xf32>, %w: tensor<24x16xf32>, %q: tensor<2x5x8xf3
   }
 }
 
-// Folding a transpose that permutes the operand's free dims would permute the result: kept.
+// Folding a transpose that permutes the operand's free dims would permute the result: kept. A
+// transpose of a computed value (not a weight) is kept too.
 TEST(FoldTransposeIntoDotGeneralTest, KeepsTransposesThatReorderFreeDims) {
   std::unique_ptr<Module> module = Parse(R"(
-func.func @main(%a: tensor<4x3x2xf32>, %b: tensor<4x5xf32>) -> tensor<2x3x5xf32> {
+func.func @main(%a: tensor<4x3x2xf32>, %b: tensor<4x5xf32>, %c: tensor<5x4xf32>) -> (tensor<2x3x5xf32>, tensor<5x5xf32>) {
   %at = stablehlo.transpose %a, dims = [2, 1, 0] : (tensor<4x3x2xf32>) -> tensor<2x3x4xf32>
   %0 = stablehlo.dot_general %at, %b, contracting_dims = [2] x [0] : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<2x3x5xf32>
-  return %0 : tensor<2x3x5xf32>
+  %e = stablehlo.exponential %c : tensor<5x4xf32>
+  %et = stablehlo.transpose %e, dims = [1, 0] : (tensor<5x4xf32>) -> tensor<4x5xf32>
+  %1 = stablehlo.dot_general %c, %et, contracting_dims = [1] x [0] : (tensor<5x4xf32>, tensor<4x5xf32>) -> tensor<5x5xf32>
+  return %0, %1 : tensor<2x3x5xf32>, tensor<5x5xf32>
 })");
   ASSERT_NE(module, nullptr);
   const std::string before = PrintModule(*module);
