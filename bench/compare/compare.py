@@ -91,7 +91,11 @@ def peer_env(engine, threads, wait_policy="passive"):
     env.update(OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
                MKL_NUM_THREADS=str(threads))
     if engine != "accy":
-        if "avx512f" in open("/proc/cpuinfo").read():
+        if os.environ.get("ACCY_MAX_ISA") == "avx2":
+            # A capped run (docs/isa.md): the peers are capped the same way.
+            env["ATEN_CPU_CAPABILITY"] = "avx2"
+            env["OPENBLAS_CORETYPE"] = "Haswell"
+        elif "avx512f" in open("/proc/cpuinfo").read():
             env["ATEN_CPU_CAPABILITY"] = "avx512"
         env["OMP_WAIT_POLICY"] = wait_policy
     return env
@@ -281,10 +285,14 @@ def main():
     os.makedirs(args.out_dir, exist_ok=True)
     info = machine_info()
     avx512 = "avx512f" in open("/proc/cpuinfo").read()
-    info["peer_env"] = ("OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset; OMP_NUM_THREADS = "
-                        "OPENBLAS_NUM_THREADS = threads; torch: set_num_threads(threads), "
-                        + ("ATEN_CPU_CAPABILITY=avx512, " if avx512 else "no AVX-512 (torch's AVX2 "
-                           "kernels), ")
+    capped = os.environ.get("ACCY_MAX_ISA") == "avx2"
+    info["peer_env"] = (("capped to AVX2 like accy (ACCY_MAX_ISA=avx2): ATEN_CPU_CAPABILITY=avx2, "
+                         "OPENBLAS_CORETYPE=Haswell; " if capped else
+                         "OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset; ")
+                        + "OMP_NUM_THREADS = OPENBLAS_NUM_THREADS = threads; torch: "
+                        "set_num_threads(threads), "
+                        + ("" if capped else "ATEN_CPU_CAPABILITY=avx512, " if avx512 else
+                           "no AVX-512 (torch's AVX2 kernels), ")
                         + "the faster of OMP_WAIT_POLICY passive and active per workload")
     # The accy build's own report: version, CPU, ISA in use (ACCY_MAX_ISA), oneDNN, LLVM.
     accy_cli = os.path.join(os.path.dirname(os.path.abspath(args.runner)), "accy")
