@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "src/transforms/eliminate_dead_code.h"
+#include "src/transforms/rewrite_util.h"
 
 namespace accy {
 namespace {
@@ -179,13 +180,7 @@ const passes::WorkContract& EliminateCommonSubexpressionsPass::contract() const 
 }
 
 Status EliminateCommonSubexpressionsPass::Run(passes::PassContext& context) {
-  if (EliminateCommonSubexpressions(context.function()) > 0) {
-    context.function().Renumber();
-    context.MarkModified();
-  } else {
-    context.SetPreserved(passes::PreservedAnalyses::All());
-  }
-  return absl::OkStatus();
+  return FinishRewrite(context, EliminateCommonSubexpressions(context.function()));
 }
 
 }  // namespace accy

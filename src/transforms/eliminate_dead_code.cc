@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "src/transforms/rewrite_util.h"
+
 namespace accy {
 namespace {
 
@@ -32,14 +34,6 @@ int64_t SweepBlock(Block& block) {
   return erased;
 }
 
-StatusOr<passes::WorkBounds> EstimateWork(const Function& function) {
-  ACCY_ASSIGN_OR_RETURN(passes::Census census, passes::Census::Inspect(function));
-  passes::WorkBounds bounds;
-  ACCY_ASSIGN_OR_RETURN(bounds.work.structural_visits,
-                        passes::WorkAdd(census.operations, census.operands));
-  return bounds;
-}
-
 }  // namespace
 
 bool IsRemovableWhenUnused(const Operation& op) {
@@ -50,18 +44,12 @@ bool IsRemovableWhenUnused(const Operation& op) {
 int64_t EliminateDeadCode(Function& function) { return SweepBlock(*function.entry_block()); }
 
 const passes::WorkContract& EliminateDeadCodePass::contract() const {
-  static const passes::WorkContract kContract{{kName, 1}, &EstimateWork};
+  static const passes::WorkContract kContract{{kName, 1}, &EstimateOneVisitPerNode};
   return kContract;
 }
 
 Status EliminateDeadCodePass::Run(passes::PassContext& context) {
-  if (EliminateDeadCode(context.function()) > 0) {
-    context.function().Renumber();
-    context.MarkModified();
-  } else {
-    context.SetPreserved(passes::PreservedAnalyses::All());
-  }
-  return absl::OkStatus();
+  return FinishRewrite(context, EliminateDeadCode(context.function()));
 }
 
 }  // namespace accy

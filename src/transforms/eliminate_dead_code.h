@@ -18,7 +18,7 @@ class EliminateDeadCodePass : public passes::Pass {
  public:
   static constexpr std::string_view kName = "eliminate-dead-code";
   std::string_view name() const override { return kName; }
-  // Identity "eliminate-dead-code" v1: one visit per op and operand.
+  // Identity "eliminate-dead-code" v1: one visit per op, operand and attribute atom.
   const passes::WorkContract& contract() const override;
   // Never fails. Marks the context modified when it erased an op.
   Status Run(passes::PassContext& context) override;

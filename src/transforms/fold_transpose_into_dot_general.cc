@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "src/transforms/rewrite_util.h"
+
 namespace accy {
 namespace {
 
@@ -73,14 +75,6 @@ int64_t FoldInBlock(Block& block) {
   return folded;
 }
 
-StatusOr<passes::WorkBounds> EstimateWork(const Function& function) {
-  ACCY_ASSIGN_OR_RETURN(passes::Census census, passes::Census::Inspect(function));
-  passes::WorkBounds bounds;
-  ACCY_ASSIGN_OR_RETURN(bounds.work.structural_visits,
-                        passes::WorkAdd(census.operations, census.atoms));
-  return bounds;
-}
-
 }  // namespace
 
 int64_t FoldTransposeIntoDotGeneral(Function& function) {
@@ -88,17 +82,12 @@ int64_t FoldTransposeIntoDotGeneral(Function& function) {
 }
 
 const passes::WorkContract& FoldTransposeIntoDotGeneralPass::contract() const {
-  static const passes::WorkContract kContract{{kName, 1}, &EstimateWork};
+  static const passes::WorkContract kContract{{kName, 1}, &EstimateOneVisitPerNode};
   return kContract;
 }
 
 Status FoldTransposeIntoDotGeneralPass::Run(passes::PassContext& context) {
-  if (FoldTransposeIntoDotGeneral(context.function()) > 0) {
-    context.MarkModified();
-  } else {
-    context.SetPreserved(passes::PreservedAnalyses::All());
-  }
-  return absl::OkStatus();
+  return FinishRewrite(context, FoldTransposeIntoDotGeneral(context.function()));
 }
 
 }  // namespace accy

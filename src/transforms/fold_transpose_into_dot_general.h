@@ -22,7 +22,7 @@ class FoldTransposeIntoDotGeneralPass : public passes::Pass {
  public:
   static constexpr std::string_view kName = "fold-transpose-into-dot-general";
   std::string_view name() const override { return kName; }
-  // Identity "fold-transpose-into-dot-general" v1: one visit per op and operand.
+  // Identity "fold-transpose-into-dot-general" v1: one visit per op, operand and attribute atom.
   const passes::WorkContract& contract() const override;
   // Never fails. Marks the context modified when it folded a transpose.
   Status Run(passes::PassContext& context) override;
