@@ -82,7 +82,9 @@ Status VerifyEntry(const Module& caller_module, std::string_view entry) {
 }
 
 Status RunGraphPasses(const Module& caller_module, std::string_view entry, CompileState& state) {
-  // The passes rewrite a copy; the executable keeps it (its items point at its values).
+  // The passes rewrite a copy, dropped with the state at the end of Compile: nothing an
+  // executable runs reads the IR (as the caller's module may be destroyed after Compile), and a
+  // program's constant payloads then live only in the executable's constant area.
   state.module = caller_module.Clone();
   GraphPipelineOptions graph;
   graph.disabled_passes = state.options.disabled_passes;
@@ -348,7 +350,6 @@ StatusOr<std::unique_ptr<Executable::Impl>> BuildExecutable(CompileState& state)
     impl.counters = std::make_unique<ItemCounters[]>(impl.items.size());
   }
   impl.GroupIndependentItems();
-  impl.module = std::move(state.module);
   impl.stats.assignment_milliseconds = MillisecondsSince(state.assignment_start);
   return std::move(state.impl);
 }

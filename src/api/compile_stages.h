@@ -62,7 +62,8 @@ struct CompileState {
   std::chrono::steady_clock::time_point jit_start;         // CompileLoops' start
   std::chrono::steady_clock::time_point assignment_start;  // AssignItemBuffers' start
 
-  // RunGraphPasses: the engine's copy of the module and the entry function in it.
+  // RunGraphPasses: the engine's copy of the module and the entry function in it (alive until
+  // the end of Compile).
   std::unique_ptr<Module> module;
   const Function* function = nullptr;
   // PlanItems.

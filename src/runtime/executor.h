@@ -63,10 +63,6 @@ struct ItemCounters {
 };
 
 struct Executable::Impl {
-  // The engine's rewritten copy of the caller's module (graph passes), which the plan, the
-  // kernels' signatures and the buffer assignment point into; declared first so that it is
-  // destroyed last.
-  std::unique_ptr<Module> module;
   std::vector<TensorType> parameter_types;
   std::vector<TensorType> result_types;
   std::vector<ExecutorItem> items;
