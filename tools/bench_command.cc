@@ -34,7 +34,8 @@ using Clock = std::chrono::steady_clock;
 constexpr char kCommand[] = "bench";
 constexpr char kUsageHead[] =
     "usage: accy bench FILE.mlir [--function NAME] [--input FILE.npy]... | [--random-inputs SEED]\n"
-    "                  [--threads N] [--runs R] [--profile] [--format text|json]\n"
+    "                  [--threads N] [--runs R] [--max-while-iterations N] [--profile]\n"
+    "                  [--format text|json]\n"
     "                  [--cache-dir DIR | --no-cache]\n"
     "  Compiles the function (default @main, or the module's only function) once, runs it once to\n"
     "  warm up and then R times, and prints the compile time per stage, the work items and\n"
@@ -46,6 +47,9 @@ constexpr char kUsageHead[] =
     "                     shared/models/make_inputs.py. One of --input and --random-inputs.\n"
     "  --threads N        intra-op threads, also the compile threads (0 = all cores, the default)\n"
     "  --runs R           timed runs after the warm-up (default 10, 1-100000)\n"
+    "  --max-while-iterations N\n"
+    "                     stop a while loop after N body iterations with an error (exit 1);\n"
+    "                     0, the default, lets loops run until their condition is false\n"
     "  --profile          per-kind and per-item times (EngineOptions::enable_profiling)\n"
     "  --format F         text (default) or json\n"
     "  A cold compile needs --no-cache (or an empty --cache-dir).\n";
@@ -273,6 +277,7 @@ int BenchCommand(std::span<const std::string> args) {
                                                            {"random-inputs", true, false},
                                                            {"threads", true, false},
                                                            {"runs", true, false},
+                                                           {"max-while-iterations", true, false},
                                                            {"profile", false, false},
                                                            {"format", true, false}});
   const std::string usage_text = Usage();
@@ -315,6 +320,12 @@ int BenchCommand(std::span<const std::string> args) {
   // EngineOptions::num_threads sizes the JIT items' OpenMP teams; oneDNN's primitives take the
   // OpenMP default, so it is set too.
   if (options.num_threads > 0) omp_set_num_threads(options.num_threads);
+  if (parsed->Has("max-while-iterations")) {
+    StatusOr<int> bound = ParseIntOption("max-while-iterations",
+                                         parsed->Get("max-while-iterations"), 0, 2147483647);
+    if (!bound.ok()) return ReportUsage(kCommand, std::string(bound.status().message()), usage);
+    options.max_while_iterations = *bound;
+  }
   options.enable_profiling = parsed->Has("profile");
   StatusOr<std::string> cache_dir = ResolveCacheDir(*parsed, kCommand);
   if (!cache_dir.ok()) return ReportUsage(kCommand, std::string(cache_dir.status().message()), usage);

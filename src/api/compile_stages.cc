@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "src/transforms/graph_pipeline.h"
+#include "src/util/file_name.h"
 #include "src/util/str_cat.h"
 
 namespace accy {
@@ -119,7 +120,7 @@ Status PlanItems(CompileState& state) {
   impl.plan_text = state.plan->ToText();
   // The plan stage's dump, next to the JIT's (.ll, .s): <dump dir>/accy_<function>.plan.txt.
   if (const std::string& dump_dir = state.options.dump_dir; !dump_dir.empty()) {
-    const std::string path = StrCat(dump_dir, "/accy_", function.name(), ".plan.txt");
+    const std::string path = StrCat(dump_dir, "/accy_", SafeFileName(function.name()), ".plan.txt");
     std::ofstream file(path, std::ios::binary | std::ios::trunc);
     file << impl.plan_text;
     if (!file.good()) {

@@ -31,7 +31,8 @@ StatusOr<CompiledIterate> CompileIterate(const Engine& engine, const Operation& 
     carried.push_back(while_op.result(r)->type());
   }
   ACCY_ASSIGN_OR_RETURN(TensorType pred, TensorType::Create(ElementType::kI1, {}));
-  Module module("accy_while");
+  // Named by the item, so two whiles' graph-pass dumps do not overwrite each other.
+  Module module(StrCat("accy_while", item_index));
   auto cond = OutlineRegion(*while_op.region(0), module, "cond", {pred}, CopiedIntoRegion);
   if (!cond.ok()) return Prefixed(cond.status(), prefix);
   auto body = OutlineRegion(*while_op.region(1), module, "body", carried, CopiedIntoRegion);

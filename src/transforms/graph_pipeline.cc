@@ -10,15 +10,19 @@
 #include "src/transforms/eliminate_common_subexpressions.h"
 #include "src/transforms/eliminate_dead_code.h"
 #include "src/transforms/fold_transpose_into_dot_general.h"
+#include "src/transforms/simplify_layout_chains.h"
+#include "src/util/file_name.h"
 #include "src/util/str_cat.h"
 
 namespace accy {
 namespace {
 
-// The pipeline, in order: layout folds first (they leave transposes without uses), then CSE
-// (it leaves duplicates without uses), then dead-code elimination removes both.
+// The pipeline, in order: chains of layout changes collapse first (transpose(transpose(w))
+// becomes w before the fold looks at it), then layout folds (they leave transposes without
+// uses), then CSE (it leaves duplicates without uses), then dead-code elimination removes them.
 std::vector<std::unique_ptr<passes::Pass>> AllPasses() {
   std::vector<std::unique_ptr<passes::Pass>> passes;
+  passes.push_back(std::make_unique<SimplifyLayoutChainsPass>());
   passes.push_back(std::make_unique<FoldTransposeIntoDotGeneralPass>());
   passes.push_back(std::make_unique<EliminateCommonSubexpressionsPass>());
   passes.push_back(std::make_unique<EliminateDeadCodePass>());
@@ -36,8 +40,8 @@ std::string DumpPath(const std::string& dir, const Module& module, int index,
                      std::string_view pass) {
   char number[8];
   std::snprintf(number, sizeof(number), "%02d", index);
-  return StrCat(dir, "/accy_", module.name().empty() ? "module" : module.name(), ".", number, "-",
-                pass, ".mlir");
+  return StrCat(dir, "/accy_", module.name().empty() ? "module" : SafeFileName(module.name()), ".",
+                number, "-", pass, ".mlir");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The graph pass pipeline Engine::Compile runs on its own copy of the caller's module before
 // planning (XLA's HloPassPipeline in cpu_compiler.cc, Halide's lower_impl): a flat list of
 // rewrites, each switchable by name and dumped after it runs. The passes and their order:
+//   simplify-layout-chains            collapse reshape/transpose/broadcast/convert chains
 //   fold-transpose-into-dot-general   dot_generals read past transposes of their operands
 //   eliminate-common-subexpressions   merge ops that compute the same thing
 //   eliminate-dead-code               erase ops nothing uses
@@ -23,8 +24,9 @@ struct GraphPipelineOptions {
   // Names of passes to skip (each must be one of GraphPassNames()).
   std::vector<std::string> disabled_passes;
   // Folder for dumps ("" = none): after each pass that ran, the module as StableHLO text in
-  // <dump_dir>/accy_<module>.<NN>-<pass>.mlir (NN counts the passes run, from 01); the module as
-  // it arrived is <dump_dir>/accy_<module>.00-input.mlir.
+  // <dump_dir>/accy_<module>.<NN>-<pass>.mlir (NN counts the passes run, from 01; <module> is
+  // the module's name through SafeFileName, src/util/file_name.h); the module as it arrived is
+  // <dump_dir>/accy_<module>.00-input.mlir.
   std::string dump_dir;
 };
 

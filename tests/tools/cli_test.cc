@@ -131,6 +131,12 @@ TEST_F(CliTest, RunBoundsWhileLoopsOnRequest) {
   EXPECT_THAT(run.output, HasSubstr("did not finish within 7 iterations"));
   const CommandResult bad = Accy("run forever.mlir --input x.npy --max-while-iterations -1");
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  // accy bench bounds them the same way (its warm-up run fails).
+  const CommandResult bench =
+      Accy("bench forever.mlir --random-inputs 1 --runs 1 --max-while-iterations 5");
+  EXPECT_EQ(bench.exit_code, 1) << bench.output;
+  EXPECT_THAT(bench.output, HasSubstr("did not finish within 5 iterations"));
+  EXPECT_EQ(Accy("bench forever.mlir --random-inputs 1 --max-while-iterations x").exit_code, 2);
 }
 
 TEST_F(CliTest, RunWithoutParametersNeedsNoInputs) {

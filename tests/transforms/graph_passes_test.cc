@@ -16,6 +16,7 @@
 #include "src/transforms/eliminate_dead_code.h"
 #include "src/transforms/fold_transpose_into_dot_general.h"
 #include "src/transforms/graph_pipeline.h"
+#include "src/util/file_name.h"
 #include "tests/test_util.h"
 
 namespace accy {
@@ -255,7 +256,7 @@ TEST(GraphPipelineTest, UnknownPassNamesAreRejected) {
   Status status = CheckGraphPassNames(std::vector<std::string>{"eliminate-dead-code", "dce"});
   EXPECT_TRUE(absl::IsInvalidArgument(status));
   EXPECT_THAT(std::string(status.message()),
-              HasSubstr("unknown graph pass 'dce' (the passes are: "
+              HasSubstr("unknown graph pass 'dce' (the passes are: simplify-layout-chains, "
                         "fold-transpose-into-dot-general, eliminate-common-subexpressions, "
                         "eliminate-dead-code)"));
   EngineOptions options;
@@ -277,8 +278,8 @@ TEST(GraphPipelineTest, CompileRewritesACopyAndKeepsTheResults) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, engine->Compile(*module));
   EXPECT_EQ(PrintModule(*module), before);
   EngineOptions off;
-  off.disabled_passes = {"fold-transpose-into-dot-general", "eliminate-common-subexpressions",
-                         "eliminate-dead-code"};
+  off.disabled_passes = {"simplify-layout-chains", "fold-transpose-into-dot-general",
+                         "eliminate-common-subexpressions", "eliminate-dead-code"};
   off.enable_fusion = false;
   EngineOptions on_unfused;
   on_unfused.enable_fusion = false;
@@ -332,10 +333,12 @@ TEST(GraphPipelineTest, DumpsTheModuleAfterEachPass) {
     return text.str();
   };
   const std::string input = read("accy_dup.00-input.mlir");
-  const std::string fold = read("accy_dup.01-fold-transpose-into-dot-general.mlir");
-  const std::string cse = read("accy_dup.02-eliminate-common-subexpressions.mlir");
-  const std::string dce = read("accy_dup.03-eliminate-dead-code.mlir");
-  EXPECT_EQ(fold, input);  // nothing to fold
+  const std::string simplify = read("accy_dup.01-simplify-layout-chains.mlir");
+  const std::string fold = read("accy_dup.02-fold-transpose-into-dot-general.mlir");
+  const std::string cse = read("accy_dup.03-eliminate-common-subexpressions.mlir");
+  const std::string dce = read("accy_dup.04-eliminate-dead-code.mlir");
+  EXPECT_EQ(simplify, input);  // nothing to simplify
+  EXPECT_EQ(fold, input);      // nothing to fold
   EXPECT_THAT(input, HasSubstr("stablehlo.reduce"));
   EXPECT_THAT(cse, HasSubstr("stablehlo.reduce"));
   EXPECT_THAT(dce, Not(HasSubstr("stablehlo.reduce")));
@@ -350,12 +353,41 @@ TEST(GraphPipelineTest, DumpsTheModuleAfterEachPass) {
   for (const std::string* text : {&input, &cse, &dce}) EXPECT_OK(ParseStableHlo(*text).status());
   // Turned off, a pass writes no dump and the numbering skips it.
   std::filesystem::remove_all(dir);
-  options.disabled_passes = {"fold-transpose-into-dot-general",
+  options.disabled_passes = {"simplify-layout-chains", "fold-transpose-into-dot-general",
                              "eliminate-common-subexpressions"};
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> partial, Engine::Create(options));
   ASSERT_OK(partial->Compile(*module).status());
   EXPECT_TRUE(std::filesystem::exists(dir / "accy_dup.01-eliminate-dead-code.mlir"));
-  EXPECT_FALSE(std::filesystem::exists(dir / "accy_dup.03-eliminate-dead-code.mlir"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "accy_dup.04-eliminate-dead-code.mlir"));
+  std::filesystem::remove_all(dir);
+}
+
+// A module name is a symbol that may hold any character: its dumps stay in the dump folder.
+TEST(GraphPipelineTest, DumpFileNamesCannotLeaveTheDumpFolder) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      ("accy_graph_dump_names_" +
+       std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  std::filesystem::remove_all(dir);
+  std::unique_ptr<Module> module = Parse(R"(
+module @"x/../../evil" {
+  func.func @"f/../g"(%a: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = stablehlo.add %a, %a : tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+})");
+  ASSERT_NE(module, nullptr);
+  EngineOptions options;
+  options.dump_dir = dir.string();
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create(options));
+  ASSERT_OK(engine->Compile(*module, "f/../g").status());
+  EXPECT_TRUE(std::filesystem::exists(dir / "accy_x_.._.._evil.00-input.mlir"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "accy_f_.._g.plan.txt"));
+  for (const auto& entry : std::filesystem::directory_iterator(dir.parent_path())) {
+    EXPECT_THAT(entry.path().filename().string(), Not(HasSubstr("evil.00")));
+  }
+  EXPECT_EQ(SafeFileName(""), "_");
+  EXPECT_EQ(SafeFileName("..a/b"), "_.a_b");
   std::filesystem::remove_all(dir);
 }
 

@@ -1,0 +1,129 @@
+// simplify-layout-chains (src/transforms/simplify_layout_chains.h): each rewrite it must do, the
+// look-alikes it must leave (a broadcast that transposes, a convert round trip that rounds),
+// and the same bits through the engine with the pass on and off.
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "accy/engine.h"
+#include "accy/stablehlo.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "src/transforms/eliminate_dead_code.h"
+#include "src/transforms/simplify_layout_chains.h"
+#include "tests/test_util.h"
+
+namespace accy {
+namespace {
+
+std::unique_ptr<Module> Parse(std::string_view text) {
+  StatusOr<std::unique_ptr<Module>> module = ParseStableHlo(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  return module.ok() ? *std::move(module) : nullptr;
+}
+
+Function& Main(Module& module) { return *module.functions()[0]; }
+
+// The ops left after the pass and dead-code elimination, by name, in order.
+std::vector<std::string> OpsAfter(Module& module, int64_t expected_rewrites) {
+  EXPECT_EQ(SimplifyLayoutChains(Main(module)), expected_rewrites);
+  EliminateDeadCode(Main(module));
+  EXPECT_OK(Verify(module));
+  std::vector<std::string> names;
+  for (const auto& op : Main(module).entry_block()->operations()) {
+    names.emplace_back(op->name());
+  }
+  return names;
+}
+
+constexpr char kChains[] = R"(
+func.func @main(%x: tensor<2x3x4xf32>, %h: tensor<6xf16>, %i: tensor<5xi16>) -> (tensor<2x3x4xf32>, tensor<4x2x3xf32>, tensor<2x3x4xf32>, tensor<6x4xf32>, tensor<5x6xf16>, tensor<6xf16>, tensor<5xi16>) {
+  %r0 = stablehlo.reshape %x : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
+  %r1 = stablehlo.reshape %r0 : (tensor<6x4xf32>) -> tensor<24xf32>
+  %r2 = stablehlo.reshape %r1 : (tensor<24xf32>) -> tensor<2x3x4xf32>
+  %t0 = stablehlo.transpose %x, dims = [1, 2, 0] : (tensor<2x3x4xf32>) -> tensor<3x4x2xf32>
+  %t1 = stablehlo.transpose %t0, dims = [1, 2, 0] : (tensor<3x4x2xf32>) -> tensor<4x2x3xf32>
+  %t2 = stablehlo.transpose %t1, dims = [1, 2, 0] : (tensor<4x2x3xf32>) -> tensor<2x3x4xf32>
+  %r3 = stablehlo.reshape %r0 : (tensor<6x4xf32>) -> tensor<6x4xf32>
+  %b0 = stablehlo.broadcast_in_dim %h, dims = [0] : (tensor<6xf16>) -> tensor<6x1xf16>
+  %b1 = stablehlo.broadcast_in_dim %b0, dims = [1, 0] : (tensor<6x1xf16>) -> tensor<5x6xf16>
+  %c0 = stablehlo.convert %h : (tensor<6xf16>) -> tensor<6xf32>
+  %c1 = stablehlo.convert %c0 : (tensor<6xf32>) -> tensor<6xf16>
+  %c2 = stablehlo.convert %i : (tensor<5xi16>) -> tensor<5xi64>
+  %c3 = stablehlo.convert %c2 : (tensor<5xi64>) -> tensor<5xi16>
+  return %r2, %t1, %t2, %r3, %b1, %c1, %c3 : tensor<2x3x4xf32>, tensor<4x2x3xf32>, tensor<2x3x4xf32>, tensor<6x4xf32>, tensor<5x6xf16>, tensor<6xf16>, tensor<5xi16>
+})";
+
+TEST(SimplifyLayoutChainsTest, CollapsesChainsAndDropsIdentities) {
+  std::unique_ptr<Module> module = Parse(kChains);
+  ASSERT_NE(module, nullptr);
+  // r1 (edited onto x), r2 (becomes x), t1 (edited), t2 (becomes x), r3 (becomes r0),
+  // b1 (edited), c1 and c3 (become h and i).
+  EXPECT_THAT(OpsAfter(*module, 8),
+              ::testing::ElementsAre("reshape", "transpose", "broadcast_in_dim", "return"));
+  Block& block = *Main(*module).entry_block();
+  const Operation* ret = block.terminator();
+  const Function& f = Main(*module);
+  EXPECT_EQ(ret->operand(0), f.parameter(0));  // reshape chain back to x's type
+  EXPECT_EQ(ret->operand(2), f.parameter(0));  // three rotations
+  EXPECT_EQ(ret->operand(5), f.parameter(1));  // f16 -> f32 -> f16
+  EXPECT_EQ(ret->operand(6), f.parameter(2));  // i16 -> i64 -> i16
+  const Operation* transpose = block.operations()[1].get();
+  EXPECT_EQ(transpose->operand(0), f.parameter(0));
+  EXPECT_EQ(transpose->GetInts("permutation"), std::vector<int64_t>({2, 0, 1}));
+  const Operation* broadcast = block.operations()[2].get();
+  EXPECT_EQ(broadcast->operand(0), f.parameter(1));
+  EXPECT_EQ(broadcast->GetInts("broadcast_dimensions"), std::vector<int64_t>({1}));
+}
+
+// A same-type broadcast_in_dim with dims [1, 0] transposes; f32 -> f16 -> f32 rounds; a narrower
+// integer in the middle wraps: all kept.
+TEST(SimplifyLayoutChainsTest, KeepsLookAlikesThatChangeValues) {
+  std::unique_ptr<Module> module = Parse(R"(
+func.func @main(%s: tensor<3x3xf32>, %f: tensor<4xf32>, %i: tensor<4xi32>) -> (tensor<3x3xf32>, tensor<4xf32>, tensor<4xi32>, tensor<4xi32>) {
+  %0 = stablehlo.broadcast_in_dim %s, dims = [1, 0] : (tensor<3x3xf32>) -> tensor<3x3xf32>
+  %1 = stablehlo.convert %f : (tensor<4xf32>) -> tensor<4xf16>
+  %2 = stablehlo.convert %1 : (tensor<4xf16>) -> tensor<4xf32>
+  %3 = stablehlo.convert %i : (tensor<4xi32>) -> tensor<4xi8>
+  %4 = stablehlo.convert %3 : (tensor<4xi8>) -> tensor<4xi32>
+  %5 = stablehlo.convert %i : (tensor<4xi32>) -> tensor<4xui64>
+  %6 = stablehlo.convert %5 : (tensor<4xui64>) -> tensor<4xi32>
+  return %0, %2, %4, %6 : tensor<3x3xf32>, tensor<4xf32>, tensor<4xi32>, tensor<4xi32>
+})");
+  ASSERT_NE(module, nullptr);
+  const std::string before = PrintModule(*module);
+  EXPECT_EQ(SimplifyLayoutChains(Main(*module)), 0);
+  EXPECT_EQ(PrintModule(*module), before);
+}
+
+TEST(SimplifyLayoutChainsTest, TheEngineGivesTheSameBitsWithThePassOnAndOff) {
+  std::unique_ptr<Module> module = Parse(kChains);
+  ASSERT_NE(module, nullptr);
+  EngineOptions off;
+  off.disabled_passes = {"simplify-layout-chains"};
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> on_engine, Engine::Create());
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> off_engine, Engine::Create(off));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> on, on_engine->Compile(*module));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> plain, off_engine->Compile(*module));
+  std::vector<Tensor> inputs;
+  for (const TensorType& type : Main(*module).parameter_types()) {
+    ASSERT_OK_AND_ASSIGN(Tensor t, Tensor::Allocate(type));
+    auto* bytes = static_cast<uint8_t*>(t.data());
+    for (int64_t b = 0; b < t.byte_size(); ++b) {
+      // Finite values of every type: f16 bytes with the exponent below all-ones.
+      bytes[b] = static_cast<uint8_t>((b * 29 + 7) % 120);
+    }
+    inputs.push_back(std::move(t));
+  }
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> got, on->Run(inputs));
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> want, plain->Run(inputs));
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t r = 0; r < got.size(); ++r) {
+    TensorComparison same = CompareExact(got[r], want[r]);
+    EXPECT_TRUE(same.ok) << r << ": " << same.message;
+  }
+}
+
+}  // namespace
+}  // namespace accy
