@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <map>
+#include <set>
+#include <string_view>
 #include <utility>
 
 #include "jit/emitters.h"
@@ -25,12 +27,17 @@ Status UnsupportedKind(size_t index, const WorkItem& item) {
              ") has kind ", WorkKindName(item.kind), ", which has no JIT emitter yet"));
 }
 
-// The first 16 hex digits of the BLAKE3 digest of `module`'s text (a name for what it computes).
-std::string TextDigest(const llvm::Module& module) {
+// The printed text of `module` (what its kernel computes).
+std::string ModuleText(const llvm::Module& module) {
   std::string text;
   llvm::raw_string_ostream stream(text);
   module.print(stream, nullptr);
   stream.flush();
+  return text;
+}
+
+// The first 16 hex digits of the BLAKE3 digest of `text`.
+std::string TextDigest(std::string_view text) {
   const auto digest = llvm::BLAKE3::hash<8>(
       llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
   static const char kHex[] = "0123456789abcdef";
@@ -98,7 +105,10 @@ StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(
   // are; such items share one kernel. A kernel's symbol is the digest of that text: the same
   // kernel gets the same object cache entry in every program.
   constexpr std::string_view kEmitSymbol = "accy_kernel";
-  std::map<std::string, std::string> symbol_of_text;  // text digest -> kernel symbol
+  // Keyed by the whole text, not the digest: two kernels whose digests collide get distinct
+  // symbols instead of one kernel.
+  std::map<std::string, std::string> symbol_of_text;
+  std::set<std::string> symbols;
   std::vector<ModuleToCompile> modules;
   for (size_t i = 0; i < plan.items().size(); ++i) {
     if (i < skip.size() && skip[i]) continue;
@@ -117,8 +127,15 @@ StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(
       emitted.module.reset();
       return signature.status();
     }
-    const std::string digest = TextDigest(*emitted.module);
-    auto [kernel, inserted] = symbol_of_text.emplace(digest, StrCat("accy_k", digest));
+    std::string text = ModuleText(*emitted.module);
+    auto [kernel, inserted] = symbol_of_text.emplace(std::move(text), "");
+    if (inserted) {
+      std::string symbol = StrCat("accy_k", TextDigest(kernel->first));
+      for (int n = 1; !symbols.insert(symbol).second; ++n) {
+        symbol = StrCat("accy_k", TextDigest(kernel->first), "_", n);
+      }
+      kernel->second = std::move(symbol);
+    }
     compiled.symbol = kernel->second;
     if (inserted) {
       llvm::Function* function = emitted.module->getFunction(kEmitSymbol);

@@ -28,7 +28,8 @@ struct CompiledItem {
   int64_t item_index = 0;  // position in SchedulePlan::items (dependency order)
   WorkKind kind = WorkKind::kElementwiseSingle;
   // The kernel's name in the JIT dylib: "accy_k" + 16 hex digits of the digest of its LLVM IR
-  // text, so items computing the same thing on the same shapes share one kernel.
+  // text (with "_<n>" appended should two different texts share a digest), so items computing
+  // the same thing on the same shapes share one kernel.
   std::string symbol;
   KernelLaunch launch;     // the function and its block count (kernel_abi.h)
   int64_t block_size = 0;  // iterations per block
