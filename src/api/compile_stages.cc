@@ -226,7 +226,8 @@ Status CompileJitItems(CompileState& state) {
 
 Status AssignItemBuffers(CompileState& state) {
   state.assignment_start = std::chrono::steady_clock::now();
-  std::vector<const jit::CompiledItem*> jit(state.item_count, nullptr);
+  std::vector<const jit::CompiledItem*>& jit = state.jit_items;
+  jit.assign(state.item_count, nullptr);
   for (const jit::CompiledItem& compiled : state.impl->program->items()) {
     jit[static_cast<size_t>(compiled.item_index)] = &compiled;
   }
@@ -268,10 +269,7 @@ Status AssignItemBuffers(CompileState& state) {
 StatusOr<std::unique_ptr<Executable::Impl>> BuildExecutable(CompileState& state) {
   Executable::Impl& impl = *state.impl;
   const BufferAssignment& assignment = *state.assignment;
-  std::vector<const jit::CompiledItem*> jit(state.item_count, nullptr);
-  for (const jit::CompiledItem& compiled : impl.program->items()) {
-    jit[static_cast<size_t>(compiled.item_index)] = &compiled;
-  }
+  const std::vector<const jit::CompiledItem*>& jit = state.jit_items;
   int64_t iterate_peak_bytes = 0;
   for (size_t r = 0; r < state.steps.size(); ++r) {
     const size_t i = state.steps[r].index;

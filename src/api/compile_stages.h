@@ -78,6 +78,7 @@ struct CompileState {
   std::vector<CompiledIterate> iterates;
   std::vector<bool> skip;  // items the JIT does not compile
   // AssignItemBuffers.
+  std::vector<const jit::CompiledItem*> jit_items;  // per plan item: its JIT kernel, or null
   std::vector<CompileStep> steps;
   std::vector<ItemBuffers> item_buffers;
   std::optional<BufferAssignment> assignment;

@@ -37,7 +37,8 @@ int64_t SweepBlock(Block& block) {
 }  // namespace
 
 bool IsRemovableWhenUnused(const Operation& op) {
-  return op.kind() != OpKind::kReturn && op.kind() != OpKind::kKernelCall &&
+  // The op table's purity excludes kernel_call; return and while are kept by this pass's rule.
+  return GetOpInfo(op.kind()).pure && op.kind() != OpKind::kReturn &&
          op.kind() != OpKind::kWhile;
 }
 
