@@ -93,6 +93,13 @@ std::optional<std::vector<Tensor>> Fold(const Operation& op) {
     folded = reference::EvaluateShapeOp(op, operands);
   } else if (IsElementwise(op) || op.kind() == OpKind::kBitcastConvert) {
     if (any_float && !ExactForFloats(op.kind())) return std::nullopt;
+    // Left to the implementation by the spec, so not folded: integer power (negative
+    // exponents), float -> integer convert (NaN and out-of-range values).
+    if (op.kind() == OpKind::kPower) return std::nullopt;
+    if (op.kind() == OpKind::kConvert && IsFloat(operands[0].element_type()) &&
+        !IsFloat(op.result()->type().element_type())) {
+      return std::nullopt;
+    }
     const bool integer_division = op.kind() == OpKind::kDivide || op.kind() == OpKind::kRemainder;
     if (integer_division && !IsFloat(operands[1].element_type()) &&
         HasUndefinedDivisor(operands[1])) {

@@ -5,8 +5,9 @@
 //     JIT reads them for free, where a folded copy would be a dense constant to stream);
 //   - every operand and every result has at most kMaxFoldedElements elements;
 //   - the evaluator's result is the value the JIT would compute, bit for bit: every integer and
-//     i1 op (except an integer divide or remainder with a zero divisor, or INT_MIN / -1, whose
-//     results the spec leaves to the implementation), the float ops IEEE 754 rounds exactly
+//     i1 op except those whose results the spec leaves to the implementation (an integer divide
+//     or remainder with a zero or -1 divisor, integer power, a float -> integer convert), the
+//     float ops IEEE 754 rounds exactly
 //     (abs, negate, sign, floor, ceil, round_nearest_*, is_finite, sqrt, add, subtract,
 //     multiply, divide, remainder, maximum, minimum, compare, select, clamp, convert,
 //     bitcast_convert) and the layout ops (reshape, transpose, slice, pad, concatenate, reverse,

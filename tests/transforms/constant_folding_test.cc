@@ -94,7 +94,7 @@ func.func @main(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<2x2xf32>, tensor<2x
 
 TEST(FoldConstantsTest, LeavesInexactLargeAndImplementationDefinedOps) {
   std::unique_ptr<Module> module = Parse(R"(
-func.func @main() -> (tensor<4xf32>, tensor<4xf32>, tensor<8x4xf32>, tensor<4xi32>, tensor<2048xf32>, tensor<2xi32>, tensor<f32>, tensor<4xf32>) {
+func.func @main() -> (tensor<4xf32>, tensor<4xf32>, tensor<8x4xf32>, tensor<4xi32>, tensor<2048xf32>, tensor<2xi32>, tensor<f32>, tensor<4xf32>, tensor<4xi32>, tensor<2xi32>) {
   %a = stablehlo.constant dense<[1.0, -2.0, 0.5, 4.0]> : tensor<4xf32>
   %0 = stablehlo.exponential %a : tensor<4xf32>
   %1 = stablehlo.tanh %a : tensor<4xf32>
@@ -108,7 +108,9 @@ func.func @main() -> (tensor<4xf32>, tensor<4xf32>, tensor<8x4xf32>, tensor<4xi3
   %s = stablehlo.constant dense<0.0> : tensor<f32>
   %6 = stablehlo.reduce(%a init: %s) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
   %7 = stablehlo.power %a, %a : tensor<4xf32>
-  return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<4xf32>, tensor<4xf32>, tensor<8x4xf32>, tensor<4xi32>, tensor<2048xf32>, tensor<2xi32>, tensor<f32>, tensor<4xf32>
+  %8 = stablehlo.convert %a : (tensor<4xf32>) -> tensor<4xi32>
+  %9 = stablehlo.power %n, %z : tensor<2xi32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9 : tensor<4xf32>, tensor<4xf32>, tensor<8x4xf32>, tensor<4xi32>, tensor<2048xf32>, tensor<2xi32>, tensor<f32>, tensor<4xf32>, tensor<4xi32>, tensor<2xi32>
 })");
   ASSERT_NE(module, nullptr);
   EXPECT_EQ(FoldConstants(Main(*module)), 0);
@@ -117,6 +119,8 @@ func.func @main() -> (tensor<4xf32>, tensor<4xf32>, tensor<8x4xf32>, tensor<4xi3
   EXPECT_EQ(CountOps(*module, OpKind::kIota), 1);
   EXPECT_EQ(CountOps(*module, OpKind::kDivide), 1);
   EXPECT_EQ(CountOps(*module, OpKind::kReduce), 1);
+  EXPECT_EQ(CountOps(*module, OpKind::kPower), 2);
+  EXPECT_EQ(CountOps(*module, OpKind::kConvert), 1);
 }
 
 TEST(SimplifyArithmeticTest, AppliesTheExactIdentities) {
