@@ -53,7 +53,9 @@ constexpr char kUsageHead[] =
     "  --profile          per-kind and per-item times (EngineOptions::enable_profiling)\n"
     "  --format F         text (default) or json\n"
     "  A cold compile needs --no-cache (or an empty --cache-dir).\n";
-std::string Usage() { return std::string(kUsageHead) + kCacheOptionsUsage; }
+std::string Usage() {
+  return std::string(kUsageHead) + kLimitOptionsUsage + kCacheOptionsUsage;
+}
 
 double MillisecondsSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -272,14 +274,14 @@ constexpr size_t kTopItems = 15;
 }  // namespace
 
 int BenchCommand(std::span<const std::string> args) {
-  const std::vector<OptionSpec> specs = WithCacheOptions({{"function", true, false},
+  const std::vector<OptionSpec> specs = WithCacheOptions(WithLimitOptions({{"function", true, false},
                                                            {"input", true, true},
                                                            {"random-inputs", true, false},
                                                            {"threads", true, false},
                                                            {"runs", true, false},
                                                            {"max-while-iterations", true, false},
                                                            {"profile", false, false},
-                                                           {"format", true, false}});
+                                                           {"format", true, false}}));
   const std::string usage_text = Usage();
   const char* usage = usage_text.c_str();
   StatusOr<ParsedArgs> parsed = ParseArgs(args, specs);
@@ -331,7 +333,11 @@ int BenchCommand(std::span<const std::string> args) {
   if (!cache_dir.ok()) return ReportUsage(kCommand, std::string(cache_dir.status().message()), usage);
   options.cache_dir = *cache_dir;
 
-  StatusOr<std::unique_ptr<Module>> module = LoadModule(report.file);
+  ParseOptions parse_options;
+  if (Status limits = ApplyLimitOptions(*parsed, &options, &parse_options); !limits.ok()) {
+    return ReportUsage(kCommand, std::string(limits.message()), usage);
+  }
+  StatusOr<std::unique_ptr<Module>> module = LoadModule(report.file, parse_options);
   if (!module.ok()) return ReportError(kCommand, module.status());
   StatusOr<std::string> function_name = ChooseFunction(**module, parsed->Get("function"));
   if (!function_name.ok()) return ReportError(kCommand, function_name.status());

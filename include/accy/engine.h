@@ -57,6 +57,17 @@ struct EngineOptions {
   // item, so a program whose cond never turns false cannot hang a service. 0 = unbounded (what
   // XLA and the spec do). Negative values are rejected by Create.
   int64_t max_while_iterations = 0;
+  // Per-run memory bound for services (as work_allowance bounds planning): Compile fails with
+  // kResourceExhausted naming the bytes when one Run would need more than this many bytes of
+  // its own buffers, i.e. ExecutableStats::peak_memory_bytes minus constant_bytes: the arena of
+  // intermediates, the two-phase kernels' scratch, and the largest while's loop state and
+  // cond/body peak. Each concurrent Run takes its own set, so a service running R at once needs
+  // R times this. Checked after buffer assignment, before any of it (or the constant area) is
+  // allocated. 0 = unlimited; negative values are rejected by Create. The default, 16 GiB, lets
+  // every shared model through (the chess model needs 118 MB) and refuses programs whose
+  // intermediates could not fit in these machines' memory instead of failing at Run.
+  int64_t max_run_memory_bytes = kDefaultMaxRunMemoryBytes;
+  static constexpr int64_t kDefaultMaxRunMemoryBytes = int64_t{16} << 30;
   // Per-item profiling: every Run times each work item (steady clock, two reads per item) and
   // ExecutableStats::item_profiles reports the totals. Off by default (no clock reads).
   bool enable_profiling = false;
@@ -154,7 +165,7 @@ class Executable {
 class Engine {
  public:
   // kInvalidArgument for out-of-range options (negative threads, optimization level outside
-  // 0-3, negative max_while_iterations); kUnimplemented for fast_math. cache_dir and dump_dir
+  // 0-3, negative max_while_iterations or max_run_memory_bytes); kUnimplemented for fast_math. cache_dir and dump_dir
   // (or ACCY_DUMP_DIR) are created when missing; kInvalidArgument naming the option and path
   // when one cannot be created or is not a folder, kPermissionDenied when no file can be
   // written in it.
@@ -162,7 +173,8 @@ class Engine {
 
   // Compiles function `entry` of `module`. Errors: Verify's errors; kInvalidArgument when the
   // function does not exist; the planner's (allowance refusals, WorkOverflow); kUnimplemented
-  // naming a work item whose kind or op has no kernel yet; kInternal from LLVM.
+  // naming a work item whose kind or op has no kernel yet; kInternal from LLVM;
+  // kResourceExhausted when one run needs more than EngineOptions::max_run_memory_bytes.
   StatusOr<std::unique_ptr<Executable>> Compile(const Module& module,
                                                 std::string_view entry = "main") const;
 

@@ -266,6 +266,26 @@ Status AssignItemBuffers(CompileState& state) {
   return absl::OkStatus();
 }
 
+Status CheckRunMemory(const CompileState& state) {
+  const int64_t limit = state.options.max_run_memory_bytes;
+  if (limit == 0) return absl::OkStatus();
+  int64_t scratch = 0, loops = 0;
+  for (const jit::CompiledItem& compiled : state.impl->program->items()) {
+    scratch = std::max(scratch, compiled.scratch_bytes);
+  }
+  for (const CompiledIterate& iterate : state.iterates) {
+    if (iterate.kernel != nullptr) loops = std::max(loops, iterate.kernel->peak_bytes());
+  }
+  const int64_t arena = state.assignment->arena_bytes();
+  // Each part is a byte count of tensors that exist, far below 2^62.
+  const int64_t total = arena + scratch + loops;
+  if (total <= limit) return absl::OkStatus();
+  return absl::ResourceExhaustedError(StrCat(
+      "Compile: one run of function '", state.function->name(), "' needs ", total,
+      " bytes (arena ", arena, ", scratch ", scratch, ", while-loop state ", loops,
+      "), above EngineOptions::max_run_memory_bytes of ", limit, " bytes"));
+}
+
 StatusOr<std::unique_ptr<Executable::Impl>> BuildExecutable(CompileState& state) {
   Executable::Impl& impl = *state.impl;
   const BufferAssignment& assignment = *state.assignment;

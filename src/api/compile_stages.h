@@ -107,7 +107,12 @@ Status CompileJitItems(CompileState& state);
 // Stage 7: the executor's steps in plan order with their buffers, and the buffer assignment.
 // Errors: BufferAssignment::Assign's.
 Status AssignItemBuffers(CompileState& state);
-// Stage 8: the executor's item table, constant area and stats; hands the executable over.
+// Stage 8: one run's own memory (arena + largest item scratch + largest while's loop state
+// and cond/body peak, as ExecutableStats::peak_memory_bytes counts it without constants)
+// against EngineOptions::max_run_memory_bytes. kResourceExhausted naming the function, the
+// bytes of each part and the limit.
+Status CheckRunMemory(const CompileState& state);
+// Stage 9: the executor's item table, constant area and stats; hands the executable over.
 StatusOr<std::unique_ptr<Executable::Impl>> BuildExecutable(CompileState& state);
 
 }  // namespace accy
