@@ -57,6 +57,15 @@ struct EngineOptions {
   // item, so a program whose cond never turns false cannot hang a service. 0 = unbounded (what
   // XLA and the spec do). Negative values are rejected by Create.
   int64_t max_while_iterations = 0;
+  // Graceful under load (docs/load.md): with num_threads > 1, Run reads how long the calling
+  // thread recently waited for a CPU (/proc/thread-self/schedstat, at most once per 4 ms, ~2 us
+  // a read) and runs with one thread -- JIT items, inter-op groups and oneDNN primitives, which
+  // Compile then also builds for one thread -- while other processes keep the cores busy, since
+  // a team member the scheduler has descheduled stalls every barrier of the run.
+  // ExecutableStats::runs_with_fewer_threads counts those runs. Results do not depend on it
+  // (JIT kernels and oneDNN matmul compute the same bits at any team size; docs/load.md).
+  // false: every run uses num_threads.
+  bool reduce_threads_under_load = true;
   // Per-run memory bound for services (as work_allowance bounds planning): Compile fails with
   // kResourceExhausted naming the bytes when one Run would need more than this many bytes of
   // its own buffers, i.e. ExecutableStats::peak_memory_bytes minus constant_bytes: the arena of
@@ -130,6 +139,9 @@ struct ExecutableStats {
   // (one item per thread) when num_threads > 1, and the items in them.
   int64_t concurrent_groups = 0;
   int64_t concurrent_items = 0;
+  // Runs since Compile that used one thread instead of num_threads because the calling thread
+  // was contended (EngineOptions::reduce_threads_under_load).
+  int64_t runs_with_fewer_threads = 0;
   // Per-item run-time totals, in plan order; empty unless EngineOptions::enable_profiling.
   std::vector<ItemProfile> item_profiles;
 };
