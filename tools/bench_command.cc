@@ -3,7 +3,6 @@
 // kernels, run time (median, min, max), memory and, with --profile, where the time goes.
 // Timings are wall-clock on this host; compare them only with figures of the same run and host
 // (../perf-anchors: absolute times on these VMs vary by up to 30% between runs).
-#include <omp.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -319,9 +318,6 @@ int BenchCommand(std::span<const std::string> args) {
     if (!threads.ok()) return ReportUsage(kCommand, std::string(threads.status().message()), usage);
     options.num_threads = *threads;
   }
-  // EngineOptions::num_threads sizes the JIT items' OpenMP teams; oneDNN's primitives take the
-  // OpenMP default, so it is set too.
-  if (options.num_threads > 0) omp_set_num_threads(options.num_threads);
   if (parsed->Has("max-while-iterations")) {
     StatusOr<int> bound = ParseIntOption("max-while-iterations",
                                          parsed->Get("max-while-iterations"), 0, 2147483647);
