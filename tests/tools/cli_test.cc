@@ -4,9 +4,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -169,6 +171,34 @@ TEST_F(CliTest, ResourceLimitOptionsRefuseProgramsOverThem) {
   const CommandResult bad = Accy("run limits.mlir --max-run-memory-bytes -3");
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   EXPECT_THAT(bad.output, HasSubstr("--max-run-memory-bytes takes an integer in [0, "));
+}
+
+// accy bench-load reports every cell, the paired ratios and the bit check; its spinners are
+// gone when it returns. Bad options are usage errors.
+TEST_F(CliTest, BenchLoadReportsEveryCellAndStopsItsSpinners) {
+  const std::string args = "bench-load --workloads mlp --reps 1 --batch-ms 5 --spinners 1 --seq 77";
+  const CommandResult result = Accy(args);
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("threads 1 vs 2, 1 spinner processes, 1 repetitions, "
+                                       "reduce_threads_under_load on"));
+  EXPECT_THAT(result.output, HasSubstr("output at 1 and 2 threads: same bits"));
+  for (const char* cell : {"unloaded 1T: median", "unloaded 2T: median", "loaded   1T: median",
+                           "loaded   2T: median", "loaded   2T/1T ratio: median"}) {
+    EXPECT_THAT(result.output, HasSubstr(cell));
+  }
+  // No spinner (a fork of the command, so with its command line) outlives the command.
+  int survivors = 0;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    if (cmdline.find(args) != std::string::npos) ++survivors;
+  }
+  EXPECT_EQ(survivors, 0);
+  const CommandResult bad = Accy("bench-load --workloads resnet");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_THAT(bad.output, HasSubstr("--workloads takes block and/or mlp, got 'resnet'"));
+  EXPECT_EQ(Accy("bench-load --threads 1").exit_code, 2);
 }
 
 TEST_F(CliTest, RunWithoutParametersNeedsNoInputs) {
