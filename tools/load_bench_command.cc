@@ -114,6 +114,7 @@ struct Case {
   int64_t reduced[2] = {0, 0};  // T-thread runs on one thread, per load
   int64_t multi_runs[2] = {0, 0};
   bool same_bits = false;  // 1-thread output == T-thread output, bit for bit
+  double max_ulps = 0;      // else their largest difference in ULPs
 };
 
 // Median ms per run over one batch of `runs` runs.
@@ -208,13 +209,15 @@ int BenchLoad(const std::vector<std::string>& names, int threads, int spinners, 
     StatusOr<std::vector<Tensor>> at_many = (*fixed_exe)->Run(c.inputs);
     if (!at_one.ok()) return fail(at_one.status());
     if (!at_many.ok()) return fail(at_many.status());
-    c.same_bits = CompareExact((*at_one)[0], (*at_many)[0]).ok;
+    const TensorComparison exact = CompareExact((*at_one)[0], (*at_many)[0]);
+    c.same_bits = exact.ok;
+    if (!exact.ok) c.max_ulps = CompareUlp((*at_one)[0], (*at_many)[0], 0).max_distance;
   }
   const char* load_names[2] = {"unloaded", "loaded"};
   for (const Case& c : cases) {
     std::printf("\n%s (%s, %d runs per batch; output at 1 and %d threads: %s):\n",
                 c.name.c_str(), c.workload.name.c_str(), c.runs_per_batch, threads,
-                c.same_bits ? "same bits" : "DIFFERENT bits");
+                c.same_bits ? "same bits" : StrCat("up to ", c.max_ulps, " ULP apart").c_str());
     for (int load = 0; load < 2; ++load) {
       for (int which = 0; which < 2; ++which) {
         const std::vector<double>& v = c.cells[load][which];

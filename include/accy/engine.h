@@ -62,9 +62,12 @@ struct EngineOptions {
   // a read) and runs with one thread -- JIT items, inter-op groups and oneDNN primitives, which
   // Compile then also builds for one thread -- while other processes keep the cores busy, since
   // a team member the scheduler has descheduled stalls every barrier of the run.
-  // ExecutableStats::runs_with_fewer_threads counts those runs. Results do not depend on it
-  // (JIT kernels and oneDNN matmul compute the same bits at any team size; docs/load.md).
-  // false: every run uses num_threads.
+  // ExecutableStats::runs_with_fewer_threads counts those runs. JIT items compute the same
+  // bits at any team size; a oneDNN primitive may not (its blocking, and whether it splits K
+  // across the team, depend on the team size): measured the same bits for the demo block and
+  // the MLP on AVX-512 (brgemm), up to 5 ULP apart for the MLP capped to AVX2 (gemm:jit), so a
+  // run on one thread can differ in the last bits from a full one there (docs/load.md).
+  // false: every run uses num_threads (run-to-run bit reproducibility on every host).
   bool reduce_threads_under_load = true;
   // Per-run memory bound for services (as work_allowance bounds planning): Compile fails with
   // kResourceExhausted naming the bytes when one Run would need more than this many bytes of
