@@ -201,7 +201,7 @@ Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> o
       kernels::LibraryKernel* library =
           threads == 1 && item.library_single != nullptr ? item.library_single : item.library;
       Status status = library->Run(context->pointers.data(), item.buffer_bytes.data(),
-                                        static_cast<int64_t>(context->pointers.size()));
+                                   static_cast<int64_t>(context->pointers.size()));
       if (!status.ok()) {
         ReleaseContext(std::move(context));
         return status;
