@@ -17,7 +17,7 @@ DEB_PACKAGES := g++ cmake ninja-build pkg-config \
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all setup configure build run test bench compare clean
+.PHONY: all setup configure build run test test-asan test-tsan test-sanitizers bench compare clean
 
 all: build
 
@@ -46,6 +46,55 @@ run: build
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 900
+
+# Sanitizer passes (docs/sanitizers.md), each in its own build folder so `build/` stays a
+# release build. A finding fails the test that hit it (UBSan does not recover; ASan and
+# LeakSanitizer end the process; TSan halts on its first report).
+#   make test-asan   AddressSanitizer + UndefinedBehaviorSanitizer (g++): the ASAN_STAGES tests
+#   make test-tsan   ThreadSanitizer (clang-19 and LLVM's OpenMP runtime with its Archer tool, from
+#                    libomp-19-dev): the TSAN_STAGES tests, suppressions in tests/tsan.supp
+#   make test-sanitizers  both
+# A stage is a tests/<stage>/ folder (its binary accy_<stage>_test, its ctest label), or `seed`;
+# each build compiles the library and those binaries only (ACCY_TEST_STAGES). The default sets
+# are the ones CI runs, chosen by measurement (docs/sanitizers.md).
+SANITIZER_CFLAGS := -O1 -g1
+ASAN_BUILD_DIR ?= build-asan
+ASAN_STAGES ?= ir stablehlo passes transforms schedule analysis fusion reference runtime api tools seed kernels conformance
+TSAN_BUILD_DIR ?= build-tsan
+TSAN_STAGES ?= api runtime
+TSAN_DEB_PACKAGES := clang-19 libclang-rt-19-dev libomp-19-dev
+empty :=
+space := $(empty) $(empty)
+stage_list = $(subst $(space),;,$(strip $(1)))
+stage_labels = ^($(subst $(space),|,$(strip $(1))))$$
+SANITIZER_CONFIGURE = -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="$(SANITIZER_CFLAGS)" \
+  -DCMAKE_C_FLAGS_RELEASE="$(SANITIZER_CFLAGS)" $(CMAKE_FLAGS)
+ASAN_ENV = ASAN_OPTIONS="detect_leaks=1 strict_init_order=1" \
+  UBSAN_OPTIONS="print_stacktrace=1 halt_on_error=1"
+# oneDNN is linked against libgomp.so.1; LLVM's libomp implements libgomp's ABI, so a
+# libgomp.so.1 link to it, first on the library path, leaves one OpenMP runtime in the process.
+TSAN_ENV = LD_LIBRARY_PATH=$(abspath $(TSAN_BUILD_DIR))/omp-as-gomp \
+  OMP_TOOL_LIBRARIES=/usr/lib/llvm-19/lib/libarcher.so ARCHER_OPTIONS=verbose=0 \
+  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(abspath tests/tsan.supp)"
+
+test-asan: setup
+	cmake -S . -B $(ASAN_BUILD_DIR) $(SANITIZER_CONFIGURE) -DACCY_SANITIZE=address \
+	  -DACCY_TEST_STAGES="$(call stage_list,$(ASAN_STAGES))"
+	cmake --build $(ASAN_BUILD_DIR) -j $(JOBS)
+	cd $(ASAN_BUILD_DIR) && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS) --timeout 900 \
+	  -L '$(call stage_labels,$(ASAN_STAGES))'
+
+test-tsan: setup
+	@$(MAKE) --no-print-directory setup DEB_PACKAGES="$(TSAN_DEB_PACKAGES)"
+	CC=clang-19 CXX=clang++-19 cmake -S . -B $(TSAN_BUILD_DIR) $(SANITIZER_CONFIGURE) \
+	  -DACCY_SANITIZE=thread -DACCY_TEST_STAGES="$(call stage_list,$(TSAN_STAGES))"
+	mkdir -p $(TSAN_BUILD_DIR)/omp-as-gomp
+	ln -sf /usr/lib/llvm-19/lib/libomp.so.5 $(TSAN_BUILD_DIR)/omp-as-gomp/libgomp.so.1
+	cmake --build $(TSAN_BUILD_DIR) -j $(JOBS)
+	cd $(TSAN_BUILD_DIR) && $(TSAN_ENV) ctest --output-on-failure -j $(JOBS) --timeout 900 \
+	  -L '$(call stage_labels,$(TSAN_STAGES))'
+
+test-sanitizers: test-asan test-tsan
 
 bench: build
 	./$(BUILD_DIR)/bin/accy-bench

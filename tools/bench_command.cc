@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_split.h"
 #include "accy/engine.h"
 #include "accy/isa.h"
 #include "accy/tensor.h"
@@ -50,6 +51,9 @@ constexpr char kUsageHead[] =
     "                     stop a while loop after N body iterations with an error (exit 1);\n"
     "                     0, the default, lets loops run until their condition is false\n"
     "  --profile          per-kind and per-item times (EngineOptions::enable_profiling)\n"
+    "  --disable-passes P,Q\n"
+    "                     graph passes not to run (EngineOptions::disabled_passes; an unknown\n"
+    "                     name is an error listing the passes)\n"
     "  --format F         text (default) or json\n"
     "  A cold compile needs --no-cache (or an empty --cache-dir).\n";
 std::string Usage() {
@@ -273,14 +277,16 @@ constexpr size_t kTopItems = 15;
 }  // namespace
 
 int BenchCommand(std::span<const std::string> args) {
-  const std::vector<OptionSpec> specs = WithCacheOptions(WithLimitOptions({{"function", true, false},
-                                                           {"input", true, true},
-                                                           {"random-inputs", true, false},
-                                                           {"threads", true, false},
-                                                           {"runs", true, false},
-                                                           {"max-while-iterations", true, false},
-                                                           {"profile", false, false},
-                                                           {"format", true, false}}));
+  const std::vector<OptionSpec> specs =
+      WithCacheOptions(WithLimitOptions({{"function", true, false},
+                                         {"input", true, true},
+                                         {"random-inputs", true, false},
+                                         {"threads", true, false},
+                                         {"runs", true, false},
+                                         {"max-while-iterations", true, false},
+                                         {"profile", false, false},
+                                         {"disable-passes", true, false},
+                                         {"format", true, false}}));
   const std::string usage_text = Usage();
   const char* usage = usage_text.c_str();
   StatusOr<ParsedArgs> parsed = ParseArgs(args, specs);
@@ -325,6 +331,9 @@ int BenchCommand(std::span<const std::string> args) {
     options.max_while_iterations = *bound;
   }
   options.enable_profiling = parsed->Has("profile");
+  if (parsed->Has("disable-passes")) {
+    options.disabled_passes = absl::StrSplit(parsed->Get("disable-passes"), ',', absl::SkipEmpty());
+  }
   StatusOr<std::string> cache_dir = ResolveCacheDir(*parsed, kCommand);
   if (!cache_dir.ok()) return ReportUsage(kCommand, std::string(cache_dir.status().message()), usage);
   options.cache_dir = *cache_dir;

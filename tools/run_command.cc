@@ -36,11 +36,12 @@ constexpr int64_t kPrintedElements = 256;
 }  // namespace
 
 int RunCommand(std::span<const std::string> args) {
-  const std::vector<OptionSpec> specs = WithCacheOptions(WithLimitOptions({{"function", true, false},
-                                                           {"input", true, true},
-                                                           {"threads", true, false},
-                                                           {"max-while-iterations", true, false},
-                                                           {"output-dir", true, false}}));
+  const std::vector<OptionSpec> specs =
+      WithCacheOptions(WithLimitOptions({{"function", true, false},
+                                         {"input", true, true},
+                                         {"threads", true, false},
+                                         {"max-while-iterations", true, false},
+                                         {"output-dir", true, false}}));
   const std::string usage_text = Usage();
   const char* usage = usage_text.c_str();
   StatusOr<ParsedArgs> parsed = ParseArgs(args, specs);

@@ -9,7 +9,9 @@
 #include "src/passes/pass_manager.h"
 #include "src/transforms/eliminate_common_subexpressions.h"
 #include "src/transforms/eliminate_dead_code.h"
+#include "src/transforms/fold_constants.h"
 #include "src/transforms/fold_transpose_into_dot_general.h"
+#include "src/transforms/simplify_arithmetic.h"
 #include "src/transforms/simplify_layout_chains.h"
 #include "src/util/file_name.h"
 #include "src/util/str_cat.h"
@@ -18,13 +20,18 @@ namespace accy {
 namespace {
 
 // The pipeline, in order: chains of layout changes collapse first (transpose(transpose(w))
-// becomes w before the fold looks at it), then layout folds (they leave transposes without
-// uses), then CSE (it leaves duplicates without uses), then dead-code elimination removes them.
+// becomes w before the fold looks at it), then small constants fold (a reshape of a constant is
+// a constant the identities can read), then layout folds (they leave transposes without uses),
+// then CSE (it leaves duplicates without uses, and makes maximum(x, y) with y a duplicate of x
+// into maximum(x, x)), then the arithmetic identities, then dead-code elimination removes what
+// they all left.
 std::vector<std::unique_ptr<passes::Pass>> AllPasses() {
   std::vector<std::unique_ptr<passes::Pass>> passes;
   passes.push_back(std::make_unique<SimplifyLayoutChainsPass>());
+  passes.push_back(std::make_unique<FoldConstantsPass>());
   passes.push_back(std::make_unique<FoldTransposeIntoDotGeneralPass>());
   passes.push_back(std::make_unique<EliminateCommonSubexpressionsPass>());
+  passes.push_back(std::make_unique<SimplifyArithmeticPass>());
   passes.push_back(std::make_unique<EliminateDeadCodePass>());
   return passes;
 }
@@ -38,7 +45,7 @@ Status WriteDump(const std::string& path, const Module& module) {
 
 std::string DumpPath(const std::string& dir, const Module& module, int index,
                      std::string_view pass) {
-  char number[8];
+  char number[16];
   std::snprintf(number, sizeof(number), "%02d", index);
   return StrCat(dir, "/accy_", module.name().empty() ? "module" : SafeFileName(module.name()), ".",
                 number, "-", pass, ".mlir");

@@ -2,8 +2,10 @@
 // planning (XLA's HloPassPipeline in cpu_compiler.cc, Halide's lower_impl): a flat list of
 // rewrites, each switchable by name and dumped after it runs. The passes and their order:
 //   simplify-layout-chains            collapse reshape/transpose/broadcast/convert chains
+//   fold-constants                    small ops of constants become constants (exact ops only)
 //   fold-transpose-into-dot-general   dot_generals read past transposes of their operands
 //   eliminate-common-subexpressions   merge ops that compute the same thing
+//   simplify-arithmetic               exact identities: x * 1, x + -0.0, not(not(x)), ...
 //   eliminate-dead-code               erase ops nothing uses
 // Stateless functions; the module is mutated in place by one thread.
 #ifndef ACCY_SRC_TRANSFORMS_GRAPH_PIPELINE_H_

@@ -536,6 +536,10 @@ TEST_F(CliTest, BenchReportsCompileKernelsRunTimesAndMemory) {
   ASSERT_OK(WriteNpyFile((dir_ / "a.npy").string(), F32Matrix({1, 2, 3, 4})));
   const CommandResult given = Accy("bench add.mlir --input a.npy --input a.npy --runs 1");
   EXPECT_EQ(given.exit_code, 0) << given.output;
+  // Passes can be turned off by name.
+  const CommandResult unpassed = Accy(
+      "bench add.mlir --random-inputs 7 --runs 1 --disable-passes fold-constants,simplify-arithmetic");
+  EXPECT_EQ(unpassed.exit_code, 0) << unpassed.output;
 }
 
 TEST_F(CliTest, BenchErrorsNameTheProblem) {
@@ -556,6 +560,9 @@ TEST_F(CliTest, BenchErrorsNameTheProblem) {
   const CommandResult missing = Accy("bench nothere.mlir --random-inputs 1");
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_THAT(missing.output, HasSubstr("nothere.mlir: cannot open"));
+  const CommandResult pass = Accy("bench add.mlir --random-inputs 1 --disable-passes fold-constants,dce");
+  EXPECT_EQ(pass.exit_code, 1);
+  EXPECT_THAT(pass.output, HasSubstr("unknown graph pass 'dce' (the passes are: "));
   // Bad command lines: exit 2 with the usage.
   for (const char* args : {"bench", "bench add.mlir --format xml --random-inputs 1",
                            "bench add.mlir --runs 0 --random-inputs 1",

@@ -257,7 +257,8 @@ TEST(GraphPipelineTest, UnknownPassNamesAreRejected) {
   EXPECT_TRUE(absl::IsInvalidArgument(status));
   EXPECT_THAT(std::string(status.message()),
               HasSubstr("unknown graph pass 'dce' (the passes are: simplify-layout-chains, "
-                        "fold-transpose-into-dot-general, eliminate-common-subexpressions, "
+                        "fold-constants, fold-transpose-into-dot-general, "
+                        "eliminate-common-subexpressions, simplify-arithmetic, "
                         "eliminate-dead-code)"));
   EngineOptions options;
   options.disabled_passes = {"cse"};
@@ -278,8 +279,9 @@ TEST(GraphPipelineTest, CompileRewritesACopyAndKeepsTheResults) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, engine->Compile(*module));
   EXPECT_EQ(PrintModule(*module), before);
   EngineOptions off;
-  off.disabled_passes = {"simplify-layout-chains", "fold-transpose-into-dot-general",
-                         "eliminate-common-subexpressions", "eliminate-dead-code"};
+  off.disabled_passes = {"simplify-layout-chains", "fold-constants",
+                         "fold-transpose-into-dot-general", "eliminate-common-subexpressions",
+                         "simplify-arithmetic", "eliminate-dead-code"};
   off.enable_fusion = false;
   EngineOptions on_unfused;
   on_unfused.enable_fusion = false;
@@ -334,11 +336,15 @@ TEST(GraphPipelineTest, DumpsTheModuleAfterEachPass) {
   };
   const std::string input = read("accy_dup.00-input.mlir");
   const std::string simplify = read("accy_dup.01-simplify-layout-chains.mlir");
-  const std::string fold = read("accy_dup.02-fold-transpose-into-dot-general.mlir");
-  const std::string cse = read("accy_dup.03-eliminate-common-subexpressions.mlir");
-  const std::string dce = read("accy_dup.04-eliminate-dead-code.mlir");
-  EXPECT_EQ(simplify, input);  // nothing to simplify
-  EXPECT_EQ(fold, input);      // nothing to fold
+  const std::string constants = read("accy_dup.02-fold-constants.mlir");
+  const std::string fold = read("accy_dup.03-fold-transpose-into-dot-general.mlir");
+  const std::string cse = read("accy_dup.04-eliminate-common-subexpressions.mlir");
+  const std::string arithmetic = read("accy_dup.05-simplify-arithmetic.mlir");
+  const std::string dce = read("accy_dup.06-eliminate-dead-code.mlir");
+  EXPECT_EQ(simplify, input);    // nothing to simplify
+  EXPECT_EQ(constants, input);   // nothing to fold
+  EXPECT_EQ(fold, input);        // nothing to fold
+  EXPECT_EQ(arithmetic, cse);    // no identity applies
   EXPECT_THAT(input, HasSubstr("stablehlo.reduce"));
   EXPECT_THAT(cse, HasSubstr("stablehlo.reduce"));
   EXPECT_THAT(dce, Not(HasSubstr("stablehlo.reduce")));
@@ -353,12 +359,13 @@ TEST(GraphPipelineTest, DumpsTheModuleAfterEachPass) {
   for (const std::string* text : {&input, &cse, &dce}) EXPECT_OK(ParseStableHlo(*text).status());
   // Turned off, a pass writes no dump and the numbering skips it.
   std::filesystem::remove_all(dir);
-  options.disabled_passes = {"simplify-layout-chains", "fold-transpose-into-dot-general",
-                             "eliminate-common-subexpressions"};
+  options.disabled_passes = {"simplify-layout-chains", "fold-constants",
+                             "fold-transpose-into-dot-general", "eliminate-common-subexpressions",
+                             "simplify-arithmetic"};
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> partial, Engine::Create(options));
   ASSERT_OK(partial->Compile(*module).status());
   EXPECT_TRUE(std::filesystem::exists(dir / "accy_dup.01-eliminate-dead-code.mlir"));
-  EXPECT_FALSE(std::filesystem::exists(dir / "accy_dup.04-eliminate-dead-code.mlir"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "accy_dup.06-eliminate-dead-code.mlir"));
   std::filesystem::remove_all(dir);
 }
 
