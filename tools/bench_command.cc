@@ -3,7 +3,6 @@
 // kernels, run time (median, min, max), memory and, with --profile, where the time goes.
 // Timings are wall-clock on this host; compare them only with figures of the same run and host
 // (../perf-anchors: absolute times on these VMs vary by up to 30% between runs).
-#include <omp.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -57,7 +56,9 @@ constexpr char kUsageHead[] =
     "                     name is an error listing the passes)\n"
     "  --format F         text (default) or json\n"
     "  A cold compile needs --no-cache (or an empty --cache-dir).\n";
-std::string Usage() { return std::string(kUsageHead) + kCacheOptionsUsage; }
+std::string Usage() {
+  return std::string(kUsageHead) + kLimitOptionsUsage + kCacheOptionsUsage;
+}
 
 double MillisecondsSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -276,15 +277,16 @@ constexpr size_t kTopItems = 15;
 }  // namespace
 
 int BenchCommand(std::span<const std::string> args) {
-  const std::vector<OptionSpec> specs = WithCacheOptions({{"function", true, false},
-                                                           {"input", true, true},
-                                                           {"random-inputs", true, false},
-                                                           {"threads", true, false},
-                                                           {"runs", true, false},
-                                                           {"max-while-iterations", true, false},
-                                                           {"profile", false, false},
-                                                           {"disable-passes", true, false},
-                                                           {"format", true, false}});
+  const std::vector<OptionSpec> specs =
+      WithCacheOptions(WithLimitOptions({{"function", true, false},
+                                         {"input", true, true},
+                                         {"random-inputs", true, false},
+                                         {"threads", true, false},
+                                         {"runs", true, false},
+                                         {"max-while-iterations", true, false},
+                                         {"profile", false, false},
+                                         {"disable-passes", true, false},
+                                         {"format", true, false}}));
   const std::string usage_text = Usage();
   const char* usage = usage_text.c_str();
   StatusOr<ParsedArgs> parsed = ParseArgs(args, specs);
@@ -322,9 +324,6 @@ int BenchCommand(std::span<const std::string> args) {
     if (!threads.ok()) return ReportUsage(kCommand, std::string(threads.status().message()), usage);
     options.num_threads = *threads;
   }
-  // EngineOptions::num_threads sizes the JIT items' OpenMP teams; oneDNN's primitives take the
-  // OpenMP default, so it is set too.
-  if (options.num_threads > 0) omp_set_num_threads(options.num_threads);
   if (parsed->Has("max-while-iterations")) {
     StatusOr<int> bound = ParseIntOption("max-while-iterations",
                                          parsed->Get("max-while-iterations"), 0, 2147483647);
@@ -339,7 +338,11 @@ int BenchCommand(std::span<const std::string> args) {
   if (!cache_dir.ok()) return ReportUsage(kCommand, std::string(cache_dir.status().message()), usage);
   options.cache_dir = *cache_dir;
 
-  StatusOr<std::unique_ptr<Module>> module = LoadModule(report.file);
+  ParseOptions parse_options;
+  if (Status limits = ApplyLimitOptions(*parsed, &options, &parse_options); !limits.ok()) {
+    return ReportUsage(kCommand, std::string(limits.message()), usage);
+  }
+  StatusOr<std::unique_ptr<Module>> module = LoadModule(report.file, parse_options);
   if (!module.ok()) return ReportError(kCommand, module.status());
   StatusOr<std::string> function_name = ChooseFunction(**module, parsed->Get("function"));
   if (!function_name.ok()) return ReportError(kCommand, function_name.status());

@@ -76,12 +76,61 @@ StatusOr<int> ParseIntOption(const std::string& name, const std::string& text, i
   return value;
 }
 
-StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& path) {
+StatusOr<int64_t> ParseInt64Option(const std::string& name, const std::string& text, int64_t min,
+                                   int64_t max) {
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, error] = std::from_chars(text.data(), end, value);
+  if (text.empty() || error != std::errc() || ptr != end || value < min || value > max) {
+    return absl::InvalidArgumentError(
+        StrCat("--", name, " takes an integer in [", min, ", ", max, "], got '", text, "'"));
+  }
+  return value;
+}
+
+const char kLimitOptionsUsage[] =
+    "  --max-run-memory-bytes N\n"
+    "                     refuse (exit 1) a program whose one run needs more than N bytes of\n"
+    "                     arena, scratch and loop state (0 = unlimited; default 16 GiB)\n"
+    "  --max-constant-bytes N, --max-total-constant-bytes N\n"
+    "                     refuse (exit 1) a file with a constant of more than N bytes (default\n"
+    "                     256 MiB) or constants of more than N bytes in all (default 1 GiB);\n"
+    "                     splats count at their expanded size\n";
+
+std::vector<OptionSpec> WithLimitOptions(std::vector<OptionSpec> specs) {
+  specs.push_back({"max-run-memory-bytes", true, false});
+  specs.push_back({"max-constant-bytes", true, false});
+  specs.push_back({"max-total-constant-bytes", true, false});
+  return specs;
+}
+
+Status ApplyLimitOptions(const ParsedArgs& parsed, EngineOptions* engine, ParseOptions* parse) {
+  constexpr int64_t kMax = INT64_MAX;
+  if (parsed.Has("max-run-memory-bytes")) {
+    ACCY_ASSIGN_OR_RETURN(engine->max_run_memory_bytes,
+                          ParseInt64Option("max-run-memory-bytes",
+                                           parsed.Get("max-run-memory-bytes"), 0, kMax));
+  }
+  if (parsed.Has("max-constant-bytes")) {
+    ACCY_ASSIGN_OR_RETURN(parse->max_constant_bytes,
+                          ParseInt64Option("max-constant-bytes", parsed.Get("max-constant-bytes"),
+                                           1, kMax));
+  }
+  if (parsed.Has("max-total-constant-bytes")) {
+    ACCY_ASSIGN_OR_RETURN(parse->max_total_constant_bytes,
+                          ParseInt64Option("max-total-constant-bytes",
+                                           parsed.Get("max-total-constant-bytes"), 1, kMax));
+  }
+  return absl::OkStatus();
+}
+
+StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& path,
+                                             const ParseOptions& options) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(StrCat(path, ": cannot open"));
   std::stringstream buffer;
   buffer << in.rdbuf();
-  StatusOr<std::unique_ptr<Module>> module = ParseStableHlo(buffer.str());
+  StatusOr<std::unique_ptr<Module>> module = ParseStableHlo(buffer.str(), options);
   if (!module.ok()) {
     const std::string message(module.status().message());
     // Parse errors start with "line:column: "; keep the compiler convention FILE:line:column.

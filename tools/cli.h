@@ -12,7 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "accy/engine.h"
 #include "accy/ir.h"
+#include "accy/stablehlo.h"
 #include "accy/status.h"
 
 namespace accy::tools {
@@ -48,9 +50,22 @@ StatusOr<ParsedArgs> ParseArgs(std::span<const std::string> args,
 // Parses an integer option in [min, max]; kInvalidArgument naming the option otherwise.
 StatusOr<int> ParseIntOption(const std::string& name, const std::string& text, int min, int max);
 
-// Reads and parses one StableHLO module (check ops dropped). Errors carry the path in front:
-// "FILE:line:column: message" for syntax errors, "FILE: message" otherwise.
-StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& path);
+// Parses an integer option in [min, max] (64-bit); kInvalidArgument naming the option otherwise.
+StatusOr<int64_t> ParseInt64Option(const std::string& name, const std::string& text, int64_t min,
+                                   int64_t max);
+
+// The resource-limit options of `accy run` and `accy bench`: --max-run-memory-bytes
+// (EngineOptions::max_run_memory_bytes), --max-constant-bytes and --max-total-constant-bytes
+// (ParseOptions). Their usage text, the specs appended to `specs`, and their values applied
+// over the defaults (kInvalidArgument naming the option for a bad value).
+extern const char kLimitOptionsUsage[];
+std::vector<OptionSpec> WithLimitOptions(std::vector<OptionSpec> specs);
+Status ApplyLimitOptions(const ParsedArgs& parsed, EngineOptions* engine, ParseOptions* parse);
+
+// Reads and parses one StableHLO module (check ops dropped) under `options`. Errors carry the
+// path in front: "FILE:line:column: message" for syntax errors, "FILE: message" otherwise.
+StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& path,
+                                             const ParseOptions& options = {});
 
 // `requested` if given (kInvalidArgument listing the module's functions when absent), else
 // "main", else the module's only function.

@@ -25,6 +25,7 @@ int ConformanceCommand(std::span<const std::string> args);
 // accy bench FILE.mlir [--input FILE.npy]... | [--random-inputs SEED] [--threads N] [--runs R]
 //                      [--profile] [--format text|json]: cold compile, run times, memory
 int BenchCommand(std::span<const std::string> args);
+int BenchLoadCommand(std::span<const std::string> args);
 
 }  // namespace accy::tools
 

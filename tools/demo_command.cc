@@ -3,7 +3,6 @@
 // warm from an object cache in a fresh temporary folder), run several times, and checked against
 // the reference evaluator. Prints the plan summary, compile times, the median run time and
 // GFLOP/s, memory, and the errors; exit code 1 when the error is over the tolerance.
-#include <omp.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -161,10 +160,6 @@ int Demo(int threads, int64_t seq, int runs, bool profile) {
   if (cache.path().empty()) {
     return fail(Status(absl::StatusCode::kInternal, "cannot create a temporary cache folder"));
   }
-  // EngineOptions::num_threads sizes the JIT items' OpenMP teams, but oneDNN primitives take
-  // OpenMP's default team size (every core): cap that too, so --threads N means N for the whole
-  // run. (An engine-side fix belongs in src/api + kernels/.)
-  if (threads > 0) omp_set_num_threads(threads);
   EngineOptions options;
   options.num_threads = threads;
   options.cache_dir = cache.path();
@@ -224,6 +219,11 @@ int Demo(int threads, int64_t seq, int runs, bool profile) {
               median, runs, ms.front(), ms.back());
   std::printf("CPU time: %.3f ms per run (%.2f cores busy on average)\n", cpu_per_run,
               cpu_per_run / std::max(wall_total / runs, 1e-9));
+  if (const int64_t reduced = (*executable)->Stats().runs_with_fewer_threads; reduced > 0) {
+    std::printf("runs on one thread because other processes kept the cores busy: %lld of %d "
+                "(EngineOptions::reduce_threads_under_load)\n",
+                static_cast<long long>(reduced), runs + 1);
+  }
   std::printf(
       "matmul work: %.3f GFLOP per run (2*m*n*k over the 6 projections and the 2 attention "
       "products) -> %.1f GFLOP/s at the median\n",

@@ -26,7 +26,9 @@ constexpr char kUsageHead[] =
     "  --max-while-iterations N\n"
     "                   stop a while loop after N body iterations with an error (exit 1);\n"
     "                   0, the default, lets loops run until their condition is false\n";
-std::string Usage() { return std::string(kUsageHead) + kCacheOptionsUsage; }
+std::string Usage() {
+  return std::string(kUsageHead) + kLimitOptionsUsage + kCacheOptionsUsage;
+}
 
 // Printed elements per result; --output-dir has them all.
 constexpr int64_t kPrintedElements = 256;
@@ -34,11 +36,12 @@ constexpr int64_t kPrintedElements = 256;
 }  // namespace
 
 int RunCommand(std::span<const std::string> args) {
-  const std::vector<OptionSpec> specs = WithCacheOptions({{"function", true, false},
-                                                           {"input", true, true},
-                                                           {"threads", true, false},
-                                                           {"max-while-iterations", true, false},
-                                                           {"output-dir", true, false}});
+  const std::vector<OptionSpec> specs =
+      WithCacheOptions(WithLimitOptions({{"function", true, false},
+                                         {"input", true, true},
+                                         {"threads", true, false},
+                                         {"max-while-iterations", true, false},
+                                         {"output-dir", true, false}}));
   const std::string usage_text = Usage();
   const char* usage = usage_text.c_str();
   StatusOr<ParsedArgs> parsed = ParseArgs(args, specs);
@@ -66,7 +69,11 @@ int RunCommand(std::span<const std::string> args) {
   if (!cache_dir.ok()) return ReportUsage("run", std::string(cache_dir.status().message()), usage);
   engine_options.cache_dir = *cache_dir;
 
-  StatusOr<std::unique_ptr<Module>> module = LoadModule(parsed->positional[0]);
+  ParseOptions parse_options;
+  if (Status limits = ApplyLimitOptions(*parsed, &engine_options, &parse_options); !limits.ok()) {
+    return ReportUsage("run", std::string(limits.message()), usage);
+  }
+  StatusOr<std::unique_ptr<Module>> module = LoadModule(parsed->positional[0], parse_options);
   if (!module.ok()) return ReportError("run", module.status());
   StatusOr<std::string> function_name = ChooseFunction(**module, parsed->Get("function"));
   if (!function_name.ok()) return ReportError("run", function_name.status());

@@ -57,6 +57,29 @@ struct EngineOptions {
   // item, so a program whose cond never turns false cannot hang a service. 0 = unbounded (what
   // XLA and the spec do). Negative values are rejected by Create.
   int64_t max_while_iterations = 0;
+  // Graceful under load (docs/load.md): with num_threads > 1, Run reads how long the calling
+  // thread recently waited for a CPU (/proc/thread-self/schedstat, at most once per 4 ms, ~2 us
+  // a read) and runs with one thread -- JIT items, inter-op groups and oneDNN primitives, which
+  // Compile then also builds for one thread -- while other processes keep the cores busy, since
+  // a team member the scheduler has descheduled stalls every barrier of the run.
+  // ExecutableStats::runs_with_fewer_threads counts those runs. JIT items compute the same
+  // bits at any team size; a oneDNN primitive may not (its blocking, and whether it splits K
+  // across the team, depend on the team size): measured the same bits for the demo block and
+  // the MLP on AVX-512 (brgemm), up to 5 ULP apart for the MLP capped to AVX2 (gemm:jit), so a
+  // run on one thread can differ in the last bits from a full one there (docs/load.md).
+  // false: every run uses num_threads (run-to-run bit reproducibility on every host).
+  bool reduce_threads_under_load = true;
+  // Per-run memory bound for services (as work_allowance bounds planning): Compile fails with
+  // kResourceExhausted naming the bytes when one Run would need more than this many bytes of
+  // its own buffers, i.e. ExecutableStats::peak_memory_bytes minus constant_bytes: the arena of
+  // intermediates, the two-phase kernels' scratch, and the largest while's loop state and
+  // cond/body peak. Each concurrent Run takes its own set, so a service running R at once needs
+  // R times this. Checked after buffer assignment, before any of it (or the constant area) is
+  // allocated. 0 = unlimited; negative values are rejected by Create. The default, 16 GiB, lets
+  // every shared model through (the chess model needs 118 MB) and refuses programs whose
+  // intermediates could not fit in these machines' memory instead of failing at Run.
+  int64_t max_run_memory_bytes = kDefaultMaxRunMemoryBytes;
+  static constexpr int64_t kDefaultMaxRunMemoryBytes = int64_t{16} << 30;
   // Per-item profiling: every Run times each work item (steady clock, two reads per item) and
   // ExecutableStats::item_profiles reports the totals. Off by default (no clock reads).
   bool enable_profiling = false;
@@ -119,6 +142,9 @@ struct ExecutableStats {
   // (one item per thread) when num_threads > 1, and the items in them.
   int64_t concurrent_groups = 0;
   int64_t concurrent_items = 0;
+  // Runs since Compile that used one thread instead of num_threads because the calling thread
+  // was contended (EngineOptions::reduce_threads_under_load).
+  int64_t runs_with_fewer_threads = 0;
   // Per-item run-time totals, in plan order; empty unless EngineOptions::enable_profiling.
   std::vector<ItemProfile> item_profiles;
 };
@@ -154,7 +180,7 @@ class Executable {
 class Engine {
  public:
   // kInvalidArgument for out-of-range options (negative threads, optimization level outside
-  // 0-3, negative max_while_iterations); kUnimplemented for fast_math. cache_dir and dump_dir
+  // 0-3, negative max_while_iterations or max_run_memory_bytes); kUnimplemented for fast_math. cache_dir and dump_dir
   // (or ACCY_DUMP_DIR) are created when missing; kInvalidArgument naming the option and path
   // when one cannot be created or is not a folder, kPermissionDenied when no file can be
   // written in it.
@@ -162,7 +188,8 @@ class Engine {
 
   // Compiles function `entry` of `module`. Errors: Verify's errors; kInvalidArgument when the
   // function does not exist; the planner's (allowance refusals, WorkOverflow); kUnimplemented
-  // naming a work item whose kind or op has no kernel yet; kInternal from LLVM.
+  // naming a work item whose kind or op has no kernel yet; kInternal from LLVM;
+  // kResourceExhausted when one run needs more than EngineOptions::max_run_memory_bytes.
   StatusOr<std::unique_ptr<Executable>> Compile(const Module& module,
                                                 std::string_view entry = "main") const;
 

@@ -41,23 +41,45 @@ namespace accy {
 //    types (complex, quantized, f8, i4, ...), dynamic or unranked shapes, non-tensor types
 //    (tokens, tuples), ops ("op 'stablehlo.fft' is not supported"), custom_call targets,
 //    non-discardable attributes accy does not know, regions with several blocks.
-//  - kResourceExhausted when a constant would take more than kMaxParsedConstantBytes or call
-//    inlining would create more than kMaxParsedOps operations (a hostile file cannot exhaust
-//    memory).
+//  - kResourceExhausted when constants would take more than ParseOptions allows (one constant,
+//    or all of them together; the message names the bytes and the limit) or call inlining would
+//    create more than kMaxParsedOps operations (a hostile file cannot exhaust memory).
+//  - kInvalidArgument when a ParseOptions limit is not positive.
 // Malformed text of any kind yields a status, never a crash or a hang; nesting deeper than
 // kMaxParseNesting (regions, attributes, lists) is an error.
-inline constexpr int64_t kMaxParsedConstantBytes = int64_t{1} << 28;
+inline constexpr int64_t kMaxParsedConstantBytes = int64_t{1} << 28;         // 256 MiB
+inline constexpr int64_t kMaxParsedTotalConstantBytes = int64_t{1} << 30;    // 1 GiB
 inline constexpr int64_t kMaxParsedOps = int64_t{1} << 22;
 inline constexpr int kMaxParseNesting = 256;
 
+// Limits on the constant bytes one parse call allocates: the payloads of `dense<...>` literals
+// (constant ops' values, check ops' expected values, dense attributes), at their decoded size
+// (element count x element width; i1 one byte per element). accy's IR has no splat form
+// (DenseElements holds every element), so a splat `dense<1.0> : tensor<65536x65536xf32>` is
+// counted at its expanded size before anything is expanded: a small file cannot make the process
+// allocate more than these limits. Counted twice over, against the same total: the literals as
+// the text holds them (an `#alias` used N times counts once), and the constants of the modules
+// built from them (a function inlined at N call sites brings its constants N times). A call on
+// a `// -----` split file counts all its chunks together. The defaults let every program of the
+// StableHLO conformance suite and the shared models (BERT, chess, ResNet-50; their weights are
+// parameters, their constants a few MB) through.
+struct ParseOptions {
+  // Bytes one constant may take; > 0.
+  int64_t max_constant_bytes = kMaxParsedConstantBytes;
+  // Bytes all constants of one call may take together (each of the two counts above); > 0.
+  int64_t max_total_constant_bytes = kMaxParsedTotalConstantBytes;
+};
+
 // Parses one module. Check ops (`check.expect_*`, `custom_call @check.expect_*`) are dropped;
 // use ParseStableHloProgram to keep them. Errors as above.
-StatusOr<std::unique_ptr<Module>> ParseStableHlo(std::string_view text);
+StatusOr<std::unique_ptr<Module>> ParseStableHlo(std::string_view text,
+                                                 const ParseOptions& options = {});
 
 // Parses a file of several modules separated by lines starting with `// -----` (MLIR's
 // -split-input-file convention), each chunk its own module; errors as above, for the first chunk
 // that fails.
-StatusOr<std::vector<std::unique_ptr<Module>>> ParseStableHloSplit(std::string_view text);
+StatusOr<std::vector<std::unique_ptr<Module>>> ParseStableHloSplit(
+    std::string_view text, const ParseOptions& options = {});
 
 // The StableHLO test suites' check ops, kept for a conformance runner to evaluate.
 enum class CheckKind : uint8_t {
@@ -93,9 +115,11 @@ struct StableHloProgram {
 // Parses one module and keeps its check ops as `checks` (see Check for where their values go).
 // Check ops are accepted only at the top level of a function body that is not itself inlined;
 // elsewhere they are kUnimplemented. Other errors as ParseStableHlo.
-StatusOr<StableHloProgram> ParseStableHloProgram(std::string_view text);
+StatusOr<StableHloProgram> ParseStableHloProgram(std::string_view text,
+                                                 const ParseOptions& options = {});
 // The same for `// -----` split files: one program per chunk.
-StatusOr<std::vector<StableHloProgram>> ParseStableHloProgramSplit(std::string_view text);
+StatusOr<std::vector<StableHloProgram>> ParseStableHloProgramSplit(
+    std::string_view text, const ParseOptions& options = {});
 
 }  // namespace accy
 

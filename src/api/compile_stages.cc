@@ -5,6 +5,8 @@
 #include <cstring>
 #include <fstream>
 
+#include <omp.h>
+
 #include "src/transforms/graph_pipeline.h"
 #include "src/util/file_name.h"
 #include "src/util/str_cat.h"
@@ -151,6 +153,16 @@ Status PlanItems(CompileState& state) {
 Status BindLibraryItems(CompileState& state) {
   const auto start = std::chrono::steady_clock::now();
   state.library.resize(state.item_count);
+  state.library_single.resize(state.item_count);
+  const int threads = state.options.num_threads;
+  const bool single_variants = threads > 1 && state.options.reduce_threads_under_load;
+  // oneDNN's brgemm matmul (among others) sizes its team from omp_get_max_threads() when the
+  // primitive is created: set the ICV to the engine's thread count while binding, then restore.
+  const int caller_threads = omp_get_max_threads();
+  struct RestoreThreads {
+    int threads;
+    ~RestoreThreads() { omp_set_num_threads(threads); }
+  } restore{caller_threads};
   state.library_outputs.assign(state.item_count, nullptr);
   kernels::LibraryKernelOptions library_options;
   library_options.allow_jit_epilogue = true;
@@ -168,12 +180,21 @@ Status BindLibraryItems(CompileState& state) {
     } else if (item.kind != WorkKind::kKernelCall) {
       continue;
     }
+    omp_set_num_threads(threads);
     StatusOr<kernels::LibraryKernel> created =
         kernels::LibraryKernel::Create(item, &fusion, library_options);
     // A dot_general oneDNN has only its reference implementation for runs on the JIT.
     if (item.kind == WorkKind::kDotGeneral && absl::IsUnimplemented(created.status())) continue;
     ACCY_ASSIGN_OR_RETURN(kernels::LibraryKernel kernel, std::move(created));
     state.library[i] = std::make_unique<kernels::LibraryKernel>(std::move(kernel));
+    if (single_variants) {
+      omp_set_num_threads(1);
+      // Same item, same options: the binding (buffers, post-ops, implementation) is the same,
+      // only the team size oneDNN fixed differs.
+      ACCY_ASSIGN_OR_RETURN(kernels::LibraryKernel single,
+                            kernels::LibraryKernel::Create(item, &fusion, library_options));
+      state.library_single[i] = std::make_unique<kernels::LibraryKernel>(std::move(single));
+    }
     if (item.kind == WorkKind::kDotGeneral &&
         state.library[i]->outputs()[0] != item.output_value) {
       state.library_outputs[i] = state.library[i]->outputs()[0];
@@ -266,6 +287,26 @@ Status AssignItemBuffers(CompileState& state) {
   return absl::OkStatus();
 }
 
+Status CheckRunMemory(const CompileState& state) {
+  const int64_t limit = state.options.max_run_memory_bytes;
+  if (limit == 0) return absl::OkStatus();
+  int64_t scratch = 0, loops = 0;
+  for (const jit::CompiledItem& compiled : state.impl->program->items()) {
+    scratch = std::max(scratch, compiled.scratch_bytes);
+  }
+  for (const CompiledIterate& iterate : state.iterates) {
+    if (iterate.kernel != nullptr) loops = std::max(loops, iterate.kernel->peak_bytes());
+  }
+  const int64_t arena = state.assignment->arena_bytes();
+  // Each part is a byte count of tensors that exist, far below 2^62.
+  const int64_t total = arena + scratch + loops;
+  if (total <= limit) return absl::OkStatus();
+  return absl::ResourceExhaustedError(StrCat(
+      "Compile: one run of function '", state.function->name(), "' needs ", total,
+      " bytes (arena ", arena, ", scratch ", scratch, ", while-loop state ", loops,
+      "), above EngineOptions::max_run_memory_bytes of ", limit, " bytes"));
+}
+
 StatusOr<std::unique_ptr<Executable::Impl>> BuildExecutable(CompileState& state) {
   Executable::Impl& impl = *state.impl;
   const BufferAssignment& assignment = *state.assignment;
@@ -297,6 +338,7 @@ StatusOr<std::unique_ptr<Executable::Impl>> BuildExecutable(CompileState& state)
     } else if (part == StepPart::kLibrary) {
       impl.library_mutexes.push_back(std::make_unique<std::mutex>());
       item.library = state.library[i].get();
+      item.library_single = state.library_single[i].get();
       item.library_mutex = impl.library_mutexes.back().get();
       for (const auto* list : {&buffers.inputs, &buffers.outputs}) {
         for (const Value* value : *list) {
@@ -322,8 +364,10 @@ StatusOr<std::unique_ptr<Executable::Impl>> BuildExecutable(CompileState& state)
     }
     impl.items.push_back(std::move(item));
   }
-  for (auto& kernel : state.library) {
-    if (kernel != nullptr) impl.library_kernels.push_back(std::move(kernel));
+  for (auto* kernels : {&state.library, &state.library_single}) {
+    for (auto& kernel : *kernels) {
+      if (kernel != nullptr) impl.library_kernels.push_back(std::move(kernel));
+    }
   }
   impl.result_copies = assignment.result_copies();
   impl.arena_bytes = assignment.arena_bytes();
@@ -340,6 +384,7 @@ StatusOr<std::unique_ptr<Executable::Impl>> BuildExecutable(CompileState& state)
   impl.parameter_types = state.function->parameter_types();
   impl.result_types = state.function->result_types();
   impl.num_threads = state.options.num_threads;
+  impl.reduce_threads_under_load = state.options.reduce_threads_under_load;
   impl.stats.arena_bytes = assignment.arena_bytes();
   impl.stats.constant_bytes = assignment.constant_bytes();
   impl.stats.scratch_bytes = impl.scratch_bytes;

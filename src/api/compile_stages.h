@@ -73,6 +73,9 @@ struct CompileState {
   std::vector<bool> nested;  // items inside a while's regions (run by its cond/body executables)
   // BindLibraryItems.
   std::vector<std::unique_ptr<kernels::LibraryKernel>> library;
+  // The same kernels built for a team of one (runs under load; null unless num_threads > 1 and
+  // EngineOptions::reduce_threads_under_load).
+  std::vector<std::unique_ptr<kernels::LibraryKernel>> library_single;
   std::vector<const Value*> library_outputs;  // split dot_generals: the library's value
   // CompileLoops and CompileJitItems.
   std::vector<CompiledIterate> iterates;
@@ -95,7 +98,10 @@ Status RunGraphPasses(const Module& caller_module, std::string_view entry, Compi
 // Errors: kUnimplemented for a kernel_call of other than one result; the planner's (refused
 // allowance, WorkOverflow); kInternal when the dump cannot be written.
 Status PlanItems(CompileState& state);
-// Stage 4: oneDNN primitives for kernel_calls and the dot_generals that map onto matmul.
+// Stage 4: oneDNN primitives for kernel_calls and the dot_generals that map onto matmul, built
+// for a team of EngineOptions::num_threads (oneDNN fixes some primitives' team size when it
+// creates them, from the calling thread's OpenMP nthreads ICV, which this stage sets for the
+// call), and again for one thread when runs may drop to one (reduce_threads_under_load).
 // Errors: LibraryKernel::Create's for kernel_calls (a dot_general oneDNN cannot run stays on
 // the JIT).
 Status BindLibraryItems(CompileState& state);
@@ -107,7 +113,12 @@ Status CompileJitItems(CompileState& state);
 // Stage 7: the executor's steps in plan order with their buffers, and the buffer assignment.
 // Errors: BufferAssignment::Assign's.
 Status AssignItemBuffers(CompileState& state);
-// Stage 8: the executor's item table, constant area and stats; hands the executable over.
+// Stage 8: one run's own memory (arena + largest item scratch + largest while's loop state
+// and cond/body peak, as ExecutableStats::peak_memory_bytes counts it without constants)
+// against EngineOptions::max_run_memory_bytes. kResourceExhausted naming the function, the
+// bytes of each part and the limit.
+Status CheckRunMemory(const CompileState& state);
+// Stage 9: the executor's item table, constant area and stats; hands the executable over.
 StatusOr<std::unique_ptr<Executable::Impl>> BuildExecutable(CompileState& state);
 
 }  // namespace accy

@@ -1,7 +1,7 @@
 // Engine and Executable (include/accy/engine.h). Compile is one flat list of stage calls
 // (src/api/compile_stages.h): verify -> graph passes on a copy -> plan (analyses, fusion,
-// schedule) -> bind library items -> while loops -> JIT kernels -> assign buffers -> build the
-// executor's item table and constant area.
+// schedule) -> bind library items -> while loops -> JIT kernels -> assign buffers -> check the
+// per-run memory -> build the executor's item table and constant area.
 #include "accy/engine.h"
 
 #include <algorithm>
@@ -64,6 +64,11 @@ StatusOr<std::unique_ptr<Engine>> Engine::Create(EngineOptions options) {
                                              options.max_while_iterations,
                                              ", expected >= 0 (0 = unbounded)"));
   }
+  if (options.max_run_memory_bytes < 0) {
+    return absl::InvalidArgumentError(StrCat("EngineOptions: max_run_memory_bytes is ",
+                                             options.max_run_memory_bytes,
+                                             ", expected >= 0 (0 = unlimited)"));
+  }
   if (options.fast_math) {
     return absl::UnimplementedError(
         "EngineOptions: fast_math is not supported yet; accy computes to IEEE rules");
@@ -106,6 +111,7 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
   ACCY_RETURN_IF_ERROR(CompileLoops(state));
   ACCY_RETURN_IF_ERROR(CompileJitItems(state));
   ACCY_RETURN_IF_ERROR(AssignItemBuffers(state));
+  ACCY_RETURN_IF_ERROR(CheckRunMemory(state));
   ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Executable::Impl> impl, BuildExecutable(state));
   return std::unique_ptr<Executable>(new Executable(std::move(impl)));
 }

@@ -7,6 +7,7 @@
 
 #include <omp.h>
 
+#include "src/runtime/load_monitor.h"
 #include "src/util/str_cat.h"
 
 namespace accy {
@@ -136,20 +137,26 @@ Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> o
     }
     return nullptr;
   };
+  // This run's team size: the engine's, or one while the calling thread is contended
+  // (load_monitor.h).
+  const int threads = reduce_threads_under_load
+                          ? LoadMonitor::ForThisThread().ThreadsForRun(num_threads)
+                          : num_threads;
+  if (threads < num_threads) runs_with_fewer_threads.fetch_add(1, std::memory_order_relaxed);
   jit::RunOptions run_options;
-  run_options.num_threads = num_threads;
-  // oneDNN primitives size their OpenMP team from this thread's nthreads ICV: set it to the
-  // engine's thread count for the run and give the caller's setting back afterwards.
+  run_options.num_threads = threads;
+  // oneDNN primitives whose team size is not fixed at creation size it from this thread's
+  // nthreads ICV: set it to the run's thread count and give the caller's setting back afterwards.
   const int caller_threads = omp_get_max_threads();
-  omp_set_num_threads(num_threads);
+  omp_set_num_threads(threads);
   struct RestoreThreads {
     int threads;
     ~RestoreThreads() { omp_set_num_threads(threads); }
   } restore{caller_threads};
   for (size_t index = 0; index < items.size(); ++index) {
     const ExecutorItem& item = items[index];
-    if (item.group_end > index + 1 && num_threads > 1) {
-      RunGroup(index, item.group_end, locate);
+    if (item.group_end > index + 1 && threads > 1) {
+      RunGroup(index, item.group_end, threads, locate);
       index = item.group_end - 1;
       continue;
     }
@@ -191,8 +198,10 @@ Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> o
         }
       }
       std::lock_guard<std::mutex> lock(*item.library_mutex);
-      Status status = item.library->Run(context->pointers.data(), item.buffer_bytes.data(),
-                                        static_cast<int64_t>(context->pointers.size()));
+      kernels::LibraryKernel* library =
+          threads == 1 && item.library_single != nullptr ? item.library_single : item.library;
+      Status status = library->Run(context->pointers.data(), item.buffer_bytes.data(),
+                                   static_cast<int64_t>(context->pointers.size()));
       if (!status.ok()) {
         ReleaseContext(std::move(context));
         return status;
@@ -245,10 +254,10 @@ bool Independent(const ExecutorItem& a, const ExecutorItem& b) {
 
 }  // namespace
 
-void Executable::Impl::RunGroup(size_t begin, size_t end,
+void Executable::Impl::RunGroup(size_t begin, size_t end, int threads,
                                 const std::function<void*(const BufferSlice&)>& locate) const {
   const int64_t count = static_cast<int64_t>(end - begin);
-  const int team = static_cast<int>(std::min<int64_t>(num_threads, count));
+  const int team = static_cast<int>(std::min<int64_t>(threads, count));
   jit::RunOptions single;
   single.num_threads = 1;
 #pragma omp parallel for num_threads(team) schedule(dynamic, 1)
@@ -299,6 +308,7 @@ void Executable::Impl::GroupIndependentItems() {
 
 ExecutableStats Executable::Impl::CurrentStats() const {
   ExecutableStats current = stats;
+  current.runs_with_fewer_threads = runs_with_fewer_threads.load(std::memory_order_relaxed);
   if (counters == nullptr) return current;
   current.item_profiles.reserve(items.size());
   for (size_t i = 0; i < items.size(); ++i) {

@@ -32,6 +32,9 @@ struct ExecutorItem {
   // A library item (oneDNN primitive or registered host kernel) instead of a JIT kernel. Its Run
   // re-points bound memories, so runs of one library item are serialized by `library_mutex`.
   kernels::LibraryKernel* library = nullptr;
+  // The same primitive built for a team of one (EngineOptions::reduce_threads_under_load), run
+  // instead of `library` when a run uses one thread; null when the engine has one thread.
+  kernels::LibraryKernel* library_single = nullptr;
   std::mutex* library_mutex = nullptr;
   // An iterate item (StableHLO while): runs its compiled cond and body (iterate_kernel.h).
   const IterateKernel* iterate = nullptr;
@@ -72,6 +75,8 @@ struct Executable::Impl {
   int64_t arena_bytes = 0;
   int64_t scratch_bytes = 0;  // the largest item scratch buffer
   int num_threads = 1;
+  bool reduce_threads_under_load = false;
+  mutable std::atomic<int64_t> runs_with_fewer_threads{0};
   ExecutableStats stats;
   // One per item when profiling is on, else null.
   std::unique_ptr<ItemCounters[]> counters;
@@ -109,7 +114,7 @@ struct Executable::Impl {
   Status ValidateInputs(std::span<const Tensor> inputs) const;
   Status ValidateOutputs(std::span<const Tensor> outputs) const;
   // Runs the grouped items [begin, end) concurrently, one item per OpenMP thread.
-  void RunGroup(size_t begin, size_t end,
+  void RunGroup(size_t begin, size_t end, int threads,
                 const std::function<void*(const BufferSlice&)>& locate) const;
 
   mutable std::mutex pool_mutex_;

@@ -308,7 +308,7 @@ StatusOr<AttrValue> Parser::ParseDense() {
   ACCY_RETURN_IF_ERROR(Expect(TokenKind::kGreater, "'>' closing dense<"));
   ACCY_RETURN_IF_ERROR(Expect(TokenKind::kColon, "':' and the tensor type after dense<...>"));
   ACCY_ASSIGN_OR_RETURN(TensorType type, ParseType());
-  ACCY_ASSIGN_OR_RETURN(DenseElements elements, DecodeDenseLiteral(literal, type));
+  ACCY_ASSIGN_OR_RETURN(DenseElements elements, DecodeDenseLiteral(literal, type, budget_));
   value.dense = std::make_shared<const DenseElements>(std::move(elements));
   return value;
 }

@@ -231,15 +231,38 @@ StatusOr<uint64_t> EncodeDenseElement(const DenseElementSyntax& element, Element
   return (element.negative ? (~magnitude + 1) : magnitude) & mask;
 }
 
-StatusOr<DenseElements> DecodeDenseLiteral(const DenseLiteral& literal, const TensorType& type) {
+Status ConstantBudget::Charge(int64_t bytes, const TensorType& type, SourceLoc loc,
+                              int64_t* count, std::string_view whose) {
+  if (bytes > options.max_constant_bytes) {
+    return absl::ResourceExhaustedError(StrCat(
+        LocPrefix(loc), "constant of ", type.ToString(), " takes ", bytes,
+        " bytes, above the limit of ", options.max_constant_bytes,
+        " bytes per constant (ParseOptions::max_constant_bytes)"));
+  }
+  // Both are at most max_total_constant_bytes (an int64_t), so the sum does not overflow.
+  if (*count + bytes > options.max_total_constant_bytes) {
+    return absl::ResourceExhaustedError(StrCat(
+        LocPrefix(loc), "constant of ", type.ToString(), " takes ", bytes, " bytes, which with ",
+        whose, " ", *count, " bytes of constants before it exceeds the limit of ",
+        options.max_total_constant_bytes, " bytes (ParseOptions::max_total_constant_bytes)"));
+  }
+  *count += bytes;
+  return absl::OkStatus();
+}
+
+StatusOr<DenseElements> DecodeDenseLiteral(const DenseLiteral& literal, const TensorType& type,
+                                           ConstantBudget* budget) {
   const int64_t width = ElementByteWidth(type.element_type());
   const int64_t count = type.element_count();
   int64_t total = 0;
-  if (!CheckedMul(count, width, &total) || total > kMaxParsedConstantBytes) {
+  if (!CheckedMul(count, width, &total)) {
     return absl::ResourceExhaustedError(
-        StrCat(LocPrefix(literal.loc), "constant of ", type.ToString(), " exceeds ",
-               kMaxParsedConstantBytes, " bytes"));
+        StrCat(LocPrefix(literal.loc), "constant of ", type.ToString(),
+               " takes more than 2^63 bytes, above the limit of ",
+               budget->options.max_constant_bytes,
+               " bytes per constant (ParseOptions::max_constant_bytes)"));
   }
+  ACCY_RETURN_IF_ERROR(budget->Charge(total, type, literal.loc, &budget->text_bytes, "the text's"));
   DenseElements result{type, std::vector<uint8_t>(static_cast<size_t>(total))};
   switch (literal.kind) {
     case DenseLiteral::Kind::kEmpty:

@@ -5,10 +5,13 @@
 #ifndef ACCY_SRC_STABLEHLO_DENSE_LITERAL_H_
 #define ACCY_SRC_STABLEHLO_DENSE_LITERAL_H_
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "accy/ir.h"
+#include "accy/stablehlo.h"
 #include "accy/status.h"
 #include "accy/types.h"
 #include "src/stablehlo/syntax.h"
@@ -34,6 +37,23 @@ struct DenseLiteral {
   std::vector<DenseLiteral> items;
 };
 
+// The constant bytes one parse call has allocated, against its ParseOptions (accy/stablehlo.h):
+// `text_bytes` for decoded dense literals (the parser), `module_bytes` for constants placed into
+// modules (the importer, once per inlined copy). One per ParseStableHlo* call, shared by its
+// chunks.
+struct ConstantBudget {
+  ParseOptions options;
+  int64_t text_bytes = 0;
+  int64_t module_bytes = 0;
+
+  // Adds `bytes` (one constant of `type`, at `loc`) to `*count` ("the text's" or "the module's"
+  // constants, `whose`). kResourceExhausted, located, naming the bytes and the limit, when the
+  // constant alone exceeds options.max_constant_bytes or the count would exceed
+  // options.max_total_constant_bytes; the count is then unchanged.
+  Status Charge(int64_t bytes, const TensorType& type, SourceLoc loc, int64_t* count,
+                std::string_view whose);
+};
+
 // The bytes of `literal` as a tensor of `type`, as MLIR reads DenseElementsAttr text:
 //  - `dense<>` (and `dense<[]>`-shaped lists) only for zero elements;
 //  - a single element is a splat; nested lists must match the dims exactly;
@@ -41,9 +61,12 @@ struct DenseLiteral {
 //    one byte per element or MLIR's bit-packed form;
 //  - integers must fit the element type (signless i8 also takes 128..255, as MLIR does); a hex
 //    element of a float type is its bit pattern; decimal floats round to nearest even.
-// Errors: kInvalidArgument located at the offending element; kResourceExhausted past
-// kMaxParsedConstantBytes.
-StatusOr<DenseElements> DecodeDenseLiteral(const DenseLiteral& literal, const TensorType& type);
+// The decoded size is charged to budget->text_bytes before anything is allocated (a splat is
+// checked at its expanded size before it is expanded).
+// Errors: kInvalidArgument located at the offending element; ConstantBudget::Charge's
+// kResourceExhausted.
+StatusOr<DenseElements> DecodeDenseLiteral(const DenseLiteral& literal, const TensorType& type,
+                                           ConstantBudget* budget);
 
 // The bits of one element of `type` (little-endian in the low ElementByteWidth bytes).
 StatusOr<uint64_t> EncodeDenseElement(const DenseElementSyntax& element, ElementType type);

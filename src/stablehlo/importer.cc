@@ -32,8 +32,8 @@ enum class BlockRole { kFunctionBody, kRegion, kInlinedCallee };
 
 class Importer {
  public:
-  Importer(const ModuleSyntax& syntax, bool keep_checks)
-      : syntax_(syntax), keep_checks_(keep_checks) {}
+  Importer(const ModuleSyntax& syntax, bool keep_checks, ConstantBudget* budget)
+      : syntax_(syntax), keep_checks_(keep_checks), budget_(budget) {}
 
   StatusOr<StableHloProgram> Run();
 
@@ -68,9 +68,13 @@ class Importer {
   Status Create(FunctionBuilder& fb, NameTable& names, const OpSyntax& op, OpKind kind,
                 std::vector<Value*> operands, std::vector<NamedAttribute> attributes);
   Status CountOp(SourceLoc loc);
+  // Charges the dense values among `attributes` (nested ones too) to budget_->module_bytes.
+  Status ChargeConstants(const std::vector<NamedAttr>& attributes);
+  Status ChargeConstant(const AttrValue& value);
 
   const ModuleSyntax& syntax_;
   const bool keep_checks_;
+  ConstantBudget* budget_;
   std::unordered_map<std::string, const FunctionSyntax*> functions_;
   std::vector<const FunctionSyntax*> call_stack_;
   int64_t op_count_ = 0;
@@ -246,6 +250,23 @@ Status Importer::CountOp(SourceLoc loc) {
   return absl::OkStatus();
 }
 
+Status Importer::ChargeConstant(const AttrValue& value) {
+  if (value.kind == AttrValue::Kind::kDense && value.dense != nullptr) {
+    ACCY_RETURN_IF_ERROR(budget_->Charge(static_cast<int64_t>(value.dense->bytes.size()),
+                                         value.dense->type, value.loc, &budget_->module_bytes,
+                                         "the module's"));
+  }
+  for (const AttrValue& item : value.items) ACCY_RETURN_IF_ERROR(ChargeConstant(item));
+  return absl::OkStatus();
+}
+
+Status Importer::ChargeConstants(const std::vector<NamedAttr>& attributes) {
+  for (const NamedAttr& attribute : attributes) {
+    ACCY_RETURN_IF_ERROR(ChargeConstant(attribute.value));
+  }
+  return absl::OkStatus();
+}
+
 Status Importer::EmitBlock(FunctionBuilder& fb, NameTable& names, const RegionSyntax& block,
                            std::span<Value* const> arguments, BlockRole role,
                            std::vector<Value*>* returned) {
@@ -293,6 +314,7 @@ Status Importer::EmitBlock(FunctionBuilder& fb, NameTable& names, const RegionSy
 Status Importer::EmitOp(FunctionBuilder& fb, NameTable& names, const OpSyntax& op,
                         BlockRole role) {
   ACCY_RETURN_IF_ERROR(CountOp(op.loc));
+  ACCY_RETURN_IF_ERROR(ChargeConstants(op.attributes));
   ACCY_ASSIGN_OR_RETURN(std::optional<CheckKind> check, CheckKindOf(op));
   if (check.has_value()) return EmitCheck(names, op, *check, role);
   if (op.name == "func.call") return EmitCall(fb, names, op);
@@ -480,8 +502,9 @@ Status Importer::Create(FunctionBuilder& fb, NameTable& names, const OpSyntax& o
 
 }  // namespace
 
-StatusOr<StableHloProgram> ImportModule(const ModuleSyntax& syntax, bool keep_checks) {
-  return Importer(syntax, keep_checks).Run();
+StatusOr<StableHloProgram> ImportModule(const ModuleSyntax& syntax, bool keep_checks,
+                                        ConstantBudget* budget) {
+  return Importer(syntax, keep_checks, budget).Run();
 }
 
 }  // namespace accy::stablehlo_internal

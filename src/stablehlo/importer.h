@@ -8,13 +8,17 @@
 #define ACCY_SRC_STABLEHLO_IMPORTER_H_
 
 #include "accy/stablehlo.h"
+#include "src/stablehlo/dense_literal.h"
 #include "src/stablehlo/syntax.h"
 
 namespace accy::stablehlo_internal {
 
 // Builds the module. With `keep_checks`, check ops become StableHloProgram::checks and their
-// operands extra function results; without, they are dropped.
-StatusOr<StableHloProgram> ImportModule(const ModuleSyntax& syntax, bool keep_checks);
+// operands extra function results; without, they are dropped. Every dense value an op brings
+// into the module (each inlined copy again) is charged to budget->module_bytes before the op
+// is built.
+StatusOr<StableHloProgram> ImportModule(const ModuleSyntax& syntax, bool keep_checks,
+                                        ConstantBudget* budget);
 
 }  // namespace accy::stablehlo_internal
 

@@ -38,12 +38,14 @@ bool IsKnownUnsupportedElementType(std::string_view name) {
 
 }  // namespace
 
-StatusOr<ModuleSyntax> ParseModuleSyntax(std::string_view text, int first_line) {
-  Parser parser(text, first_line);
+StatusOr<ModuleSyntax> ParseModuleSyntax(std::string_view text, int first_line,
+                                         ConstantBudget* budget) {
+  Parser parser(text, first_line, budget);
   return parser.ParseModule();
 }
 
-Parser::Parser(std::string_view text, int first_line) : lexer_(text, first_line) {
+Parser::Parser(std::string_view text, int first_line, ConstantBudget* budget)
+    : lexer_(text, first_line), budget_(budget) {
   tok_ = lexer_.Next();
 }
 

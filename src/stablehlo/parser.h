@@ -20,12 +20,14 @@
 
 namespace accy::stablehlo_internal {
 
-// Reads `text` (whose first line is line `first_line` of the file) as one module.
-StatusOr<ModuleSyntax> ParseModuleSyntax(std::string_view text, int first_line);
+// Reads `text` (whose first line is line `first_line` of the file) as one module, charging its
+// dense literals to `budget` (which must outlive the call).
+StatusOr<ModuleSyntax> ParseModuleSyntax(std::string_view text, int first_line,
+                                         ConstantBudget* budget);
 
 class Parser {
  public:
-  Parser(std::string_view text, int first_line);
+  Parser(std::string_view text, int first_line, ConstantBudget* budget);
 
   StatusOr<ModuleSyntax> ParseModule();
 
@@ -120,6 +122,7 @@ class Parser {
   Lexer lexer_;
   Token tok_;
   int depth_ = 0;
+  ConstantBudget* budget_;
   std::map<std::string, AttrValue> aliases_;  // `#name = <attr>` definitions
 };
 

@@ -6,6 +6,7 @@
 
 #include "src/stablehlo/importer.h"
 #include "src/stablehlo/parser.h"
+#include "src/util/str_cat.h"
 
 namespace accy {
 namespace {
@@ -47,10 +48,38 @@ std::vector<Chunk> SplitChunks(std::string_view text) {
   return chunks;
 }
 
-StatusOr<StableHloProgram> ParseChunk(const Chunk& chunk, bool keep_checks) {
-  ACCY_ASSIGN_OR_RETURN(stablehlo_internal::ModuleSyntax syntax,
-                        stablehlo_internal::ParseModuleSyntax(chunk.text, chunk.first_line));
-  return stablehlo_internal::ImportModule(syntax, keep_checks);
+using stablehlo_internal::ConstantBudget;
+
+StatusOr<ConstantBudget> BudgetFor(const ParseOptions& options) {
+  if (options.max_constant_bytes <= 0 || options.max_total_constant_bytes <= 0) {
+    return absl::InvalidArgumentError(StrCat(
+        "ParseOptions: max_constant_bytes is ", options.max_constant_bytes,
+        " and max_total_constant_bytes is ", options.max_total_constant_bytes,
+        ", expected both > 0"));
+  }
+  return ConstantBudget{options};
+}
+
+StatusOr<StableHloProgram> ParseChunk(const Chunk& chunk, bool keep_checks,
+                                      ConstantBudget* budget) {
+  ACCY_ASSIGN_OR_RETURN(
+      stablehlo_internal::ModuleSyntax syntax,
+      stablehlo_internal::ParseModuleSyntax(chunk.text, chunk.first_line, budget));
+  return stablehlo_internal::ImportModule(syntax, keep_checks, budget);
+}
+
+// Parses every chunk of `text` (one chunk unless `split`) with one budget.
+StatusOr<std::vector<StableHloProgram>> ParseChunks(std::string_view text, bool split,
+                                                    bool keep_checks,
+                                                    const ParseOptions& options) {
+  ACCY_ASSIGN_OR_RETURN(ConstantBudget budget, BudgetFor(options));
+  std::vector<StableHloProgram> programs;
+  const std::vector<Chunk> chunks = split ? SplitChunks(text) : std::vector<Chunk>{{text, 1}};
+  for (const Chunk& chunk : chunks) {
+    ACCY_ASSIGN_OR_RETURN(StableHloProgram program, ParseChunk(chunk, keep_checks, &budget));
+    programs.push_back(std::move(program));
+  }
+  return programs;
 }
 
 }  // namespace
@@ -73,31 +102,32 @@ std::string_view CheckKindName(CheckKind kind) {
   return "<invalid check kind>";
 }
 
-StatusOr<std::unique_ptr<Module>> ParseStableHlo(std::string_view text) {
-  ACCY_ASSIGN_OR_RETURN(StableHloProgram program, ParseChunk({text, 1}, /*keep_checks=*/false));
-  return std::move(program.module);
+StatusOr<std::unique_ptr<Module>> ParseStableHlo(std::string_view text,
+                                                 const ParseOptions& options) {
+  ACCY_ASSIGN_OR_RETURN(std::vector<StableHloProgram> programs,
+                        ParseChunks(text, /*split=*/false, /*keep_checks=*/false, options));
+  return std::move(programs.front().module);
 }
 
-StatusOr<std::vector<std::unique_ptr<Module>>> ParseStableHloSplit(std::string_view text) {
+StatusOr<std::vector<std::unique_ptr<Module>>> ParseStableHloSplit(std::string_view text,
+                                                                   const ParseOptions& options) {
+  ACCY_ASSIGN_OR_RETURN(std::vector<StableHloProgram> programs,
+                        ParseChunks(text, /*split=*/true, /*keep_checks=*/false, options));
   std::vector<std::unique_ptr<Module>> modules;
-  for (const Chunk& chunk : SplitChunks(text)) {
-    ACCY_ASSIGN_OR_RETURN(StableHloProgram program, ParseChunk(chunk, /*keep_checks=*/false));
-    modules.push_back(std::move(program.module));
-  }
+  for (StableHloProgram& program : programs) modules.push_back(std::move(program.module));
   return modules;
 }
 
-StatusOr<StableHloProgram> ParseStableHloProgram(std::string_view text) {
-  return ParseChunk({text, 1}, /*keep_checks=*/true);
+StatusOr<StableHloProgram> ParseStableHloProgram(std::string_view text,
+                                                 const ParseOptions& options) {
+  ACCY_ASSIGN_OR_RETURN(std::vector<StableHloProgram> programs,
+                        ParseChunks(text, /*split=*/false, /*keep_checks=*/true, options));
+  return std::move(programs.front());
 }
 
-StatusOr<std::vector<StableHloProgram>> ParseStableHloProgramSplit(std::string_view text) {
-  std::vector<StableHloProgram> programs;
-  for (const Chunk& chunk : SplitChunks(text)) {
-    ACCY_ASSIGN_OR_RETURN(StableHloProgram program, ParseChunk(chunk, /*keep_checks=*/true));
-    programs.push_back(std::move(program));
-  }
-  return programs;
+StatusOr<std::vector<StableHloProgram>> ParseStableHloProgramSplit(std::string_view text,
+                                                                   const ParseOptions& options) {
+  return ParseChunks(text, /*split=*/true, /*keep_checks=*/true, options);
 }
 
 }  // namespace accy

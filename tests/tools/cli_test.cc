@@ -4,9 +4,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -137,6 +139,66 @@ TEST_F(CliTest, RunBoundsWhileLoopsOnRequest) {
   EXPECT_EQ(bench.exit_code, 1) << bench.output;
   EXPECT_THAT(bench.output, HasSubstr("did not finish within 5 iterations"));
   EXPECT_EQ(Accy("bench forever.mlir --random-inputs 1 --max-while-iterations x").exit_code, 2);
+}
+
+// --max-run-memory-bytes, --max-constant-bytes and --max-total-constant-bytes refuse with exit 1
+// naming the bytes; bad values are usage errors (exit 2).
+TEST_F(CliTest, ResourceLimitOptionsRefuseProgramsOverThem) {
+  // The transpose's [3, 2] f32 result is an arena intermediate (24 bytes); the splat 16 bytes.
+  Write("limits.mlir", R"(func.func @main(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %c = stablehlo.constant dense<1.0> : tensor<3x2xf32>
+  %t = stablehlo.transpose %x, dims = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %e = stablehlo.exponential %t : tensor<3x2xf32>
+  %0 = stablehlo.add %e, %c : tensor<3x2xf32>
+  func.return %0 : tensor<3x2xf32>
+})");
+  const CommandResult memory =
+      Accy("bench limits.mlir --random-inputs 1 --runs 1 --no-cache --max-run-memory-bytes 8");
+  EXPECT_EQ(memory.exit_code, 1) << memory.output;
+  EXPECT_THAT(memory.output, HasSubstr("above EngineOptions::max_run_memory_bytes of 8 bytes"));
+  EXPECT_EQ(Accy("bench limits.mlir --random-inputs 1 --runs 1 --no-cache "
+                 "--max-run-memory-bytes 0").exit_code, 0);
+  const CommandResult constant =
+      Accy("bench limits.mlir --random-inputs 1 --runs 1 --max-constant-bytes 23");
+  EXPECT_EQ(constant.exit_code, 1) << constant.output;
+  EXPECT_THAT(constant.output, HasSubstr("limits.mlir:2:33: constant of tensor<3x2xf32> takes "
+                                         "24 bytes, above the limit of 23 bytes per constant"));
+  const CommandResult total =
+      Accy("bench limits.mlir --random-inputs 1 --runs 1 --max-total-constant-bytes 20");
+  EXPECT_EQ(total.exit_code, 1) << total.output;
+  EXPECT_THAT(total.output, HasSubstr("exceeds the limit of 20 bytes"));
+  EXPECT_EQ(Accy("bench limits.mlir --random-inputs 1 --max-constant-bytes 0").exit_code, 2);
+  const CommandResult bad = Accy("run limits.mlir --max-run-memory-bytes -3");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_THAT(bad.output, HasSubstr("--max-run-memory-bytes takes an integer in [0, "));
+}
+
+// accy bench-load reports every cell, the paired ratios and the bit check; its spinners are
+// gone when it returns. Bad options are usage errors.
+TEST_F(CliTest, BenchLoadReportsEveryCellAndStopsItsSpinners) {
+  const std::string args = "bench-load --workloads mlp --reps 1 --batch-ms 5 --spinners 1 --seq 77";
+  const CommandResult result = Accy(args);
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("threads 1 vs 2, 1 spinner processes, 1 repetitions, "
+                                       "reduce_threads_under_load on"));
+  EXPECT_THAT(result.output, HasSubstr("output at 1 and 2 threads: same bits"));
+  for (const char* cell : {"unloaded 1T: median", "unloaded 2T: median", "loaded   1T: median",
+                           "loaded   2T: median", "loaded   2T/1T ratio: median"}) {
+    EXPECT_THAT(result.output, HasSubstr(cell));
+  }
+  // No spinner (a fork of the command, so with its command line) outlives the command.
+  int survivors = 0;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    if (cmdline.find(args) != std::string::npos) ++survivors;
+  }
+  EXPECT_EQ(survivors, 0);
+  const CommandResult bad = Accy("bench-load --workloads resnet");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_THAT(bad.output, HasSubstr("--workloads takes block and/or mlp, got 'resnet'"));
+  EXPECT_EQ(Accy("bench-load --threads 1").exit_code, 2);
 }
 
 TEST_F(CliTest, RunWithoutParametersNeedsNoInputs) {

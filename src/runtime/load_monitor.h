@@ -1,0 +1,85 @@
+// LoadMonitor: how many threads the next Run of a multi-threaded executable should use, from
+// how long the calling thread recently waited for a CPU (docs/load.md).
+//
+// When other processes keep the cores busy, an OpenMP team of T threads on C cores stalls at
+// every barrier on whichever member the scheduler has descheduled (libgomp spins, then sleeps;
+// oneDNN's primitives split their work statically across the team), so a 2-thread run is 3-6x
+// slower than a 1-thread run under the same load. The monitor reads the calling thread's
+// run-queue wait from /proc/thread-self/schedstat (the kernel's per-task sched_info: time on a
+// CPU, time runnable but waiting) at most once per kSampleInterval of wall time, and the
+// executor runs with one thread while the waited share of the thread's runnable time is above
+// kEnterShare. Each calling thread has its own monitor (thread_local): state is never shared.
+#ifndef ACCY_SRC_RUNTIME_LOAD_MONITOR_H_
+#define ACCY_SRC_RUNTIME_LOAD_MONITOR_H_
+
+#include <cstdint>
+
+namespace accy {
+
+// One reading of a thread's scheduler counters, in nanoseconds.
+struct SchedSample {
+  int64_t wall_ns = 0;  // steady clock
+  int64_t cpu_ns = 0;   // time on a CPU (schedstat field 1)
+  int64_t wait_ns = 0;  // time runnable on a run queue, waiting for a CPU (field 2)
+};
+
+// The decision rule, a pure function of successive samples (unit-tested without load).
+//
+// Between two samples the thread was runnable for cpu + wait nanoseconds and waited `wait` of
+// them. With R runnable threads on C cores (R > C) each waits about 1 - C/R of that: on 2
+// cores, 0 when nothing else runs, 1/3 for a 1-thread run beside two busy processes, 1/2 for a
+// 2-thread run beside them. The rule:
+//  - full threads -> reduced when the waited share of an interval is above kEnterShare;
+//  - reduced -> full (a probe) when the share is below kExitShare and the thread has stayed
+//    reduced for its hold time; the hold starts at kMinHold and doubles (up to kMaxHold) each
+//    time a probe is contended again, and resets when a probe interval is calm. So a machine
+//    loaded at a steady level costs at most one contended interval per kMaxHold.
+//  - intervals in which the thread was runnable for less than kMinRunnable (it slept between
+//    runs) are merged with the next one, not judged.
+class LoadDecider {
+ public:
+  static constexpr int64_t kSampleInterval = 4'000'000;   // 4 ms of wall time
+  static constexpr int64_t kMinRunnable = 1'000'000;      // 1 ms on a CPU or waiting
+  static constexpr double kEnterShare = 0.15;
+  static constexpr double kExitShare = 0.08;
+  static constexpr int64_t kMinHold = 20'000'000;         // 20 ms
+  static constexpr int64_t kMaxHold = 1'000'000'000;      // 1 s
+
+  // Whether a sample is due at `wall_ns` (always true before the first sample).
+  bool SampleDue(int64_t wall_ns) const;
+  // Takes a sample; returns whether runs should now use one thread.
+  bool Update(const SchedSample& sample);
+  bool reduced() const { return reduced_; }
+
+ private:
+  bool has_base_ = false;
+  SchedSample base_;
+  bool reduced_ = false;
+  int64_t reduced_since_ns_ = 0;
+  int64_t hold_ns_ = kMinHold;
+  bool probing_ = false;  // full threads after a hold: a contended interval doubles the hold
+};
+
+// The calling thread's monitor. ThreadsForRun(requested) is `requested`, or 1 while the thread
+// is contended; requested <= 1 returns it unchanged and reads nothing. When
+// /proc/thread-self/schedstat cannot be read (no /proc, a kernel without CONFIG_SCHED_INFO)
+// it always returns `requested`.
+class LoadMonitor {
+ public:
+  static LoadMonitor& ForThisThread();
+  int ThreadsForRun(int requested);
+
+  LoadMonitor(const LoadMonitor&) = delete;
+  LoadMonitor& operator=(const LoadMonitor&) = delete;
+  ~LoadMonitor();
+
+ private:
+  LoadMonitor();
+  bool Read(SchedSample* sample) const;
+  int fd_ = -1;
+  LoadDecider decider_;
+};
+
+}  // namespace accy
+
+#endif  // ACCY_SRC_RUNTIME_LOAD_MONITOR_H_

@@ -1,0 +1,288 @@
+// `accy bench-load`: the issue-15 load benchmark. Times the demo's transformer block and the
+// MLP at 1 thread and at T threads, with the machine otherwise idle and with N spinner
+// processes the command itself starts (fork, optionally pinned) and stops, interleaved so that
+// every ratio compares batches measured back to back under the same load. Reports the median
+// per-run time of each (load, threads) cell over the repetitions with its range (the noise),
+// the paired ratios T-thread / 1-thread, how many T-thread runs the engine ran on one thread
+// (EngineOptions::reduce_threads_under_load), and the CPU share other processes used during
+// the unloaded batches.
+#include <sched.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "accy/engine.h"
+#include "bench/workloads.h"
+#include "src/util/str_cat.h"
+#include "tools/cli.h"
+#include "tools/commands.h"
+
+namespace accy::tools {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr char kCommand[] = "bench-load";
+constexpr char kUsage[] =
+    "usage: accy bench-load [--workloads block,mlp] [--threads T] [--spinners N] [--pin]\n"
+    "                       [--reps R] [--batch-ms M] [--seq L] [--fixed-threads]\n"
+    "  Times the `accy demo` transformer block (seq L, default 128) and the MLP 784-512-512-10\n"
+    "  (batch 64) at 1 and T threads (default 2), unloaded and beside N busy-looping spinner\n"
+    "  processes (default: one per core) that it starts and stops itself, R times each\n"
+    "  (default 8), interleaved; each batch runs for about M ms (default 150).\n"
+    "  --pin            pin spinner i to CPU i mod cores\n"
+    "  --fixed-threads  EngineOptions::reduce_threads_under_load = false (every run uses T)\n"
+    "  Prints per cell the median ms per run over the repetitions (min-max), the paired ratios\n"
+    "  T-thread / 1-thread, and the T-thread runs that used one thread.\n";
+
+double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n == 0 ? 0 : n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+// Busy and total jiffies of the machine (/proc/stat's first line).
+bool MachineJiffies(int64_t* busy, int64_t* total) {
+  std::ifstream in("/proc/stat");
+  std::string cpu;
+  int64_t v[8] = {};
+  if (!(in >> cpu >> v[0] >> v[1] >> v[2] >> v[3] >> v[4] >> v[5] >> v[6] >> v[7])) return false;
+  *busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];  // user nice system irq softirq steal
+  *total = *busy + v[3] + v[4];                      // + idle iowait
+  return true;
+}
+
+double ProcessCpuSeconds() {
+  struct rusage usage {};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+}
+
+// Spinner processes: each busy-loops until killed.
+class Spinners {
+ public:
+  Spinners(int count, bool pin) {
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    for (int i = 0; i < count; ++i) {
+      const pid_t pid = ::fork();
+      if (pid == 0) {
+        if (pin) {
+          cpu_set_t set;
+          CPU_ZERO(&set);
+          CPU_SET(static_cast<unsigned>(i) % cores, &set);
+          ::sched_setaffinity(0, sizeof(set), &set);
+        }
+        volatile uint64_t spin = 0;
+        for (;;) spin = spin + 1;
+      }
+      if (pid > 0) pids_.push_back(pid);
+    }
+    // Let them reach the CPUs before anything is timed.
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  }
+  ~Spinners() {
+    for (pid_t pid : pids_) ::kill(pid, SIGKILL);
+    for (pid_t pid : pids_) ::waitpid(pid, nullptr, 0);
+  }
+  size_t started() const { return pids_.size(); }
+
+ private:
+  std::vector<pid_t> pids_;
+};
+
+struct Case {
+  std::string name;
+  bench::Workload workload;
+  std::vector<Tensor> inputs, outputs;
+  std::unique_ptr<Executable> single, multi;
+  int runs_per_batch = 10;
+  // [load][threads index] -> batch medians over the repetitions.
+  std::vector<double> cells[2][2];
+  std::vector<double> ratios[2];
+  int64_t reduced[2] = {0, 0};  // T-thread runs on one thread, per load
+  int64_t multi_runs[2] = {0, 0};
+  bool same_bits = false;  // 1-thread output == T-thread output, bit for bit
+  double max_ulps = 0;      // else their largest difference in ULPs
+};
+
+// Median ms per run over one batch of `runs` runs.
+StatusOr<double> Batch(const Executable& exe, Case& c, int runs) {
+  std::vector<double> ms;
+  ms.reserve(static_cast<size_t>(runs));
+  for (int r = 0; r < runs; ++r) {
+    const Clock::time_point start = Clock::now();
+    ACCY_RETURN_IF_ERROR(exe.Run(c.inputs, c.outputs));
+    ms.push_back(Ms(Clock::now() - start));
+  }
+  return Median(std::move(ms));
+}
+
+int BenchLoad(const std::vector<std::string>& names, int threads, int spinners, bool pin,
+              int reps, int batch_ms, int64_t seq, bool fixed) {
+  auto fail = [](const Status& status) { return ReportError(kCommand, status); };
+  std::vector<Case> cases;
+  for (const std::string& name : names) {
+    Case c;
+    c.name = name;
+    StatusOr<bench::Workload> workload =
+        name == "block" ? bench::BuildBlock(seq) : bench::BuildMlp(64);
+    if (!workload.ok()) return fail(workload.status());
+    c.workload = *std::move(workload);
+    c.inputs = bench::DeterministicInputs(*c.workload.module);
+    c.outputs = bench::AllocateOutputs(*c.workload.module);
+    for (int t : {1, threads}) {
+      EngineOptions options;
+      options.num_threads = t;
+      options.reduce_threads_under_load = !fixed;
+      StatusOr<std::unique_ptr<Engine>> engine = Engine::Create(options);
+      if (!engine.ok()) return fail(engine.status());
+      StatusOr<std::unique_ptr<Executable>> exe = (*engine)->Compile(*c.workload.module);
+      if (!exe.ok()) return fail(exe.status());
+      (t == 1 ? c.single : c.multi) = *std::move(exe);
+    }
+    // Warm-up, and the batch size from the unloaded 1-thread time.
+    StatusOr<double> warm = Batch(*c.single, c, 3);
+    if (!warm.ok()) return fail(warm.status());
+    if (StatusOr<double> w = Batch(*c.multi, c, 3); !w.ok()) return fail(w.status());
+    c.runs_per_batch = std::clamp(static_cast<int>(batch_ms / std::max(*warm, 1e-3)), 5, 5000);
+    cases.push_back(std::move(c));
+  }
+  std::printf("accy bench-load: threads 1 vs %d, %d spinner processes%s, %d repetitions, "
+              "reduce_threads_under_load %s\n",
+              threads, spinners, pin ? " (pinned)" : "", reps, fixed ? "off" : "on");
+  int64_t others_busy = 0, others_total = 0;
+  for (int rep = 0; rep < reps; ++rep) {
+    for (int phase = 0; phase < 2; ++phase) {
+      const int load = (rep % 2 == 0) ? phase : 1 - phase;
+      std::unique_ptr<Spinners> spinning;
+      if (load == 1) spinning = std::make_unique<Spinners>(spinners, pin);
+      int64_t busy0 = 0, total0 = 0;
+      const bool jiffies = MachineJiffies(&busy0, &total0);
+      const double cpu0 = ProcessCpuSeconds();
+      for (Case& c : cases) {
+        double cell[2] = {0, 0};
+        for (int k = 0; k < 2; ++k) {
+          const int which = (rep % 2 == 0) ? k : 1 - k;  // 1T first on even repetitions
+          const Executable& exe = which == 0 ? *c.single : *c.multi;
+          const int64_t before = c.multi->Stats().runs_with_fewer_threads;
+          StatusOr<double> ms = Batch(exe, c, c.runs_per_batch);
+          if (!ms.ok()) return fail(ms.status());
+          cell[which] = *ms;
+          c.cells[load][which].push_back(*ms);
+          if (which == 1) {
+            c.reduced[load] += c.multi->Stats().runs_with_fewer_threads - before;
+            c.multi_runs[load] += c.runs_per_batch;
+          }
+        }
+        c.ratios[load].push_back(cell[1] / cell[0]);
+      }
+      int64_t busy1 = 0, total1 = 0;
+      if (load == 0 && jiffies && MachineJiffies(&busy1, &total1)) {
+        const double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
+        others_busy += (busy1 - busy0) - static_cast<int64_t>((ProcessCpuSeconds() - cpu0) * ticks);
+        others_total += total1 - total0;
+      }
+    }
+  }
+  // The bits a one-thread run computes against a run that always uses T threads.
+  for (Case& c : cases) {
+    EngineOptions options;
+    options.num_threads = threads;
+    options.reduce_threads_under_load = false;
+    StatusOr<std::unique_ptr<Engine>> engine = Engine::Create(options);
+    if (!engine.ok()) return fail(engine.status());
+    StatusOr<std::unique_ptr<Executable>> fixed_exe = (*engine)->Compile(*c.workload.module);
+    if (!fixed_exe.ok()) return fail(fixed_exe.status());
+    StatusOr<std::vector<Tensor>> at_one = c.single->Run(c.inputs);
+    StatusOr<std::vector<Tensor>> at_many = (*fixed_exe)->Run(c.inputs);
+    if (!at_one.ok()) return fail(at_one.status());
+    if (!at_many.ok()) return fail(at_many.status());
+    const TensorComparison exact = CompareExact((*at_one)[0], (*at_many)[0]);
+    c.same_bits = exact.ok;
+    if (!exact.ok) c.max_ulps = CompareUlp((*at_one)[0], (*at_many)[0], 0).max_distance;
+  }
+  const char* load_names[2] = {"unloaded", "loaded"};
+  for (const Case& c : cases) {
+    std::printf("\n%s (%s, %d runs per batch; output at 1 and %d threads: %s):\n",
+                c.name.c_str(), c.workload.name.c_str(), c.runs_per_batch, threads,
+                c.same_bits ? "same bits" : StrCat("up to ", c.max_ulps, " ULP apart").c_str());
+    for (int load = 0; load < 2; ++load) {
+      for (int which = 0; which < 2; ++which) {
+        const std::vector<double>& v = c.cells[load][which];
+        std::printf("  %-8s %dT: median %8.3f ms per run (min %.3f, max %.3f over %zu batches)\n",
+                    load_names[load], which == 0 ? 1 : threads, Median(v),
+                    *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end()),
+                    v.size());
+      }
+    }
+    for (int load = 0; load < 2; ++load) {
+      const std::vector<double>& r = c.ratios[load];
+      std::printf("  %-8s %dT/1T ratio: median %.2f (min %.2f, max %.2f, paired per repetition); "
+                  "%dT runs on one thread: %lld of %lld\n",
+                  load_names[load], threads, Median(r), *std::min_element(r.begin(), r.end()),
+                  *std::max_element(r.begin(), r.end()), threads,
+                  static_cast<long long>(c.reduced[load]),
+                  static_cast<long long>(c.multi_runs[load]));
+    }
+  }
+  if (others_total > 0) {
+    std::printf("\nother processes' CPU during the unloaded batches: %.0f%% of the machine\n",
+                100.0 * static_cast<double>(std::max<int64_t>(others_busy, 0)) /
+                    static_cast<double>(others_total));
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int BenchLoadCommand(std::span<const std::string> args) {
+  static const OptionSpec kSpecs[] = {
+      {"workloads", true, false}, {"threads", true, false}, {"spinners", true, false},
+      {"pin", false, false},      {"reps", true, false},    {"batch-ms", true, false},
+      {"seq", true, false},       {"fixed-threads", false, false}};
+  StatusOr<ParsedArgs> parsed = ParseArgs(args, kSpecs);
+  if (!parsed.ok()) return ReportUsage(kCommand, std::string(parsed.status().message()), kUsage);
+  if (parsed->help) {
+    std::printf("%s", kUsage);
+    return kExitOk;
+  }
+  if (!parsed->positional.empty()) {
+    return ReportUsage(kCommand, "takes no positional arguments", kUsage);
+  }
+  std::vector<std::string> names;
+  std::stringstream list(parsed->Get("workloads", "block,mlp"));
+  for (std::string name; std::getline(list, name, ',');) {
+    if (name != "block" && name != "mlp") {
+      return ReportUsage(kCommand, "--workloads takes block and/or mlp, got '" + name + "'",
+                         kUsage);
+    }
+    names.push_back(name);
+  }
+  if (names.empty()) return ReportUsage(kCommand, "--workloads is empty", kUsage);
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  StatusOr<int> threads = ParseIntOption("threads", parsed->Get("threads", "2"), 2, 4096);
+  StatusOr<int> spinners =
+      ParseIntOption("spinners", parsed->Get("spinners", std::to_string(cores)), 1, 256);
+  StatusOr<int> reps = ParseIntOption("reps", parsed->Get("reps", "8"), 1, 10000);
+  StatusOr<int> batch_ms = ParseIntOption("batch-ms", parsed->Get("batch-ms", "150"), 1, 100000);
+  StatusOr<int> seq = ParseIntOption("seq", parsed->Get("seq", "128"), 1, 4096);
+  for (const StatusOr<int>* value : {&threads, &spinners, &reps, &batch_ms, &seq}) {
+    if (!value->ok()) return ReportUsage(kCommand, std::string(value->status().message()), kUsage);
+  }
+  return BenchLoad(names, *threads, *spinners, parsed->Has("pin"), *reps, *batch_ms, *seq,
+                   parsed->Has("fixed-threads"));
+}
+
+}  // namespace accy::tools
