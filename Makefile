@@ -97,7 +97,7 @@ fuzz: setup
 	      -dict=fuzz/stablehlo.dict -max_len=$$max_len -max_total_time=$(FUZZ_SECONDS) \
 	      -timeout=60 -rss_limit_mb=4096 -print_final_stats=1 \
 	      -artifact_prefix=$(FUZZ_DIR)/crashes/$$t/ $(FUZZ_FLAGS) > $(FUZZ_DIR)/logs/$$t.log 2>&1; then \
-	    grep -E '^#[0-9]+ +(DONE|INITED)|stat::(number_of_executed_units|average_exec_per_sec|new_units_added)' \
+	    grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)|stat::(number_of_executed_units|average_exec_per_sec|new_units_added)' \
 	      $(FUZZ_DIR)/logs/$$t.log | tail -5; \
 	  else \
 	    echo "fuzz: $$t FAILED:"; grep -E '^(==[0-9]+==ERROR|SUMMARY|FUZZ PROPERTY)|Test unit written' \

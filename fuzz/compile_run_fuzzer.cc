@@ -4,15 +4,19 @@
 // skipped before compiling so that each input runs in milliseconds, not the limits of a service.
 // The entry is `main` when present, else the first public function; its inputs are filled from a
 // hash of the input bytes with ordinary and edge values (0, -0, +-inf, NaN, the integer extremes).
-// Properties beyond "no sanitizer report": Compile and Run fail only with a documented input
-// error (include/accy/status.h codes of engine.h and planner.h, with a message), and a successful
-// Run returns one output per result, of the declared types.
+// An even hash compiles with the default pipeline, an odd one with fusion off and every graph
+// pass skipped. Properties beyond "no sanitizer report": Compile and Run fail only with a
+// documented input error (the codes of engine.h and planner.h, with a message); a successful Run
+// returns one output per result, of the declared types; a second Run into caller-provided outputs
+// succeeds with the same bytes.
 //
-// One engine serves every input (its in-memory kernel object cache is what a service has); it is
-// made again every kEngineReuse compiles so that the cache cannot grow through a long run.
+// One engine per pipeline serves every input (its in-memory kernel object cache is what a service
+// has); both are made again every kEngineReuse compiles so that the caches cannot grow through a
+// long run.
 // Single thread (num_threads = 1) and LLVM -O1 (ACCY_FUZZ_OPT_LEVEL=0..3 overrides) keep the
 // executions per second up; max_while_iterations and the work allowance bound every loop and
 // every planning stage.
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -22,6 +26,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "accy/engine.h"
@@ -129,9 +134,8 @@ void Store(uint8_t* at, T value) {
   std::memcpy(at, &value, sizeof(T));
 }
 
-// f32 -> f16 / bf16 bit patterns by truncation of an exactly representable set is not needed:
-// the values above are written through f32 and rounded by cutting the mantissa (bf16) or taken
-// from a small table (f16), which is all an input needs to be (any bit pattern is valid).
+// The f16 bit pattern of one of FloatValue's values (exact: multiples of 1/128 below 8 in
+// magnitude, the specials and 65504); the f32 mantissa is cut to 10 bits.
 uint16_t HalfBits(double value) {
   if (value != value) return 0x7E00;
   if (value == std::numeric_limits<double>::infinity()) return 0x7C00;
@@ -182,11 +186,24 @@ accy::StatusOr<accy::Tensor> MakeInput(const accy::TensorType& type, uint64_t& s
   return tensor;
 }
 
-accy::Engine& SharedEngine() {
-  static std::unique_ptr<accy::Engine> engine;
+// `fused`: the default pipeline; otherwise fusion off and every graph pass skipped, so that the
+// same program also reaches the unfused work items and the passes' absence (engine.h says the
+// results are the same either way).
+accy::Engine& SharedEngine(bool fused) {
+  static std::unique_ptr<accy::Engine> engines[2];
   static int compiles = 0;
-  if (engine == nullptr || ++compiles % kEngineReuse == 0) {
+  std::unique_ptr<accy::Engine>& engine = engines[fused ? 1 : 0];
+  if (++compiles % kEngineReuse == 0) {
+    engines[0].reset();
+    engines[1].reset();
+  }
+  if (engine == nullptr) {
     accy::EngineOptions options;
+    if (!fused) {
+      options.enable_fusion = false;
+      options.disabled_passes = {"simplify-layout-chains", "fold-transpose-into-dot-general",
+                                 "eliminate-common-subexpressions", "eliminate-dead-code"};
+    }
     options.num_threads = 1;
     options.optimization_level = 1;
     if (const char* level = std::getenv("ACCY_FUZZ_OPT_LEVEL")) {
@@ -221,16 +238,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (entry == nullptr) return 0;
 
+  uint64_t state = size;
+  for (size_t i = 0; i < size; ++i) state = state * 131 + data[i];
+  const bool fused = (state & 1) == 0;
   accy::StatusOr<std::unique_ptr<accy::Executable>> executable =
-      SharedEngine().Compile(**module, entry->name());
+      SharedEngine(fused).Compile(**module, entry->name());
   if (!executable.ok()) {
     FuzzCheck(accy::fuzz::IsDocumentedInputError(executable.status()),
               "Compile fails with an undocumented code or no message",
               executable.status().ToString() + "\n" + std::string(text));
     return 0;
   }
-  uint64_t state = size;
-  for (size_t i = 0; i < size; ++i) state = state * 131 + data[i];
   std::vector<accy::Tensor> inputs;
   for (const accy::TensorType& type : (*executable)->parameter_types()) {
     accy::StatusOr<accy::Tensor> input = MakeInput(type, state);
@@ -249,6 +267,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t i = 0; i < outputs->size(); ++i) {
     FuzzCheck((*outputs)[i].type() == result_types[i], "an output has the wrong type",
               (*outputs)[i].type().ToString() + " vs " + result_types[i].ToString());
+  }
+  // A second run into caller-provided outputs must give the same bytes (one thread: no
+  // reordering; a difference means a read of memory the first run left behind).
+  std::vector<accy::Tensor> again;
+  for (const accy::TensorType& type : result_types) {
+    accy::StatusOr<accy::Tensor> output = accy::Tensor::Allocate(type);
+    FuzzCheck(output.ok(), "an output of a result type cannot be allocated", type.ToString());
+    again.push_back(std::move(*output));
+  }
+  const accy::Status second = (*executable)->Run(inputs, again);
+  FuzzCheck(second.ok(), "a second Run fails after a first one succeeded", second.ToString());
+  for (size_t i = 0; i < again.size(); ++i) {
+    const std::span<const uint8_t> first_bytes = std::as_const((*outputs)[i]).bytes();
+    const std::span<const uint8_t> second_bytes = std::as_const(again[i]).bytes();
+    FuzzCheck(std::equal(first_bytes.begin(), first_bytes.end(), second_bytes.begin(),
+                         second_bytes.end()),
+              "two runs on the same inputs give different output bytes",
+              "result " + std::to_string(i) + " (" + (fused ? "fused" : "unfused") + ")\n" +
+                  std::string(text));
   }
   return 0;
 }
