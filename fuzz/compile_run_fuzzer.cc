@@ -13,8 +13,9 @@
 // One engine per pipeline serves every input (its in-memory kernel object cache is what a service
 // has); both are made again every kEngineReuse compiles so that the caches cannot grow through a
 // long run.
-// Single thread (num_threads = 1) and LLVM -O1 (ACCY_FUZZ_OPT_LEVEL=0..3 overrides) keep the
-// executions per second up; max_while_iterations and the work allowance bound every loop and
+// One thread (ACCY_FUZZ_THREADS=N overrides; the second-run comparison then assumes results do
+// not depend on the team) and LLVM -O1 (ACCY_FUZZ_OPT_LEVEL=0..3 overrides) keep the executions
+// per second up; max_while_iterations and the work allowance bound every loop and
 // every planning stage.
 #include <algorithm>
 #include <cmath>
@@ -208,6 +209,9 @@ accy::Engine& SharedEngine(bool fused) {
     options.optimization_level = 1;
     if (const char* level = std::getenv("ACCY_FUZZ_OPT_LEVEL")) {
       options.optimization_level = std::atoi(level);
+    }
+    if (const char* threads = std::getenv("ACCY_FUZZ_THREADS")) {
+      options.num_threads = std::atoi(threads);
     }
     options.max_while_iterations = 64;
     options.work_allowance.allocation_capacity = uint64_t{1} << 28;
