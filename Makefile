@@ -3,6 +3,7 @@
 #   make test   install missing packages, configure, build, run every test through ctest
 #   make bench  full accy-bench run
 #   make compare  accy vs PyTorch (eager, TorchScript) and NumPy: bench/compare/, bench/README.md
+#   make fuzz   libFuzzer targets (fuzz/) for FUZZ_SECONDS each, in build-fuzz/: README "Fuzzing"
 # Everything is idempotent: a second call with nothing changed only re-checks.
 
 BUILD_DIR ?= build
@@ -17,7 +18,7 @@ DEB_PACKAGES := g++ cmake ninja-build pkg-config \
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all setup configure build run test test-asan test-tsan test-sanitizers bench compare clean
+.PHONY: all setup configure build run test test-asan test-tsan test-sanitizers bench compare fuzz clean
 
 all: build
 
@@ -108,6 +109,51 @@ compare: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target accy-compare-runner
 	/usr/bin/python3 bench/compare/compare.py --runner $(BUILD_DIR)/bin/accy-compare-runner \
 	  --out-dir bench/results $(COMPARE_FLAGS)
+
+# Coverage-guided fuzzing (fuzz/, README "Fuzzing"): clang-19 + libFuzzer + ASan/UBSan in its own
+# build folder; the packages are installed only if missing and are not part of `test`. Each target
+# runs FUZZ_SECONDS; new inputs go to build-fuzz/corpus/<target>, crashes to
+# build-fuzz/crashes/<target>, the output to build-fuzz/logs/<target>.log. Fails when any target
+# reports a crash, leak, timeout or sanitizer error (after running all of them).
+FUZZ_DEB_PACKAGES := clang-19 libclang-rt-19-dev libomp-19-dev python3
+FUZZ_DIR := build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= stablehlo_parse_fuzzer npy_fuzzer compile_run_fuzzer
+FUZZ_JOBS ?= $(JOBS)
+# -max_len per target (bytes): whole conformance programs for the parser, small ones for the
+# engine (whose size limits skip anything bigger anyway), small .npy files.
+FUZZ_MAX_LEN_stablehlo_parse_fuzzer := 65536
+FUZZ_MAX_LEN_compile_run_fuzzer := 16384
+FUZZ_MAX_LEN_npy_fuzzer := 4096
+FUZZ_FLAGS ?=
+FUZZ_ENV := ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1} \
+  UBSAN_OPTIONS=$${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+  LSAN_OPTIONS=$${LSAN_OPTIONS:-suppressions=$(CURDIR)/fuzz/lsan.supp:print_suppressions=0}
+fuzz: setup
+	@$(MAKE) --no-print-directory setup DEB_PACKAGES="$(FUZZ_DEB_PACKAGES)"
+	@[ -f $(FUZZ_DIR)/build.ninja ] || CC=clang-19 CXX=clang++-19 cmake -S . -B $(FUZZ_DIR) -G Ninja \
+	  -DCMAKE_BUILD_TYPE=Fuzz -DACCY_FUZZ=ON $(CMAKE_FLAGS)
+	cmake --build $(FUZZ_DIR) -j $(FUZZ_JOBS) --target accy_fuzzers
+	@[ -d $(FUZZ_DIR)/seeds ] || python3 fuzz/make_seeds.py --conformance ../shared/conformance/stablehlo \
+	  --models ../shared/models --out $(FUZZ_DIR)/seeds
+	@failed=""; \
+	for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/crashes/$$t $(FUZZ_DIR)/logs $(FUZZ_DIR)/seeds/$$t; \
+	  max_len=$$(case $$t in stablehlo_parse_fuzzer) echo $(FUZZ_MAX_LEN_stablehlo_parse_fuzzer);; \
+	    compile_run_fuzzer) echo $(FUZZ_MAX_LEN_compile_run_fuzzer);; *) echo $(FUZZ_MAX_LEN_npy_fuzzer);; esac); \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS) s (log $(FUZZ_DIR)/logs/$$t.log)"; \
+	  if $(FUZZ_ENV) ./$(FUZZ_DIR)/bin/$$t $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/seeds/$$t \
+	      -dict=fuzz/stablehlo.dict -max_len=$$max_len -max_total_time=$(FUZZ_SECONDS) \
+	      -timeout=60 -rss_limit_mb=4096 -print_final_stats=1 \
+	      -artifact_prefix=$(FUZZ_DIR)/crashes/$$t/ $(FUZZ_FLAGS) > $(FUZZ_DIR)/logs/$$t.log 2>&1; then \
+	    grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)|stat::(number_of_executed_units|average_exec_per_sec|new_units_added)' \
+	      $(FUZZ_DIR)/logs/$$t.log | tail -5; \
+	  else \
+	    echo "fuzz: $$t FAILED:"; grep -E '^(==[0-9]+==ERROR|SUMMARY|FUZZ PROPERTY)|Test unit written' \
+	      $(FUZZ_DIR)/logs/$$t.log | head -5; failed="$$failed $$t"; \
+	  fi; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz: failed:$$failed"; exit 1; fi
 
 clean:
 	rm -rf $(BUILD_DIR)
