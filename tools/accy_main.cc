@@ -29,6 +29,7 @@ constexpr char kUsage[] =
     "  plan          print the plan (work items) of a StableHLO function as text, JSON or DOT\n"
     "  conformance   run StableHLO test programs (.mlir with check ops) and evaluate their checks\n"
     "  bench         compile a StableHLO function cold, time its runs, report kernels and memory\n"
+    "  fuzz          differential fuzzer: random programs through the JIT and the reference\n"
     "`accy COMMAND --help` describes each command. `accy --version`: the version, the host CPU\n"
     "and the ISA in use (ACCY_MAX_ISA=avx2|avx512|x86-64 caps it), the oneDNN and LLVM versions.\n";
 
@@ -64,6 +65,7 @@ int main(int argc, char** argv) {
   if (command == "plan") return PlanCommand(args);
   if (command == "conformance") return ConformanceCommand(args);
   if (command == "bench") return BenchCommand(args);
+  if (command == "fuzz") return FuzzCommand(args);
   if (command == "-h" || command == "--help" || command == "help") {
     std::printf("%s", kUsage);
     return kExitOk;

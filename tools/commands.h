@@ -25,6 +25,9 @@ int ConformanceCommand(std::span<const std::string> args);
 // accy bench FILE.mlir [--input FILE.npy]... | [--random-inputs SEED] [--threads N] [--runs R]
 //                      [--profile] [--format text|json]: cold compile, run times, memory
 int BenchCommand(std::span<const std::string> args);
+// accy fuzz [--seed S] [--programs N] [--first I] [--threads-list 1,2] [--out DIR] ...: the
+// differential program fuzzer (src/testing/fuzz_batch.h)
+int FuzzCommand(std::span<const std::string> args);
 
 }  // namespace accy::tools
 

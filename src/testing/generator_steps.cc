@@ -1,0 +1,574 @@
+// The generator's contraction, reduction, loop and kernel_call steps and its fusion patterns
+// (program_generator.h).
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "kernels/kernel_catalog.h"
+#include "src/testing/generator_internal.h"
+
+namespace accy::fuzz::internal {
+namespace {
+
+// The identity of a named reducer on `e` (spec "reduce": init_values should be the identity).
+double Identity(const std::string& reducer, ElementType e) {
+  if (reducer == "sum" || reducer == "or") return 0;
+  if (reducer == "prod") return 1;
+  if (reducer == "and") return IsBool(e) ? 1 : IsUnsigned(e) ? MaxFinite(e) + 1 : -1;
+  if (reducer == "max") return IsFloat(e) ? -kInf : IsBool(e) ? 0 : IsSigned(e) ? -MaxFinite(e) - 1 : 0;
+  return IsFloat(e) ? kInf : IsBool(e) ? 1 : MaxFinite(e) + 1;  // min
+}
+
+std::vector<int64_t> Without(const std::vector<int64_t>& dims, const std::vector<int64_t>& drop) {
+  std::vector<int64_t> out;
+  for (int64_t d = 0; d < static_cast<int64_t>(dims.size()); ++d) {
+    if (std::find(drop.begin(), drop.end(), d) == drop.end()) out.push_back(dims[static_cast<size_t>(d)]);
+  }
+  return out;
+}
+
+std::vector<int64_t> AllBut(int64_t rank, int64_t axis) {
+  std::vector<int64_t> out;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != axis) out.push_back(d);
+  }
+  return out;
+}
+
+StatusOr<Value*> ReduceF(FunctionBuilder& f, Value* x, const std::string& reducer,
+                         std::vector<int64_t> dims) {
+  const ElementType e = x->type().element_type();
+  ACCY_ASSIGN_OR_RETURN(Value * init, f.ConstantScalar(e, Identity(reducer, e)));
+  ACCY_ASSIGN_OR_RETURN(TensorType type,
+                        TensorType::Create(e, Without(x->type().dims(), dims)));
+  return f.Reduce(x, init, type, reducer, std::move(dims));
+}
+
+StatusOr<Value*> Splat(FunctionBuilder& f, const TensorType& type, double value) {
+  ACCY_ASSIGN_OR_RETURN(Value * scalar, f.ConstantScalar(type.element_type(), value));
+  return f.BroadcastInDim(scalar, type, {});
+}
+
+// The StableHLO ops of a catalog kernel's contract (kernels/kernel_contracts.h), in f32 and
+// rounded once to the result type, as the library kernels compute.
+StatusOr<Value*> SoftmaxReference(FunctionBuilder& f, Value* x, int64_t axis, bool log) {
+  const TensorType type = x->type();
+  const TensorType f32 = type.WithElementType(ElementType::kF32);
+  ACCY_ASSIGN_OR_RETURN(Value * xf, f.Convert(x, ElementType::kF32));
+  const std::vector<int64_t> keep = AllBut(type.rank(), axis);
+  ACCY_ASSIGN_OR_RETURN(Value * max, ReduceF(f, xf, "max", {axis}));
+  ACCY_ASSIGN_OR_RETURN(Value * max_b, f.BroadcastInDim(max, f32, keep));
+  ACCY_ASSIGN_OR_RETURN(Value * shifted, f.Subtract(xf, max_b));
+  ACCY_ASSIGN_OR_RETURN(Value * e, f.Exponential(shifted));
+  ACCY_ASSIGN_OR_RETURN(Value * sum, ReduceF(f, e, "sum", {axis}));
+  ACCY_ASSIGN_OR_RETURN(Value * sum_b, f.BroadcastInDim(sum, f32, keep));
+  Value* y;
+  if (log) {
+    ACCY_ASSIGN_OR_RETURN(Value * log_sum, f.Log(sum_b));
+    ACCY_ASSIGN_OR_RETURN(y, f.Subtract(shifted, log_sum));
+  } else {
+    ACCY_ASSIGN_OR_RETURN(y, f.Divide(e, sum_b));
+  }
+  return f.Convert(y, type.element_type());
+}
+
+StatusOr<Value*> LayerNormReference(FunctionBuilder& f, Value* x, Value* scale, Value* shift,
+                                    double epsilon) {
+  const TensorType type = x->type();
+  const TensorType f32 = type.WithElementType(ElementType::kF32);
+  const int64_t last = type.rank() - 1;
+  const std::vector<int64_t> keep = AllBut(type.rank(), last);
+  ACCY_ASSIGN_OR_RETURN(Value * xf, f.Convert(x, ElementType::kF32));
+  ACCY_ASSIGN_OR_RETURN(Value * sum, ReduceF(f, xf, "sum", {last}));
+  ACCY_ASSIGN_OR_RETURN(Value * count, Splat(f, sum->type(), static_cast<double>(type.dim(last))));
+  ACCY_ASSIGN_OR_RETURN(Value * mean, f.Divide(sum, count));
+  ACCY_ASSIGN_OR_RETURN(Value * mean_b, f.BroadcastInDim(mean, f32, keep));
+  ACCY_ASSIGN_OR_RETURN(Value * centered, f.Subtract(xf, mean_b));
+  ACCY_ASSIGN_OR_RETURN(Value * square, f.Multiply(centered, centered));
+  ACCY_ASSIGN_OR_RETURN(Value * square_sum, ReduceF(f, square, "sum", {last}));
+  ACCY_ASSIGN_OR_RETURN(Value * variance, f.Divide(square_sum, count));
+  ACCY_ASSIGN_OR_RETURN(Value * eps, Splat(f, variance->type(), epsilon));
+  ACCY_ASSIGN_OR_RETURN(Value * shifted_var, f.Add(variance, eps));
+  ACCY_ASSIGN_OR_RETURN(Value * inv, f.Rsqrt(shifted_var));
+  ACCY_ASSIGN_OR_RETURN(Value * inv_b, f.BroadcastInDim(inv, f32, keep));
+  ACCY_ASSIGN_OR_RETURN(Value * normed, f.Multiply(centered, inv_b));
+  ACCY_ASSIGN_OR_RETURN(Value * scale_b, f.BroadcastInDim(scale, f32, {last}));
+  ACCY_ASSIGN_OR_RETURN(Value * shift_b, f.BroadcastInDim(shift, f32, {last}));
+  ACCY_ASSIGN_OR_RETURN(Value * scaled, f.Multiply(normed, scale_b));
+  ACCY_ASSIGN_OR_RETURN(Value * y, f.Add(scaled, shift_b));
+  return f.Convert(y, type.element_type());
+}
+
+StatusOr<Value*> MatmulReference(FunctionBuilder& f, Value* a, Value* b, bool transpose_a,
+                                 bool transpose_b, const TensorType& result) {
+  ACCY_ASSIGN_OR_RETURN(Value * af, f.Convert(a, ElementType::kF32));
+  ACCY_ASSIGN_OR_RETURN(Value * bf, f.Convert(b, ElementType::kF32));
+  const int64_t ra = a->type().rank(), rb = b->type().rank();
+  std::vector<int64_t> lb, rbatch;
+  if (rb > 2) {
+    for (int64_t d = 0; d < ra - 2; ++d) {
+      lb.push_back(d);
+      rbatch.push_back(d);
+    }
+  }
+  const int64_t lc = transpose_a ? ra - 2 : ra - 1;
+  const int64_t rc = transpose_b ? rb - 1 : rb - 2;
+  ACCY_ASSIGN_OR_RETURN(Value * dot, f.DotGeneral(af, bf, result.WithElementType(ElementType::kF32),
+                                                  {lc}, {rc}, lb, rbatch));
+  // A transposed b ([N, K]) leaves N as the last free dim: dot_general's order is already
+  // [batch..., M, N] in every case here.
+  return f.Convert(dot, result.element_type());
+}
+
+}  // namespace
+
+int Generator::ReduceNamed(int x, const std::string& reducer, std::vector<int64_t> dimensions) {
+  const FuzzValue& v = V(x);
+  const ElementType e = v.type.element_type();
+  double n = 1;
+  for (int64_t d : dimensions) n *= static_cast<double>(v.type.dim(d));
+  double bound = v.bound;
+  if (reducer == "sum") bound = v.bound * n;
+  if (reducer == "prod") bound = std::pow(std::max(v.bound, 1.0), n);
+  const bool exact = !IsFloat(e) || (reducer != "sum" && reducer != "prod");
+  const TensorType result = Type(e, Without(v.type.dims(), dimensions));
+  FuzzValue out = Derive({x}, result, exact, bound, v.non_finite);
+  if (!IsFloat(e)) {
+    out.non_finite = false;
+  }
+  return AddRecipe("reduce", {x}, {out},
+                   [reducer, dimensions](FunctionBuilder& f, std::span<Value* const> xs,
+                                         BuildForm) -> StatusOr<std::vector<Value*>> {
+                     ACCY_ASSIGN_OR_RETURN(Value * r, ReduceF(f, xs[0], reducer, dimensions));
+                     return std::vector<Value*>{r};
+                   });
+}
+
+int Generator::Dot(int lhs, int rhs, std::vector<int64_t> lc, std::vector<int64_t> rc,
+                   std::vector<int64_t> lb, std::vector<int64_t> rb) {
+  const TensorType& a = V(lhs).type;
+  const TensorType& b = V(rhs).type;
+  std::vector<int64_t> dims;
+  double k = 1;
+  for (int64_t d : lb) dims.push_back(a.dim(d));
+  for (int64_t d : lc) k *= static_cast<double>(a.dim(d));
+  for (int64_t d = 0; d < a.rank(); ++d) {
+    if (std::find(lb.begin(), lb.end(), d) == lb.end() && std::find(lc.begin(), lc.end(), d) == lc.end()) {
+      dims.push_back(a.dim(d));
+    }
+  }
+  for (int64_t d = 0; d < b.rank(); ++d) {
+    if (std::find(rb.begin(), rb.end(), d) == rb.end() && std::find(rc.begin(), rc.end(), d) == rc.end()) {
+      dims.push_back(b.dim(d));
+    }
+  }
+  const TensorType result = Type(a.element_type(), dims);
+  FuzzValue v = Derive({lhs, rhs}, result, !IsFloat(a.element_type()),
+                       V(lhs).bound * V(rhs).bound * k, V(lhs).non_finite || V(rhs).non_finite);
+  if (!IsFloat(a.element_type())) v.non_finite = false;
+  return AddRecipe("dot_general", {lhs, rhs}, {v},
+                   [result, lc, rc, lb, rb](FunctionBuilder& f, std::span<Value* const> xs,
+                                            BuildForm) -> StatusOr<std::vector<Value*>> {
+                     ACCY_ASSIGN_OR_RETURN(Value * r, f.DotGeneral(xs[0], xs[1], result, lc, rc, lb, rb));
+                     return std::vector<Value*>{r};
+                   });
+}
+
+bool Generator::StepDotGeneral() {
+  static constexpr int64_t kSizes[] = {1, 2, 3, 5, 7, 8, 16, 17, 32, 64, 100};
+  auto size = [&] { return Chance(0.02) ? 0 : kSizes[U(std::size(kSizes))]; };
+  const ElementType e = Chance(0.6) ? RandomFloatType() : RandomType(ElementClass::kNumeric);
+  const int batches = Chance(0.6) ? 0 : Chance(0.75) ? 1 : 2;
+  std::vector<int64_t> batch;
+  for (int i = 0; i < batches; ++i) batch.push_back(1 + static_cast<int64_t>(U(4)));
+  const int64_t m = size(), k = size(), n = size();
+  if (m * k > options_.max_elements || k * n > options_.max_elements ||
+      m * n > options_.max_elements) {
+    return false;
+  }
+  const bool no_m = Chance(0.1), k_first = Chance(0.3), n_first = Chance(0.3);
+  std::vector<int64_t> a = batch, b = batch, lb, rb;
+  for (int i = 0; i < batches; ++i) {
+    lb.push_back(i);
+    rb.push_back(i);
+  }
+  int64_t lc, rc;
+  if (no_m) {
+    a.push_back(k);
+    lc = batches;
+  } else if (k_first) {
+    a.push_back(k);
+    a.push_back(m);
+    lc = batches;
+  } else {
+    a.push_back(m);
+    a.push_back(k);
+    lc = batches + 1;
+  }
+  if (n_first) {
+    b.push_back(n);
+    b.push_back(k);
+    rc = batches + 1;
+  } else {
+    b.push_back(k);
+    b.push_back(n);
+    rc = batches;
+  }
+  const Need need{true, 1e3, false};
+  const int lhs = Pick(Type(e, a), need);
+  const int rhs = Pick(Type(e, b), need);
+  Dot(lhs, rhs, {lc}, {rc}, lb, rb);
+  return true;
+}
+
+bool Generator::StepReduce() {
+  const ElementType e = RandomType(ElementClass::kAny);
+  const TensorType type = Type(e, RandomDims(1, 4));
+  std::vector<std::string> reducers;
+  if (IsBool(e)) {
+    reducers = {"and", "or", "max", "min"};
+  } else {
+    reducers = {"sum", "sum", "max", "min", "prod"};
+    if (!IsFloat(e)) {
+      reducers.push_back("and");
+      reducers.push_back("or");
+    }
+  }
+  const std::string reducer = reducers[U(reducers.size())];
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < type.rank(); ++d) {
+    if (Chance(0.5)) dims.push_back(d);
+  }
+  if (dims.empty() && Chance(0.9)) dims.push_back(type.rank() - 1);
+  double n = 1;
+  for (int64_t d : dims) n *= static_cast<double>(type.dim(d));
+  // Float products: only short ones of small values, far from overflow on either side.
+  if (reducer == "prod" && IsFloat(e) && (n > 16 || std::pow(4.0, n) > MaxFinite(e) / 16)) return false;
+  const Need need = reducer == "prod" && IsFloat(e) ? kExactOnly : Need{true, 1e4, false};
+  ReduceNamed(Pick(type, need), reducer, dims);
+  return true;
+}
+
+bool Generator::StepArgmax() {
+  const ElementType e = RandomType(ElementClass::kNumeric);
+  const TensorType type = Type(e, RandomDims(1, 3));
+  const int64_t axis = static_cast<int64_t>(U(static_cast<uint64_t>(type.rank())));
+  const int x = Pick(type, kExactOnly);
+  const TensorType index_type = type.WithElementType(ElementType::kI32);
+  const int index = AddOp("iota", OpKind::kIota, {}, index_type, {{"iota_dimension", axis}}, true,
+                          static_cast<double>(type.dim(axis)), false);
+  const std::vector<int64_t> out_dims = Without(type.dims(), {axis});
+  FuzzValue value = Derive({x}, Type(e, out_dims), true, V(x).bound, V(x).non_finite);
+  FuzzValue where = Derive({index}, Type(ElementType::kI32, out_dims), true,
+                           static_cast<double>(type.dim(axis)), false);
+  AddRecipe("reduce_argmax", {x, index}, {value, where},
+            [axis, e](FunctionBuilder& f, std::span<Value* const> xs,
+                      BuildForm) -> StatusOr<std::vector<Value*>> {
+              ACCY_ASSIGN_OR_RETURN(Value * init, f.ConstantScalar(e, Identity("max", e)));
+              ACCY_ASSIGN_OR_RETURN(Value * zero, f.ConstantScalar(ElementType::kI32, 0));
+              // Ties take the smaller index and the larger of -0/+0, so the result does not
+              // depend on the order the reduction visits elements in.
+              RegionBodyFn body = [](FunctionBuilder& b, std::span<Value* const> a) -> Status {
+                ACCY_ASSIGN_OR_RETURN(Value * gt, b.Compare(a[2], a[0], "GT"));
+                ACCY_ASSIGN_OR_RETURN(Value * eq, b.Compare(a[2], a[0], "EQ"));
+                ACCY_ASSIGN_OR_RETURN(Value * larger, b.Maximum(a[0], a[2]));
+                ACCY_ASSIGN_OR_RETURN(Value * tie_value, b.Select(eq, larger, a[0]));
+                ACCY_ASSIGN_OR_RETURN(Value * value, b.Select(gt, a[2], tie_value));
+                ACCY_ASSIGN_OR_RETURN(Value * smaller, b.Minimum(a[1], a[3]));
+                ACCY_ASSIGN_OR_RETURN(Value * tie_index, b.Select(eq, smaller, a[1]));
+                ACCY_ASSIGN_OR_RETURN(Value * index, b.Select(gt, a[3], tie_index));
+                return b.Return({value, index});
+              };
+              return f.Reduce({xs[0], xs[1]}, {init, zero}, {axis}, std::move(body));
+            });
+  return true;
+}
+
+bool Generator::StepCumsum() {
+  const ElementType e = RandomType(ElementClass::kNumeric);
+  const TensorType type = Type(e, RandomDims(1, 3));
+  const int64_t dim = static_cast<int64_t>(U(static_cast<uint64_t>(type.rank())));
+  const int x = Pick(type, Need{true, 1e4, false});
+  FuzzValue v = Derive({x}, type, !IsFloat(e), V(x).bound * static_cast<double>(type.dim(dim)),
+                       V(x).non_finite);
+  if (!IsFloat(e)) v.non_finite = false;
+  AddRecipe("cumsum", {x}, {v},
+            [dim](FunctionBuilder& f, std::span<Value* const> xs,
+                  BuildForm) -> StatusOr<std::vector<Value*>> {
+              ACCY_ASSIGN_OR_RETURN(Value * r, f.Cumsum(xs[0], dim));
+              return std::vector<Value*>{r};
+            });
+  return true;
+}
+
+bool Generator::StepWhile() {
+  static constexpr int64_t kTrips[] = {0, 1, 2, 3, 5};
+  const int64_t trips = kTrips[U(std::size(kTrips))];
+  const TensorType type = Type(RandomType(ElementClass::kAny), RandomDims(0, 3));
+  const ElementType e = type.element_type();
+  // Body: x' = x + y (y a value of the enclosing function), max(x, y), or tanh(x) (floats).
+  const int variant = static_cast<int>(U(IsFloat(e) ? 3 : 2));
+  const Need need = variant == 0 ? Need{true, 1e3, false} : Need{};
+  const int x = Pick(type, need);
+  const int y = Pick(type, need);
+  const int counter = Splat(Type(ElementType::kI32, {}), 0);
+  FuzzValue count = Derive({counter}, Type(ElementType::kI32, {}), true, static_cast<double>(trips), false);
+  double bound = variant == 0 ? V(x).bound + static_cast<double>(trips) * V(y).bound
+                 : variant == 1 ? std::max(V(x).bound, V(y).bound) : std::max(V(x).bound, 1.0);
+  if (!IsFloat(e) && variant == 0) bound = kInf;
+  FuzzValue carried = Derive({x, y}, type, variant != 2, bound, V(x).non_finite || V(y).non_finite);
+  if (!IsFloat(e)) carried.non_finite = false;
+  AddRecipe("while", {counter, x, y}, {count, carried},
+            [trips, variant](FunctionBuilder& f, std::span<Value* const> xs,
+                             BuildForm) -> StatusOr<std::vector<Value*>> {
+              Value* outer = xs[2];
+              return f.While(
+                  {xs[0], xs[1]},
+                  [trips](FunctionBuilder& c, std::span<Value* const> a) -> Status {
+                    ACCY_ASSIGN_OR_RETURN(Value * limit, c.ConstantScalar(ElementType::kI32,
+                                                                          static_cast<double>(trips)));
+                    ACCY_ASSIGN_OR_RETURN(Value * less, c.Compare(a[0], limit, "LT"));
+                    return c.Return({less});
+                  },
+                  [variant, outer](FunctionBuilder& b, std::span<Value* const> a) -> Status {
+                    ACCY_ASSIGN_OR_RETURN(Value * one, b.ConstantScalar(ElementType::kI32, 1));
+                    ACCY_ASSIGN_OR_RETURN(Value * next, b.Add(a[0], one));
+                    Value* x = nullptr;
+                    if (variant == 0) {
+                      ACCY_ASSIGN_OR_RETURN(x, b.Add(a[1], outer));
+                    } else if (variant == 1) {
+                      ACCY_ASSIGN_OR_RETURN(x, b.Maximum(a[1], outer));
+                    } else {
+                      ACCY_ASSIGN_OR_RETURN(x, b.Tanh(a[1]));
+                    }
+                    return b.Return({next, x});
+                  });
+            });
+  return true;
+}
+
+bool Generator::StepKernelCall() {
+  const ElementType e = Chance(0.7) ? ElementType::kF32 : Chance(0.85) ? ElementType::kBF16 : ElementType::kF16;
+  const Need need{true, 1e3, true};
+  const uint64_t which = U(4);
+  if (which <= 1) {  // softmax, log_softmax
+    const bool log = which == 1;
+    const TensorType type = Type(e, RandomDims(1, 3));
+    const int64_t axis = static_cast<int64_t>(U(static_cast<uint64_t>(type.rank())));
+    const int x = Pick(type, need);
+    FuzzValue v = Derive({x}, type, false, log ? 2 * V(x).bound + 10 : 1, false);
+    const std::string target(log ? kernels::kLogSoftmaxTarget : kernels::kSoftmaxTarget);
+    // Spelled from the back half the time (axis -1 is the contract's default).
+    const int64_t written = Chance(0.5) ? axis - type.rank() : axis;
+    AddRecipe("kernel_call:" + target, {x}, {v},
+              [target, axis, written, log, type](FunctionBuilder& f, std::span<Value* const> xs,
+                                                 BuildForm form) -> StatusOr<std::vector<Value*>> {
+                if (form == BuildForm::kReference) {
+                  ACCY_ASSIGN_OR_RETURN(Value * r, SoftmaxReference(f, xs[0], axis, log));
+                  return std::vector<Value*>{r};
+                }
+                KernelCallSpec spec;
+                spec.target = target;
+                spec.attributes = {{"axis", written}};
+                ACCY_ASSIGN_OR_RETURN(Operation * call, f.KernelCall({xs[0]}, {type}, spec));
+                return std::vector<Value*>{call->result(0)};
+              });
+    return true;
+  }
+  if (which == 2) {  // layer_norm
+    std::vector<int64_t> dims = RandomDims(1, 3);
+    if (dims.back() < 2) dims.back() = 2 + static_cast<int64_t>(U(30));
+    const TensorType type = Type(e, dims);
+    const double epsilon = IsFloat(e) && ElementBitWidth(e) == 16 ? 1e-2 : Chance(0.5) ? 1e-5 : 1e-3;
+    const int x = Pick(type, need);
+    const int scale = Pick(Type(ElementType::kF32, {dims.back()}), need);
+    const int shift = Pick(Type(ElementType::kF32, {dims.back()}), need);
+    FuzzValue v = Derive({x, scale, shift}, type, false,
+                         std::sqrt(static_cast<double>(dims.back())) * V(scale).bound + V(shift).bound,
+                         false);
+    AddRecipe("kernel_call:" + std::string(kernels::kLayerNormTarget), {x, scale, shift}, {v},
+              [type, epsilon](FunctionBuilder& f, std::span<Value* const> xs,
+                              BuildForm form) -> StatusOr<std::vector<Value*>> {
+                if (form == BuildForm::kReference) {
+                  ACCY_ASSIGN_OR_RETURN(Value * r, LayerNormReference(f, xs[0], xs[1], xs[2], epsilon));
+                  return std::vector<Value*>{r};
+                }
+                KernelCallSpec spec;
+                spec.target = std::string(kernels::kLayerNormTarget);
+                spec.attributes = {{"epsilon", epsilon}};
+                ACCY_ASSIGN_OR_RETURN(Operation * call,
+                                      f.KernelCall({xs[0], xs[1], xs[2]}, {type}, spec));
+                return std::vector<Value*>{call->result(0)};
+              });
+    return true;
+  }
+  // matmul: a [B.., M, K] (transpose_a: [B.., K, M]) x b [K, N] or [B.., K, N] (transpose_b:
+  // N and K swapped).
+  static constexpr int64_t kSizes[] = {1, 2, 3, 5, 8, 16, 17, 33, 64};
+  const int64_t m = kSizes[U(std::size(kSizes))], k = kSizes[U(std::size(kSizes))],
+                n = kSizes[U(std::size(kSizes))];
+  std::vector<int64_t> batch;
+  if (Chance(0.4)) batch.push_back(1 + static_cast<int64_t>(U(3)));
+  const bool ta = Chance(0.3), tb = Chance(0.3), shared_b = batch.empty() || Chance(0.5);
+  std::vector<int64_t> a = batch, b = shared_b ? std::vector<int64_t>{} : batch, r = batch;
+  a.push_back(ta ? k : m);
+  a.push_back(ta ? m : k);
+  b.push_back(tb ? n : k);
+  b.push_back(tb ? k : n);
+  r.push_back(m);
+  r.push_back(n);
+  const ElementType result_e = e != ElementType::kF32 && Chance(0.3) ? ElementType::kF32 : e;
+  const TensorType result = Type(result_e, r);
+  const int lhs = Pick(Type(e, a), need);
+  const int rhs = Pick(Type(e, b), need);
+  FuzzValue v = Derive({lhs, rhs}, result, false,
+                       V(lhs).bound * V(rhs).bound * static_cast<double>(k), false);
+  AddRecipe("kernel_call:" + std::string(kernels::kMatmulTarget), {lhs, rhs}, {v},
+            [result, ta, tb](FunctionBuilder& f, std::span<Value* const> xs,
+                             BuildForm form) -> StatusOr<std::vector<Value*>> {
+              if (form == BuildForm::kReference) {
+                ACCY_ASSIGN_OR_RETURN(Value * out, MatmulReference(f, xs[0], xs[1], ta, tb, result));
+                return std::vector<Value*>{out};
+              }
+              KernelCallSpec spec;
+              spec.target = std::string(kernels::kMatmulTarget);
+              spec.attributes = {{"transpose_a", ta}, {"transpose_b", tb}};
+              ACCY_ASSIGN_OR_RETURN(Operation * call, f.KernelCall({xs[0], xs[1]}, {result}, spec));
+              return std::vector<Value*>{call->result(0)};
+            });
+  return true;
+}
+
+// ---- Fusion patterns and near misses ----------------------------------------------------------
+
+bool Generator::PatternChain() {
+  const TensorType type = Type(Chance(0.6) ? RandomFloatType() : RandomType(ElementClass::kAny),
+                               RandomDims(1, 3));
+  int current = Pick(type);
+  const int length = 3 + static_cast<int>(U(4));
+  for (int i = 0; i < length; ++i) {
+    bool added = false;
+    for (int attempt = 0; attempt < 6 && !added; ++attempt) {
+      added = Chance(0.5) ? StepUnary(current) : StepBinary(current);
+    }
+    if (!added) break;
+    current = LastValue();
+  }
+  return true;
+}
+
+bool Generator::PatternSoftmax(int x, int axis, bool near_miss) {
+  if (x < 0) {
+    const TensorType type = Type(RandomFloatType(), RandomDims(1, 3));
+    x = Pick(type, Need{true, 1e3, false});
+    axis = static_cast<int>(type.rank()) - 1;
+    near_miss = Chance(0.3);
+  }
+  const TensorType type = V(x).type;
+  const int64_t rank = type.rank();
+  int sum_axis = axis;
+  const uint64_t miss = near_miss ? 1 + U(3) : 0;
+  // Near misses: the sum over another dim than the max; exp escaping; multiply for divide.
+  if (miss == 1 && rank >= 2) sum_axis = static_cast<int>((axis + 1) % rank);
+  const int max = ReduceNamed(x, "max", {axis});
+  const int max_b = Broadcast(max, type.dims(), AllBut(rank, axis));
+  const int shifted = Binary(OpKind::kSubtract, x, max_b);
+  const int e = Unary(OpKind::kExponential, shifted);
+  if (miss == 2) extra_outputs().push_back(e);
+  const int sum = ReduceNamed(e, "sum", {sum_axis});
+  const int sum_b = Broadcast(sum, type.dims(), AllBut(rank, sum_axis));
+  Binary(miss == 3 ? OpKind::kMultiply : OpKind::kDivide, e, sum_b);
+  return true;
+}
+
+bool Generator::PatternLayerNorm() {
+  const ElementType e = RandomFloatType();
+  std::vector<int64_t> dims = RandomDims(2, 2);
+  if (dims[1] < 2) dims[1] = 2 + static_cast<int64_t>(U(60));
+  const TensorType type = Type(e, dims);
+  const uint64_t miss = Chance(0.3) ? 1 + U(2) : 0;
+  const int x = Pick(type, Need{true, 1e3, false});
+  const TensorType row = Type(e, {dims[0]});
+  const int sum = ReduceNamed(x, "sum", {1});
+  const int count = Splat(row, static_cast<double>(dims[1]));
+  const int mean = Binary(OpKind::kDivide, sum, count);
+  const int centered = Binary(OpKind::kSubtract, x, Broadcast(mean, dims, {0}));
+  if (miss == 1) extra_outputs().push_back(centered);
+  const int square = Binary(OpKind::kMultiply, centered, centered);
+  const int variance = Binary(OpKind::kDivide, ReduceNamed(square, "sum", {1}), count);
+  const double epsilon = ElementBitWidth(e) == 16 ? 1e-2 : 1e-5;
+  const int inv = Unary(OpKind::kRsqrt, Binary(OpKind::kAdd, variance, Splat(row, epsilon)));
+  const int normed = Binary(OpKind::kMultiply, centered, Broadcast(inv, dims, {0}));
+  // Near miss 2: scale and shift per row (broadcast along dim 0) instead of per column.
+  const int64_t along = miss == 2 ? 0 : 1;
+  const int scale = Pick(Type(e, {dims[static_cast<size_t>(along)]}), Need{true, 10, false});
+  const int shift = Pick(Type(e, {dims[static_cast<size_t>(along)]}), Need{true, 10, false});
+  const int scaled = Binary(OpKind::kMultiply, normed, Broadcast(scale, dims, {along}));
+  Binary(OpKind::kAdd, scaled, Broadcast(shift, dims, {along}));
+  return true;
+}
+
+bool Generator::PatternMatmulEpilogue() {
+  static constexpr int64_t kSizes[] = {1, 2, 3, 5, 8, 16, 17, 32, 64, 100};
+  const ElementType e = RandomFloatType();
+  const int64_t m = kSizes[U(std::size(kSizes))], k = kSizes[U(std::size(kSizes))],
+                n = kSizes[U(std::size(kSizes))];
+  const bool batched = Chance(0.25);
+  std::vector<int64_t> a = {m, k}, out = {m, n};
+  if (batched) {
+    a.insert(a.begin(), 2);
+    out.insert(out.begin(), 2);
+  }
+  const int64_t last = static_cast<int64_t>(out.size()) - 1;
+  const Need need{true, 100, false};
+  const int lhs = Pick(Type(e, a), need);
+  const int rhs = Pick(Type(e, {k, n}), need);
+  const int y = Dot(lhs, rhs, {last}, {0}, {}, {});
+  const uint64_t miss = Chance(0.3) ? 1 + U(2) : 0;
+  if (miss == 1) extra_outputs().push_back(y);
+  // Near miss 2: the bias runs along the rows (dim last-1) instead of the columns.
+  const int64_t along = miss == 2 ? last - 1 : last;
+  const int bias = Pick(Type(e, {out[static_cast<size_t>(along)]}), need);
+  const int biased = Binary(OpKind::kAdd, y, Broadcast(bias, out, {along}));
+  const TensorType type = Type(e, out);
+  switch (U(4)) {
+    case 0:
+      Binary(OpKind::kMaximum, biased, Splat(type, 0));
+      break;
+    case 1:
+      Unary(OpKind::kTanh, biased);
+      break;
+    case 2: {  // x * logistic(1.702 x), the sigmoid form of GELU
+      const int scaled = Binary(OpKind::kMultiply, biased, Splat(type, 1.702));
+      Binary(OpKind::kMultiply, biased, Unary(OpKind::kLogistic, scaled));
+      break;
+    }
+    default:
+      break;  // bias only
+  }
+  return true;
+}
+
+bool Generator::PatternAttention() {
+  static constexpr int64_t kSeq[] = {1, 2, 5, 7, 16, 17, 33};
+  static constexpr int64_t kHead[] = {4, 8, 16, 32, 64};
+  const ElementType e = Chance(0.7) ? ElementType::kF32 : RandomFloatType();
+  const int64_t b = 1 + static_cast<int64_t>(U(2)), s = kSeq[U(std::size(kSeq))],
+                t = kSeq[U(std::size(kSeq))], d = kHead[U(std::size(kHead))];
+  const Need need{true, 10, false};
+  const int q = Pick(Type(e, {b, s, d}), need);
+  const int key = Pick(Type(e, {b, t, d}), need);
+  const int v = Pick(Type(e, {b, t, d}), need);
+  const int scores = Dot(q, key, {2}, {2}, {0}, {0});
+  int scaled = Binary(OpKind::kMultiply, scores,
+                      Splat(Type(e, {b, s, t}), 1.0 / std::sqrt(static_cast<double>(d))));
+  if (Chance(0.3)) {  // an additive mask [s, t]
+    scaled = Binary(OpKind::kAdd, scaled, Broadcast(Pick(Type(e, {s, t}), need), {b, s, t}, {1, 2}));
+  }
+  // Near miss: the softmax over the query dim.
+  PatternSoftmax(scaled, Chance(0.2) ? 1 : 2, false);
+  Dot(LastValue(), v, {2}, {1}, {0}, {0});
+  return true;
+}
+
+}  // namespace accy::fuzz::internal
