@@ -195,7 +195,14 @@ int FuzzCommand(std::span<const std::string> args) {
                 std::string(fuzz::VerdictName(failure.outcome.verdict)).c_str(),
                 failure.outcome.message.c_str());
     std::fflush(stdout);
-    if (!out_dir.empty() && write_status.ok()) write_status = WriteFailure(out_dir, failure);
+    if (out_dir.empty()) return;
+    if (Status written = WriteFailure(out_dir, failure); !written.ok()) {
+      // An invalid program cannot be printed; the others are still written.
+      std::printf("  not written: %s\n", std::string(written.message()).c_str());
+      if (write_status.ok() && failure.outcome.verdict != fuzz::Verdict::kInvalidProgram) {
+        write_status = written;
+      }
+    }
   };
   StatusOr<fuzz::BatchSummary> summary = fuzz::RunBatch(options, before_each, on_failure);
   for (int s : {SIGSEGV, SIGABRT, SIGFPE, SIGILL, SIGBUS}) ::signal(s, SIG_DFL);

@@ -19,7 +19,8 @@ StatusOr<BatchSummary> RunBatch(const BatchOptions& options,
     if (before_each) before_each(i, seed);
     FuzzProgram program = GenerateProgram(seed, options.generator);
     for (const FuzzOp& op : program.ops) ++summary.recipes[op.label];
-    if (StatusOr<std::unique_ptr<Module>> module = BuildModule(program); module.ok()) {
+    // Coverage counts the ops an output depends on (the engine drops the others as dead code).
+    if (StatusOr<std::unique_ptr<Module>> module = BuildModule(Prune(program)); module.ok()) {
       summary.coverage.Add(**module);
     }
     Outcome outcome = runner->Run(program);

@@ -687,6 +687,9 @@ bool Generator::StepConcatenate() {
     bound = std::max(bound, V(operands.back()).bound);
     nf = nf || V(operands.back()).non_finite;
   }
+  double count = 1;
+  for (int64_t d : dims) count *= static_cast<double>(d);
+  if (count > static_cast<double>(options_.max_elements) * 4) return false;
   AddOp("concatenate", OpKind::kConcatenate, operands, Type(base.element_type(), dims),
         {{"dimension", dimension}}, true, bound, nf);
   return true;
@@ -716,6 +719,7 @@ bool Generator::StepGather() {
   const ElementType e = RandomType(ElementClass::kAny);
   const ElementType index_type = RandomType(ElementClass::kInteger);
   const int64_t n = RandomSize(false), d = RandomSize(), k = RandomSize();
+  if (n * d > options_.max_elements || k * d > options_.max_elements) return false;
   GatherDimensionNumbers numbers;
   std::vector<int64_t> slice_sizes, result_dims, index_dims;
   int operand;
@@ -730,7 +734,7 @@ bool Generator::StepGather() {
     index_dims = {k, 1};
     result_dims = {k, d};
   } else {  // 2-d windows of 1 x w starting at (indices[i, 0], indices[i, 1])
-    const int64_t w = std::max<int64_t>(1, d / 2);
+    const int64_t w = d == 0 ? 0 : std::max<int64_t>(1, d / 2);
     operand = Pick(Type(e, {n, d}));
     numbers.offset_dims = {1, 2};
     numbers.start_index_map = {0, 1};
@@ -762,6 +766,7 @@ bool Generator::StepScatter() {
   const ElementType index_type = RandomType(ElementClass::kInteger);
   const int64_t n = RandomSize(false), d = RandomSize();
   int64_t k = RandomSize();
+  if (n * d > options_.max_elements || k * d > options_.max_elements) return false;
   ScatterDimensionNumbers numbers;
   numbers.update_window_dims = {1};
   numbers.inserted_window_dims = {0};
@@ -892,11 +897,23 @@ FuzzProgram Generator::Run() {
       if (steps[s].run(*this)) break;
     }
   }
-  // Outputs: the last op's results, the near misses' escaping intermediates and a few others.
+  // Outputs: the last op's results, the near misses' escaping intermediates, up to five other
+  // results no op reads (so that few ops are dead code) and now and then any other result.
   std::vector<int> outputs = program_.ops.back().results;
   for (int id : extra_outputs_) outputs.push_back(id);
-  const int extra = static_cast<int>(U(3));
-  for (int i = 0; i < extra; ++i) {
+  std::vector<bool> used(program_.values.size(), false);
+  for (const FuzzOp& op : program_.ops) {
+    for (int id : op.operands) used[static_cast<size_t>(id)] = true;
+  }
+  std::vector<int> sinks;
+  for (const FuzzOp& op : program_.ops) {
+    for (int id : op.results) {
+      if (!used[static_cast<size_t>(id)]) sinks.push_back(id);
+    }
+  }
+  std::shuffle(sinks.begin(), sinks.end(), rng_);
+  for (size_t i = 0; i < sinks.size() && i < 5; ++i) outputs.push_back(sinks[i]);
+  if (Chance(0.3)) {
     const FuzzOp& op = program_.ops[U(program_.ops.size())];
     outputs.push_back(op.results[U(op.results.size())]);
   }
