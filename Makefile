@@ -3,6 +3,7 @@
 #   make test   install missing packages, configure, build, run every test through ctest
 #   make bench  full accy-bench run
 #   make compare  accy vs PyTorch (eager, TorchScript) and NumPy: bench/compare/, bench/README.md
+#   make fuzz-programs  the differential fuzzer's long run (FUZZ_PROGRAMS=20000, docs/fuzzing.md)
 # Everything is idempotent: a second call with nothing changed only re-checks.
 
 BUILD_DIR ?= build
@@ -46,6 +47,15 @@ run: build
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 900
+
+# The differential fuzzer's long run (docs/fuzzing.md): FUZZ_PROGRAMS generated programs from
+# FUZZ_SEED through the JIT at 1 and 2 threads and the reference evaluator; failures (reduced)
+# are written to FUZZ_OUT. ctest runs a short fixed-seed batch (accy_testing_test).
+FUZZ_PROGRAMS ?= 20000
+FUZZ_SEED ?= 1
+FUZZ_OUT ?= $(BUILD_DIR)/fuzz
+fuzz-programs: build
+	./$(BUILD_DIR)/bin/accy fuzz --seed $(FUZZ_SEED) --programs $(FUZZ_PROGRAMS) --out $(FUZZ_OUT)
 
 bench: build
 	./$(BUILD_DIR)/bin/accy-bench

@@ -95,6 +95,7 @@ class Generator {
   bool StepDotGeneral();
   bool StepReduce();
   bool StepArgmax();
+  bool StepReduceBody();
   bool StepCumsum();
   bool StepWhile();
   bool StepKernelCall();

@@ -674,22 +674,27 @@ bool Generator::StepConcatenate() {
   const TensorType base = Type(RandomType(ElementClass::kAny), RandomDims(1, 4));
   const int64_t dimension = static_cast<int64_t>(U(static_cast<uint64_t>(base.rank())));
   const int inputs = 1 + static_cast<int>(U(3));
-  std::vector<int> operands;
+  std::vector<int64_t> sizes;  // of each input along `dimension`
+  int64_t total = 0;
+  for (int i = 0; i < inputs; ++i) {
+    sizes.push_back(i == 0 ? base.dim(dimension) : RandomSize());
+    total += sizes.back();
+  }
   std::vector<int64_t> dims = base.dims();
-  dims[static_cast<size_t>(dimension)] = 0;
+  dims[static_cast<size_t>(dimension)] = total;
+  double count = 1;
+  for (int64_t d : dims) count *= static_cast<double>(d);
+  if (count > static_cast<double>(options_.max_elements) * 4) return false;
+  std::vector<int> operands;
   double bound = 0;
   bool nf = false;
-  for (int i = 0; i < inputs; ++i) {
+  for (int64_t size : sizes) {
     std::vector<int64_t> in = base.dims();
-    in[static_cast<size_t>(dimension)] = i == 0 ? base.dim(dimension) : RandomSize();
-    dims[static_cast<size_t>(dimension)] += in[static_cast<size_t>(dimension)];
+    in[static_cast<size_t>(dimension)] = size;
     operands.push_back(Pick(Type(base.element_type(), in)));
     bound = std::max(bound, V(operands.back()).bound);
     nf = nf || V(operands.back()).non_finite;
   }
-  double count = 1;
-  for (int64_t d : dims) count *= static_cast<double>(d);
-  if (count > static_cast<double>(options_.max_elements) * 4) return false;
   AddOp("concatenate", OpKind::kConcatenate, operands, Type(base.element_type(), dims),
         {{"dimension", dimension}}, true, bound, nf);
   return true;
@@ -876,6 +881,7 @@ FuzzProgram Generator::Run() {
       {4, [](Generator& g) { return g.StepDotGeneral(); }},
       {5, [](Generator& g) { return g.StepReduce(); }},
       {1, [](Generator& g) { return g.StepArgmax(); }},
+      {2, [](Generator& g) { return g.StepReduceBody(); }},
       {2, [](Generator& g) { return g.StepCumsum(); }},
       {options_.while_loops ? 2 : 0, [](Generator& g) { return g.StepWhile(); }},
       {options_.kernel_calls ? 3 : 0, [](Generator& g) { return g.StepKernelCall(); }},
