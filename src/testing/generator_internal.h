@@ -99,6 +99,7 @@ class Generator {
   bool StepCumsum();
   bool StepWhile();
   bool StepKernelCall();
+  bool StepWindowKernel();
   bool PatternChain();
   bool PatternSoftmax(int x = -1, int axis = -1, bool near_miss = false);
   bool PatternLayerNorm();

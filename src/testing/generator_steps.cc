@@ -120,7 +120,184 @@ StatusOr<Value*> MatmulReference(FunctionBuilder& f, Value* a, Value* b, bool tr
   return f.Convert(dot, result.element_type());
 }
 
+// Geometry of a generated conv2d or pooling call (NCHW).
+struct Window {
+  int64_t n, c, h, w, o, kh, kw, sh, sw, ph_lo, ph_hi, pw_lo, pw_hi, dh = 1, dw = 1;
+  int64_t Oh() const { return (h + ph_lo + ph_hi - ((kh - 1) * dh + 1)) / sh + 1; }
+  int64_t Ow() const { return (w + pw_lo + pw_hi - ((kw - 1) * dw + 1)) / sw + 1; }
+};
+
+// The window taps of a padded f32 NCHW tensor: tap (i, j) is the [N, C, OH, OW] strided slice
+// every output position reads at window offset (i, j).
+StatusOr<Value*> Tap(FunctionBuilder& f, Value* padded, const Window& g, int64_t i, int64_t j) {
+  const int64_t r0 = i * g.dh, c0 = j * g.dw;
+  return f.Slice(padded, {0, 0, r0, c0},
+                 {g.n, g.c, r0 + (g.Oh() - 1) * g.sh + 1, c0 + (g.Ow() - 1) * g.sw + 1},
+                 {1, 1, g.sh, g.sw});
+}
+
+StatusOr<Value*> PadNchw(FunctionBuilder& f, Value* x, const Window& g, double value) {
+  ACCY_ASSIGN_OR_RETURN(Value * pad_value, f.ConstantScalar(ElementType::kF32, value));
+  return f.Pad(x, pad_value, {0, 0, g.ph_lo, g.pw_lo}, {0, 0, g.ph_hi, g.pw_hi}, {0, 0, 0, 0});
+}
+
+// conv2d (kernels/kernel_contracts.h, NCHW/OIHW, groups 1): sum over taps of
+// dot_general(tap [N, C, OH, OW], w[:, :, i, j] [O, C]) -> [N, OH, OW, O], then to NCHW.
+StatusOr<Value*> Conv2dReference(FunctionBuilder& f, Value* x, Value* w, Value* bias,
+                                 const Window& g) {
+  ACCY_ASSIGN_OR_RETURN(Value * xf, f.Convert(x, ElementType::kF32));
+  ACCY_ASSIGN_OR_RETURN(Value * wf, f.Convert(w, ElementType::kF32));
+  ACCY_ASSIGN_OR_RETURN(Value * padded, PadNchw(f, xf, g, 0));
+  const TensorType nhwo = *TensorType::Create(ElementType::kF32, {g.n, g.Oh(), g.Ow(), g.o});
+  const TensorType oc = *TensorType::Create(ElementType::kF32, {g.o, g.c});
+  Value* sum = nullptr;
+  for (int64_t i = 0; i < g.kh; ++i) {
+    for (int64_t j = 0; j < g.kw; ++j) {
+      ACCY_ASSIGN_OR_RETURN(Value * tap, Tap(f, padded, g, i, j));
+      ACCY_ASSIGN_OR_RETURN(Value * wij, f.Slice(wf, {0, 0, i, j}, {g.o, g.c, i + 1, j + 1}, {1, 1, 1, 1}));
+      ACCY_ASSIGN_OR_RETURN(Value * w2, f.Reshape(wij, oc));
+      ACCY_ASSIGN_OR_RETURN(Value * term, f.DotGeneral(tap, w2, nhwo, {1}, {1}, {}, {}));
+      if (sum == nullptr) {
+        sum = term;
+      } else {
+        ACCY_ASSIGN_OR_RETURN(sum, f.Add(sum, term));
+      }
+    }
+  }
+  ACCY_ASSIGN_OR_RETURN(Value * nchw, f.Transpose(sum, {0, 3, 1, 2}));
+  if (bias != nullptr) {
+    ACCY_ASSIGN_OR_RETURN(Value * bf, f.Convert(bias, ElementType::kF32));
+    ACCY_ASSIGN_OR_RETURN(Value * bb, f.BroadcastInDim(bf, nchw->type(), {1}));
+    ACCY_ASSIGN_OR_RETURN(nchw, f.Add(nchw, bb));
+  }
+  return f.Convert(nchw, x->type().element_type());
+}
+
+// max_pool2d / avg_pool2d: the max (padding never wins) or the mean over taps; without
+// count_include_pad the mean divides by the taps inside the input (the same taps of ones).
+StatusOr<Value*> Pool2dReference(FunctionBuilder& f, Value* x, const Window& g, bool is_max,
+                                 bool count_include_pad) {
+  ACCY_ASSIGN_OR_RETURN(Value * xf, f.Convert(x, ElementType::kF32));
+  ACCY_ASSIGN_OR_RETURN(Value * padded, PadNchw(f, xf, g, is_max ? -kInf : 0));
+  Value* ones_padded = nullptr;
+  if (!is_max && !count_include_pad) {
+    ACCY_ASSIGN_OR_RETURN(Value * ones, Splat(f, xf->type(), 1));
+    ACCY_ASSIGN_OR_RETURN(ones_padded, PadNchw(f, ones, g, 0));
+  }
+  Value* acc = nullptr;
+  Value* count = nullptr;
+  for (int64_t i = 0; i < g.kh; ++i) {
+    for (int64_t j = 0; j < g.kw; ++j) {
+      ACCY_ASSIGN_OR_RETURN(Value * tap, Tap(f, padded, g, i, j));
+      if (acc == nullptr) {
+        acc = tap;
+      } else if (is_max) {
+        ACCY_ASSIGN_OR_RETURN(acc, f.Maximum(acc, tap));
+      } else {
+        ACCY_ASSIGN_OR_RETURN(acc, f.Add(acc, tap));
+      }
+      if (ones_padded != nullptr) {
+        ACCY_ASSIGN_OR_RETURN(Value * one_tap, Tap(f, ones_padded, g, i, j));
+        if (count == nullptr) {
+          count = one_tap;
+        } else {
+          ACCY_ASSIGN_OR_RETURN(count, f.Add(count, one_tap));
+        }
+      }
+    }
+  }
+  if (!is_max) {
+    if (count == nullptr) {
+      ACCY_ASSIGN_OR_RETURN(count, Splat(f, acc->type(), static_cast<double>(g.kh * g.kw)));
+    }
+    ACCY_ASSIGN_OR_RETURN(acc, f.Divide(acc, count));
+  }
+  return f.Convert(acc, x->type().element_type());
+}
+
 }  // namespace
+
+bool Generator::StepWindowKernel() {
+  const ElementType e = Chance(0.75) ? ElementType::kF32 : ElementType::kBF16;
+  const uint64_t which = U(3);  // conv2d, max_pool2d, avg_pool2d
+  Window g;
+  g.n = 1 + static_cast<int64_t>(U(2));
+  g.c = 1 + static_cast<int64_t>(U(6));
+  g.h = 1 + static_cast<int64_t>(U(10));
+  g.w = 1 + static_cast<int64_t>(U(10));
+  g.kh = 1 + static_cast<int64_t>(U(3));
+  g.kw = 1 + static_cast<int64_t>(U(3));
+  g.sh = 1 + static_cast<int64_t>(U(2));
+  g.sw = 1 + static_cast<int64_t>(U(2));
+  if (which == 0 && Chance(0.2)) g.dh = g.dw = 2;
+  auto pad = [&](int64_t window) {  // pooling: each padding below the window
+    return static_cast<int64_t>(U(static_cast<uint64_t>(std::min<int64_t>(window, 2))));
+  };
+  g.ph_lo = pad(g.kh);
+  g.ph_hi = pad(g.kh);
+  g.pw_lo = pad(g.kw);
+  g.pw_hi = pad(g.kw);
+  g.o = which == 0 ? 1 + static_cast<int64_t>(U(6)) : g.c;
+  if (g.h + g.ph_lo + g.ph_hi < (g.kh - 1) * g.dh + 1 ||
+      g.w + g.pw_lo + g.pw_hi < (g.kw - 1) * g.dw + 1) {
+    return false;
+  }
+  const Need need{true, 100, true};
+  const int x = Pick(Type(e, {g.n, g.c, g.h, g.w}), need);
+  const TensorType result = Type(e, {g.n, g.o, g.Oh(), g.Ow()});
+  const std::vector<int64_t> padding = {g.ph_lo, g.ph_hi, g.pw_lo, g.pw_hi};
+  const std::vector<int64_t> strides = {g.sh, g.sw};
+  if (which == 0) {
+    const int w = Pick(Type(e, {g.o, g.c, g.kh, g.kw}), need);
+    const bool has_bias = Chance(0.5);
+    std::vector<int> operands = {x, w};
+    if (has_bias) operands.push_back(Pick(Type(ElementType::kF32, {g.o}), need));
+    FuzzValue v = Derive(operands, result, false,
+                         V(x).bound * V(w).bound * static_cast<double>(g.c * g.kh * g.kw) +
+                             (has_bias ? V(operands[2]).bound : 0),
+                         false);
+    AddRecipe("kernel_call:" + std::string(kernels::kConv2dTarget), operands, {v},
+              [g, padding, strides, result](FunctionBuilder& f, std::span<Value* const> xs,
+                                            BuildForm form) -> StatusOr<std::vector<Value*>> {
+                Value* bias = xs.size() == 3 ? xs[2] : nullptr;
+                if (form == BuildForm::kReference) {
+                  ACCY_ASSIGN_OR_RETURN(Value * r, Conv2dReference(f, xs[0], xs[1], bias, g));
+                  return std::vector<Value*>{r};
+                }
+                KernelCallSpec spec;
+                spec.target = std::string(kernels::kConv2dTarget);
+                spec.attributes = {{"strides", strides}, {"padding", padding},
+                                   {"dilation", std::vector<int64_t>{g.dh, g.dw}}};
+                ACCY_ASSIGN_OR_RETURN(Operation * call, f.KernelCall(
+                    std::vector<Value*>(xs.begin(), xs.end()), {result}, spec));
+                return std::vector<Value*>{call->result(0)};
+              });
+    return true;
+  }
+  const bool is_max = which == 1;
+  const bool count_include_pad = !is_max && Chance(0.5);
+  const std::string target(is_max ? kernels::kMaxPool2dTarget : kernels::kAvgPool2dTarget);
+  FuzzValue v = Derive({x}, result, is_max, V(x).bound, false);
+  if (is_max) v.exact = false, v.tolerance = ApproximateTolerance(e);  // f32 staging of bf16
+  AddRecipe("kernel_call:" + target, {x}, {v},
+            [g, padding, strides, result, target, is_max, count_include_pad](
+                FunctionBuilder& f, std::span<Value* const> xs,
+                BuildForm form) -> StatusOr<std::vector<Value*>> {
+              if (form == BuildForm::kReference) {
+                ACCY_ASSIGN_OR_RETURN(Value * r,
+                                      Pool2dReference(f, xs[0], g, is_max, count_include_pad));
+                return std::vector<Value*>{r};
+              }
+              KernelCallSpec spec;
+              spec.target = target;
+              spec.attributes = {{"window", std::vector<int64_t>{g.kh, g.kw}},
+                                 {"strides", strides}, {"padding", padding}};
+              if (!is_max) spec.attributes.push_back({"count_include_pad", count_include_pad});
+              ACCY_ASSIGN_OR_RETURN(Operation * call, f.KernelCall({xs[0]}, {result}, spec));
+              return std::vector<Value*>{call->result(0)};
+            });
+  return true;
+}
 
 int Generator::ReduceNamed(int x, const std::string& reducer, std::vector<int64_t> dimensions) {
   const FuzzValue& v = V(x);

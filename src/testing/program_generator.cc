@@ -885,6 +885,7 @@ FuzzProgram Generator::Run() {
       {2, [](Generator& g) { return g.StepCumsum(); }},
       {options_.while_loops ? 2 : 0, [](Generator& g) { return g.StepWhile(); }},
       {options_.kernel_calls ? 3 : 0, [](Generator& g) { return g.StepKernelCall(); }},
+      {options_.kernel_calls ? 2 : 0, [](Generator& g) { return g.StepWindowKernel(); }},
       {3, [](Generator& g) { return g.PatternChain(); }},
       {2, [](Generator& g) { return g.PatternSoftmax(); }},
       {2, [](Generator& g) { return g.PatternLayerNorm(); }},
