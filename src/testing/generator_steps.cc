@@ -394,12 +394,31 @@ bool Generator::StepDotGeneral() {
     b.push_back(n);
     rc = batches;
   }
+  std::vector<int64_t> lcs = {lc}, rcs = {rc};
+  int64_t contracted = k;
+  if (Chance(0.15) && batch_elements * m * k * 3 <= options_.max_elements &&
+      batch_elements * k * n * 3 <= options_.max_elements) {
+    // A second contracting dim, last on the lhs and first on the rhs (so the pairs of
+    // lhs/rhs_contracting_dimensions are not in the same positions).
+    const int64_t k2 = 1 + static_cast<int64_t>(U(3));
+    lcs.push_back(static_cast<int64_t>(a.size()));
+    a.push_back(k2);
+    for (int64_t& d : rcs) ++d;
+    rcs.push_back(batches);
+    b.insert(b.begin() + batches, k2);
+    contracted *= k2;
+  }
+  if (Chance(0.1) && batch_elements * m * k * 2 <= options_.max_elements) {
+    a.push_back(2);  // a second free lhs dim, after the others
+  }
   const Need need{true, 1e3, false};
   const int lhs = Pick(Type(e, a), need);
   const int rhs = Pick(Type(e, b), need);
   // Float products accumulate in f32 (JIT, oneDNN) or double (reference): far below overflow.
-  if (IsFloat(e) && V(lhs).bound * V(rhs).bound * static_cast<double>(k) > 1e30) return false;
-  Dot(lhs, rhs, {lc}, {rc}, lb, rb);
+  if (IsFloat(e) && V(lhs).bound * V(rhs).bound * static_cast<double>(contracted) > 1e30) {
+    return false;
+  }
+  Dot(lhs, rhs, lcs, rcs, lb, rb);
   return true;
 }
 
