@@ -546,23 +546,32 @@ bool Generator::StepCumsum() {
 bool Generator::StepWhile() {
   static constexpr int64_t kTrips[] = {0, 1, 2, 3, 5};
   const int64_t trips = kTrips[U(std::size(kTrips))];
-  const TensorType type = Type(RandomType(ElementClass::kAny), RandomDims(0, 3));
-  const ElementType e = type.element_type();
-  // Body: x' = x + y (y a value of the enclosing function), max(x, y), or tanh(x) (floats).
-  const int variant = static_cast<int>(U(IsFloat(e) ? 3 : 2));
-  const Need need = variant == 0 ? Need{true, 1e3, false} : Need{};
+  // Body: 0: x' = x + y (y a value of the enclosing function); 1: max(x, y); 2: tanh(x)
+  // (floats); 3: x + broadcast(row max of x) (a reduce and a broadcast in the body); 4: the
+  // softmax kernel_call over the last dim (f32, bf16).
+  int variant = static_cast<int>(U(5));
+  ElementType e = RandomType(ElementClass::kAny);
+  if (variant == 4) e = Chance(0.7) ? ElementType::kF32 : ElementType::kBF16;
+  if (variant == 2 && !IsFloat(e)) variant = 1;
+  const TensorType type = Type(e, RandomDims(variant >= 3 ? 1 : 0, 3));
+  const Need need = variant == 0 || variant == 3 ? Need{true, 1e3, false}
+                    : variant == 4               ? Need{true, 1e3, true}
+                                                 : Need{};
   const int x = Pick(type, need);
   const int y = Pick(type, need);
   const int counter = Splat(Type(ElementType::kI32, {}), 0);
   FuzzValue count = Derive({counter}, Type(ElementType::kI32, {}), true, static_cast<double>(trips), false);
-  double bound = variant == 0 ? V(x).bound + static_cast<double>(trips) * V(y).bound
-                 : variant == 1 ? std::max(V(x).bound, V(y).bound) : std::max(V(x).bound, 1.0);
-  if (!IsFloat(e) && variant == 0) bound = kInf;
-  FuzzValue carried = Derive({x, y}, type, variant != 2, bound, V(x).non_finite || V(y).non_finite);
+  double bound = std::max(V(x).bound, V(y).bound);
+  if (variant == 0) bound = V(x).bound + static_cast<double>(trips) * V(y).bound;
+  if (variant == 2 || variant == 4) bound = std::max(V(x).bound, 1.0);
+  if (variant == 3) bound = V(x).bound * std::pow(2.0, static_cast<double>(trips));
+  if (!IsFloat(e) && (variant == 0 || variant == 3)) bound = kInf;
+  FuzzValue carried = Derive({x, y}, type, variant != 2 && variant != 4, bound,
+                             V(x).non_finite || V(y).non_finite);
   if (!IsFloat(e)) carried.non_finite = false;
   AddRecipe("while", {counter, x, y}, {count, carried},
-            [trips, variant](FunctionBuilder& f, std::span<Value* const> xs,
-                             BuildForm) -> StatusOr<std::vector<Value*>> {
+            [trips, variant, type](FunctionBuilder& f, std::span<Value* const> xs,
+                                   BuildForm form) -> StatusOr<std::vector<Value*>> {
               Value* outer = xs[2];
               return f.While(
                   {xs[0], xs[1]},
@@ -572,16 +581,29 @@ bool Generator::StepWhile() {
                     ACCY_ASSIGN_OR_RETURN(Value * less, c.Compare(a[0], limit, "LT"));
                     return c.Return({less});
                   },
-                  [variant, outer](FunctionBuilder& b, std::span<Value* const> a) -> Status {
+                  [variant, outer, type, form](FunctionBuilder& b, std::span<Value* const> a) -> Status {
                     ACCY_ASSIGN_OR_RETURN(Value * one, b.ConstantScalar(ElementType::kI32, 1));
                     ACCY_ASSIGN_OR_RETURN(Value * next, b.Add(a[0], one));
                     Value* x = nullptr;
+                    const int64_t last = type.rank() - 1;
                     if (variant == 0) {
                       ACCY_ASSIGN_OR_RETURN(x, b.Add(a[1], outer));
                     } else if (variant == 1) {
                       ACCY_ASSIGN_OR_RETURN(x, b.Maximum(a[1], outer));
-                    } else {
+                    } else if (variant == 2) {
                       ACCY_ASSIGN_OR_RETURN(x, b.Tanh(a[1]));
+                    } else if (variant == 3) {
+                      ACCY_ASSIGN_OR_RETURN(Value * row_max, ReduceF(b, a[1], "max", {last}));
+                      ACCY_ASSIGN_OR_RETURN(Value * spread,
+                                            b.BroadcastInDim(row_max, type, AllBut(type.rank(), last)));
+                      ACCY_ASSIGN_OR_RETURN(x, b.Add(a[1], spread));
+                    } else if (form == BuildForm::kReference) {
+                      ACCY_ASSIGN_OR_RETURN(x, SoftmaxReference(b, a[1], last, false));
+                    } else {
+                      KernelCallSpec spec;
+                      spec.target = std::string(kernels::kSoftmaxTarget);
+                      ACCY_ASSIGN_OR_RETURN(Operation * call, b.KernelCall({a[1]}, {type}, spec));
+                      x = call->result(0);
                     }
                     return b.Return({next, x});
                   });
