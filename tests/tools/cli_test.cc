@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -546,6 +547,24 @@ TEST_F(CliTest, FuzzRejectsBadOptions) {
   const CommandResult out = Accy("fuzz --programs 1 --out file");
   EXPECT_EQ(out.exit_code, 1) << out.output;
   EXPECT_THAT(out.output, HasSubstr("--out file: cannot create the folder"));
+}
+
+// A crash (here a SIGSEGV sent from outside) ends the run with the program to replay named.
+TEST_F(CliTest, FuzzNamesTheProgramWhenItCrashes) {
+  const std::string command = "cd '" + dir_.string() + "' && XDG_CACHE_HOME=xdg '" +
+                              std::string(ACCY_CLI_PATH) +
+                              "' fuzz --programs 100000 > out.txt 2>&1 & p=$!; sleep 2; "
+                              "kill -SEGV $p; wait $p; echo exit $?";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  char buffer[256];
+  std::string status;
+  while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) status += buffer;
+  ::pclose(pipe);
+  EXPECT_THAT(status, HasSubstr("exit 139"));  // 128 + SIGSEGV: the signal is re-raised
+  std::ifstream in(dir_ / "out.txt");
+  const std::string output((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(output, HasSubstr("accy fuzz: crashed"));
 }
 
 }  // namespace
