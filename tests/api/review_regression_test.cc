@@ -202,5 +202,37 @@ module @fuzz {
 })");
 }
 
+// Found by accy fuzz (reduced): a while body reads a value of the enclosing function (%3) that
+// no operand of the while names. The schedule ordered the while item before the convert that
+// computes %3 (it had no dependency on it), so buffer assignment refused the plan: "item 0 reads
+// a tensor<i8> value that is neither a parameter, a constant nor an earlier item's output".
+TEST(FuzzRegressionTest, WhileDependsOnTheValuesItsBodyCaptures) {
+  ExpectMatchesReference(R"(
+module @fuzz {
+  func.func public @main(%arg0: tensor<2xui64>, %arg1: tensor<i8>, %arg2: tensor<i32>) -> (tensor<i32>, tensor<i8>) {
+    %0 = stablehlo.broadcast_in_dim %arg0, dims = [1] : (tensor<2xui64>) -> tensor<100x2xui64>
+    %1 = stablehlo.constant dense<0> : tensor<ui64>
+    %2 = stablehlo.reduce(%0 init: %1) across dimensions = [0, 1] : (tensor<100x2xui64>, tensor<ui64>) -> tensor<ui64>
+     reducer(%a: tensor<ui64>, %b: tensor<ui64>)  {
+      %5 = stablehlo.or %a, %b : tensor<ui64>
+      stablehlo.return %5 : tensor<ui64>
+    }
+    %3 = stablehlo.convert %2 : (tensor<ui64>) -> tensor<i8>
+    %4:2 = stablehlo.while(%iterArg = %arg2, %iterArg_0 = %arg1) : tensor<i32>, tensor<i8>
+     cond {
+      %5 = stablehlo.constant dense<3> : tensor<i32>
+      %6 = stablehlo.compare  LT, %iterArg, %5 : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %6 : tensor<i1>
+    } do {
+      %5 = stablehlo.constant dense<1> : tensor<i32>
+      %6 = stablehlo.add %iterArg, %5 : tensor<i32>
+      %7 = stablehlo.add %iterArg_0, %3 : tensor<i8>
+      stablehlo.return %6, %7 : tensor<i32>, tensor<i8>
+    }
+    return %4#0, %4#1 : tensor<i32>, tensor<i8>
+  }
+})");
+}
+
 }  // namespace
 }  // namespace accy
