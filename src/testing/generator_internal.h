@@ -1,6 +1,7 @@
-// The generator's state and op helpers, shared by program_generator.cc (values, elementwise and
-// shape ops) and generator_steps.cc (contractions, reductions, loops, kernel calls, fusion
-// patterns). Internal to src/testing.
+// The generator's state and op helpers, shared by program_generator.cc (values, elementwise
+// steps, the step table), generator_shape_steps.cc, generator_steps.cc (contractions,
+// reductions, loops, fusion patterns) and generator_kernel_steps.cc (kernel_calls). Internal to
+// src/testing.
 #ifndef ACCY_SRC_TESTING_GENERATOR_INTERNAL_H_
 #define ACCY_SRC_TESTING_GENERATOR_INTERNAL_H_
 
@@ -120,6 +121,22 @@ class Generator {
 
 // Largest finite value of a float type; integer types: their largest value as a double.
 double MaxFinite(ElementType type);
+
+// Builder helpers shared by the steps (generator_steps.cc unless noted).
+// The identity of a named reducer ("sum", "prod", "max", "min", "and", "or") on `e` (spec
+// "reduce": init_values should be the body's identity).
+double Identity(const std::string& reducer, ElementType e);
+// `dims` without the positions in `drop`; 0..rank-1 without `axis`.
+std::vector<int64_t> Without(const std::vector<int64_t>& dims, const std::vector<int64_t>& drop);
+std::vector<int64_t> AllBut(int64_t rank, int64_t axis);
+// reduce of `x` over `dims` with a named reducer and its identity as the init value.
+StatusOr<Value*> ReduceF(FunctionBuilder& f, Value* x, const std::string& reducer,
+                         std::vector<int64_t> dims);
+// A constant of `type` with every element `value` (constant + broadcast_in_dim).
+StatusOr<Value*> SplatConstant(FunctionBuilder& f, const TensorType& type, double value);
+// accy.nn.softmax / log_softmax along `axis` as StableHLO ops in f32, rounded once to x's type
+// (generator_kernel_steps.cc).
+StatusOr<Value*> SoftmaxReference(FunctionBuilder& f, Value* x, int64_t axis, bool log);
 
 }  // namespace accy::fuzz::internal
 
