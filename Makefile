@@ -4,6 +4,7 @@
 #   make bench  full accy-bench run
 #   make compare  accy vs PyTorch (eager, TorchScript) and NumPy: bench/compare/, bench/README.md
 #   make fuzz   libFuzzer targets (fuzz/) for FUZZ_SECONDS each, in build-fuzz/: README "Fuzzing"
+#   make fuzz-programs  the differential fuzzer's long run (FUZZ_PROGRAMS=20000, docs/fuzzing.md)
 # Everything is idempotent: a second call with nothing changed only re-checks.
 
 BUILD_DIR ?= build
@@ -18,7 +19,7 @@ DEB_PACKAGES := g++ cmake ninja-build pkg-config \
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all setup configure build run test test-asan test-tsan test-sanitizers bench compare fuzz clean
+.PHONY: all setup configure build run test test-asan test-tsan test-sanitizers bench compare fuzz fuzz-programs clean
 
 all: build
 
@@ -96,6 +97,15 @@ test-tsan: setup
 	  -L '$(call stage_labels,$(TSAN_STAGES))'
 
 test-sanitizers: test-asan test-tsan
+
+# The differential fuzzer's long run (docs/fuzzing.md): FUZZ_PROGRAMS generated programs from
+# FUZZ_SEED through the JIT at 1 and 2 threads and the reference evaluator; failures (reduced)
+# are written to FUZZ_OUT. ctest runs a short fixed-seed batch (accy_testing_test).
+FUZZ_PROGRAMS ?= 20000
+FUZZ_SEED ?= 1
+FUZZ_OUT ?= $(BUILD_DIR)/fuzz
+fuzz-programs: build
+	./$(BUILD_DIR)/bin/accy fuzz --seed $(FUZZ_SEED) --programs $(FUZZ_PROGRAMS) --out $(FUZZ_OUT)
 
 bench: build
 	./$(BUILD_DIR)/bin/accy-bench

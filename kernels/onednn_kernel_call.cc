@@ -114,7 +114,10 @@ Status BindLayerNorm(const Operation& call, LowPrecision types, BoundPrimitive& 
   ACCY_ASSIGN_OR_RETURN(LayerNormParams p, ParseLayerNorm(call));
   const TensorType& x = call.operand(0)->type();
   if (x.element_count() == 0) return absl::OkStatus();
-  const dnnl::memory::desc data_md = StridedDesc(x.dims(), RowMajorStrides(x.dims()), TypeOf(call.operand(0), types));
+  // oneDNN's layer normalization takes rank 2 and up: a rank-1 x is one row of C, [1, C].
+  const std::vector<int64_t> dims =
+      x.rank() == 1 ? std::vector<int64_t>{1, x.dim(0)} : x.dims();
+  const dnnl::memory::desc data_md = StridedDesc(dims, RowMajorStrides(dims), TypeOf(call.operand(0), types));
   const int64_t c = x.dim(x.rank() - 1);
   const dnnl::memory::desc scale_md = StridedDesc({c}, {1}, dt::f32);
   dnnl::layer_normalization_forward::primitive_desc layer_norm_pd(

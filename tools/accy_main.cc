@@ -30,6 +30,7 @@ constexpr char kUsage[] =
     "  conformance   run StableHLO test programs (.mlir with check ops) and evaluate their checks\n"
     "  bench         compile a StableHLO function cold, time its runs, report kernels and memory\n"
     "  bench-load    time the demo block and the MLP at 1 and 2 threads, idle and beside spinners\n"
+    "  fuzz          differential fuzzer: random programs through the JIT and the reference\n"
     "`accy COMMAND --help` describes each command. `accy --version`: the version, the host CPU\n"
     "and the ISA in use (ACCY_MAX_ISA=avx2|avx512|x86-64 caps it), the oneDNN and LLVM versions.\n";
 
@@ -66,6 +67,7 @@ int main(int argc, char** argv) {
   if (command == "conformance") return ConformanceCommand(args);
   if (command == "bench") return BenchCommand(args);
   if (command == "bench-load") return BenchLoadCommand(args);
+  if (command == "fuzz") return FuzzCommand(args);
   if (command == "-h" || command == "--help" || command == "help") {
     std::printf("%s", kUsage);
     return kExitOk;

@@ -26,6 +26,9 @@ int ConformanceCommand(std::span<const std::string> args);
 //                      [--profile] [--format text|json]: cold compile, run times, memory
 int BenchCommand(std::span<const std::string> args);
 int BenchLoadCommand(std::span<const std::string> args);
+// accy fuzz [--seed S] [--programs N] [--first I] [--threads-list 1,2] [--out DIR] ...: the
+// differential program fuzzer (src/testing/fuzz_batch.h)
+int FuzzCommand(std::span<const std::string> args);
 
 }  // namespace accy::tools
 

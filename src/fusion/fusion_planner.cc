@@ -167,6 +167,11 @@ bool FusionPlanner::Grow(GrowMode mode, std::span<const int64_t> dims, uint32_t 
         !AllUsesInside(index)) {
       continue;
     }
+    // A row broadcast is read through only when rule 8 elides it (every user elementwise). One
+    // that also feeds the row reduce is materialized by the schedule, so its operand must stay
+    // outside the cluster: that item reads it (found by accy fuzz: the item read a value only
+    // the cluster computed).
+    if (admit == Admit::kPassThrough && !IsElidable(index)) continue;
     ++memberships_[index];
     Stamp(index);
     const Operation& op = *order_[index];

@@ -301,7 +301,54 @@ class SchedulePlanner {
         }
       }
     }
+    if (kind == WorkKind::kIterate) RecordCapturedInputs(*root);
     input_begin_.push_back(static_cast<int64_t>(input_ids_.size()));
+  }
+
+  // A while's cond and body may read values of the enclosing blocks (StableHLO regions are not
+  // isolated from above; src/ir/outline.h passes them to the outlined functions): the item
+  // depends on their producers as on its operands (found by accy fuzz: a while whose body read a
+  // convert's result ran before the convert). Elided broadcasts are copied into the outlined
+  // functions, so the item reads their operands. Each captured value is an operand use of a
+  // nested op, which no item records (the regions are opaque), so input_ids_ keeps within its
+  // reservation; duplicates are dropped with a scan of this item's inputs.
+  void RecordCapturedInputs(const Operation& loop) {
+    const int64_t begin = input_begin_.back();
+    for (int64_t r = 0; r < loop.num_regions(); ++r) {
+      for (const auto& nested : loop.region(r)->blocks()) {
+        WalkOperations(*nested, [&](const Operation* op) {
+          for (const Value* operand : op->operands()) {
+            if (!DefinedOutside(*operand, loop)) continue;
+            const Value* input = operand;
+            while (input->defining_op() != nullptr &&
+                   input->defining_op()->kind() == OpKind::kBroadcastInDim &&
+                   input->defining_op()->num_operands() == 1 &&
+                   fusion_.IsElided(input->defining_op())) {
+              input = input->defining_op()->operand(0);
+            }
+            const int64_t id = input->id();
+            if (std::find(input_ids_.begin() + begin, input_ids_.end(), id) != input_ids_.end()) {
+              continue;
+            }
+            ACCY_CHECK(input_ids_.size() < input_ids_.capacity());
+            input_ids_.push_back(id);
+          }
+        });
+      }
+    }
+  }
+
+  // Whether `value` is defined in the block of `loop` or a block enclosing it (not inside it).
+  static bool DefinedOutside(const Value& value, const Operation& loop) {
+    const Block* block = value.defining_op() != nullptr ? value.defining_op()->parent_block()
+                                                        : value.owner_block();
+    for (const Block* b = loop.parent_block(); b != nullptr;) {
+      if (b == block) return true;
+      const Region* region = b->parent();
+      const Operation* parent_op = region == nullptr ? nullptr : region->parent_op();
+      b = parent_op == nullptr ? nullptr : parent_op->parent_block();
+    }
+    return false;
   }
 
   ResourceEstimate EstimateResources(std::span<const Operation* const> ops,

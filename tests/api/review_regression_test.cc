@@ -1,5 +1,6 @@
-// Programs a break-it review found computing wrong results, checked against the reference
-// evaluator through the engine (at 1 and 2 threads).
+// Programs a break-it review or the differential fuzzer (accy fuzz, docs/fuzzing.md) found
+// computing wrong results or failing to compile, checked against the reference evaluator through
+// the engine (at 1 and 2 threads).
 #include "accy/engine.h"
 
 #include <algorithm>
@@ -145,6 +146,92 @@ func.func @main(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
           << "row " << r << " column " << c;
     }
   }
+}
+
+// Found by accy fuzz (reduced): a row broadcast that feeds both the row reduce and the
+// elementwise ops of a softmax-like row pipeline. Rule 8 cannot elide it (the reduce is not
+// elementwise), so the schedule materializes it, but the row pipeline had read through it and
+// taken its producer (the convert) as a member: Compile failed with "buffer assignment: item 0
+// reads a tensor<f32> value that is neither a parameter, a constant nor an earlier item's
+// output".
+TEST(FuzzRegressionTest, RowBroadcastFeedingTheRowReduceKeepsItsProducerOutside) {
+  ExpectMatchesReference(R"(
+module @fuzz {
+  func.func public @main(%arg0: tensor<ui8>, %arg1: tensor<2xf32>) -> tensor<2xf32> {
+    %0 = stablehlo.convert %arg0 : (tensor<ui8>) -> tensor<f32>
+    %1 = stablehlo.broadcast_in_dim %0, dims = [] : (tensor<f32>) -> tensor<2xf32>
+    %2 = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %3 = stablehlo.reduce(%1 init: %2) across dimensions = [0] : (tensor<2xf32>, tensor<f32>) -> tensor<f32>
+     reducer(%a: tensor<f32>, %b: tensor<f32>)  {
+      %8 = stablehlo.maximum %a, %b : tensor<f32>
+      stablehlo.return %8 : tensor<f32>
+    }
+    %4 = stablehlo.broadcast_in_dim %3, dims = [] : (tensor<f32>) -> tensor<2xf32>
+    %5 = stablehlo.subtract %1, %4 : tensor<2xf32>
+    %6 = stablehlo.exponential %5 : tensor<2xf32>
+    %7 = stablehlo.multiply %6, %arg1 : tensor<2xf32>
+    return %7 : tensor<2xf32>
+  }
+})");
+}
+
+// The same with a row sum as the broadcast row (rank 2): the max's input is the broadcast.
+TEST(FuzzRegressionTest, BroadcastRowSumFeedingARowMaxAndItsSubtract) {
+  ExpectMatchesReference(R"(
+module @fuzz {
+  func.func public @main(%arg0: tensor<5x5xf32>, %arg1: tensor<5x5xf32>) -> tensor<5x5xf32> {
+    %0 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %1 = stablehlo.reduce(%arg1 init: %0) across dimensions = [1] : (tensor<5x5xf32>, tensor<f32>) -> tensor<5xf32>
+     reducer(%a: tensor<f32>, %b: tensor<f32>)  {
+      %9 = stablehlo.add %a, %b : tensor<f32>
+      stablehlo.return %9 : tensor<f32>
+    }
+    %2 = stablehlo.broadcast_in_dim %1, dims = [0] : (tensor<5xf32>) -> tensor<5x5xf32>
+    %3 = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %4 = stablehlo.reduce(%2 init: %3) across dimensions = [1] : (tensor<5x5xf32>, tensor<f32>) -> tensor<5xf32>
+     reducer(%a: tensor<f32>, %b: tensor<f32>)  {
+      %9 = stablehlo.maximum %a, %b : tensor<f32>
+      stablehlo.return %9 : tensor<f32>
+    }
+    %5 = stablehlo.broadcast_in_dim %4, dims = [0] : (tensor<5xf32>) -> tensor<5x5xf32>
+    %6 = stablehlo.subtract %2, %5 : tensor<5x5xf32>
+    %7 = stablehlo.exponential %6 : tensor<5x5xf32>
+    %8 = stablehlo.divide %7, %arg0 : tensor<5x5xf32>
+    return %8 : tensor<5x5xf32>
+  }
+})");
+}
+
+// Found by accy fuzz (reduced): a while body reads a value of the enclosing function (%3) that
+// no operand of the while names. The schedule ordered the while item before the convert that
+// computes %3 (it had no dependency on it), so buffer assignment refused the plan: "item 0 reads
+// a tensor<i8> value that is neither a parameter, a constant nor an earlier item's output".
+TEST(FuzzRegressionTest, WhileDependsOnTheValuesItsBodyCaptures) {
+  ExpectMatchesReference(R"(
+module @fuzz {
+  func.func public @main(%arg0: tensor<2xui64>, %arg1: tensor<i8>, %arg2: tensor<i32>) -> (tensor<i32>, tensor<i8>) {
+    %0 = stablehlo.broadcast_in_dim %arg0, dims = [1] : (tensor<2xui64>) -> tensor<100x2xui64>
+    %1 = stablehlo.constant dense<0> : tensor<ui64>
+    %2 = stablehlo.reduce(%0 init: %1) across dimensions = [0, 1] : (tensor<100x2xui64>, tensor<ui64>) -> tensor<ui64>
+     reducer(%a: tensor<ui64>, %b: tensor<ui64>)  {
+      %5 = stablehlo.or %a, %b : tensor<ui64>
+      stablehlo.return %5 : tensor<ui64>
+    }
+    %3 = stablehlo.convert %2 : (tensor<ui64>) -> tensor<i8>
+    %4:2 = stablehlo.while(%iterArg = %arg2, %iterArg_0 = %arg1) : tensor<i32>, tensor<i8>
+     cond {
+      %5 = stablehlo.constant dense<3> : tensor<i32>
+      %6 = stablehlo.compare  LT, %iterArg, %5 : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %6 : tensor<i1>
+    } do {
+      %5 = stablehlo.constant dense<1> : tensor<i32>
+      %6 = stablehlo.add %iterArg, %5 : tensor<i32>
+      %7 = stablehlo.add %iterArg_0, %3 : tensor<i8>
+      stablehlo.return %6, %7 : tensor<i32>, tensor<i8>
+    }
+    return %4#0, %4#1 : tensor<i32>, tensor<i8>
+  }
+})");
 }
 
 }  // namespace

@@ -244,7 +244,11 @@ INSTANTIATE_TEST_SUITE_P(Shapes, LayerNormKernelTest,
                          ::testing::Values(LayerNormCase{kF32, {4, 64}, false},
                                            LayerNormCase{kF32, {2, 3, 37}, false},
                                            LayerNormCase{kF32, {1, 5}, true},
-                                           LayerNormCase{kBF16, {7, 96}, false}));
+                                           LayerNormCase{kBF16, {7, 96}, false},
+                                           // Rank 1 (one row; found by accy fuzz: oneDNN
+                                           // refused the rank-1 descriptor, kInternal).
+                                           LayerNormCase{kF32, {64}, false},
+                                           LayerNormCase{kBF16, {37}, true}));
 
 // bf16/f16 kernel_calls run on every host: natively where oneDNN has the primitive, else the
 // f32 primitive over staged copies (onednn_common.h). The staged result is exactly the f32

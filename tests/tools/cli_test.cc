@@ -574,5 +574,66 @@ TEST_F(CliTest, BenchErrorsNameTheProblem) {
   }
 }
 
+TEST_F(CliTest, FuzzRunsABatchAndPrintsCoverage) {
+  const CommandResult run = Accy("fuzz --seed 3 --programs 4 --threads-list 1,2 --out found");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("programs: 4\n"));
+  EXPECT_THAT(run.output, HasSubstr("verdicts: match="));
+  EXPECT_THAT(run.output, HasSubstr("mismatch=0"));
+  EXPECT_THAT(run.output, HasSubstr("element types (op results): f16="));
+  EXPECT_THAT(run.output, HasSubstr("failures: 0\n"));
+  // One program of the run replays alone.
+  const CommandResult one = Accy("fuzz --seed 3 --first 2 --programs 1 --verbose");
+  EXPECT_EQ(one.exit_code, 0) << one.output;
+  EXPECT_THAT(one.output, HasSubstr("program 2 (seed "));
+  EXPECT_THAT(one.output, HasSubstr("programs: 1\n"));
+}
+
+TEST_F(CliTest, FuzzRejectsBadOptions) {
+  struct Case {
+    const char* args;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"fuzz --programs 0", "--programs takes an integer in [1, 100000000], got '0'"},
+      {"fuzz --seed -1", "--seed takes an unsigned 64-bit integer, got '-1'"},
+      {"fuzz --seed 12x", "--seed takes an unsigned 64-bit integer, got '12x'"},
+      {"fuzz --threads-list 1,,2", "--threads-list takes comma-separated thread counts"},
+      {"fuzz --threads-list 0", "--threads-list takes comma-separated thread counts"},
+      {"fuzz --max-steps 65", "--max-steps takes an integer in [1, 64], got '65'"},
+      {"fuzz --first -2", "--first takes an integer in [0, 2000000000], got '-2'"},
+      {"fuzz extra", "unexpected argument 'extra'"},
+      {"fuzz --bogus", "bogus"},
+  };
+  for (const Case& c : cases) {
+    const CommandResult bad = Accy(c.args);
+    EXPECT_EQ(bad.exit_code, 2) << c.args << ": " << bad.output;
+    EXPECT_THAT(bad.output, HasSubstr(c.message)) << c.args;
+    EXPECT_THAT(bad.output, HasSubstr("usage: accy fuzz")) << c.args;
+  }
+  Write("file", "x");
+  const CommandResult out = Accy("fuzz --programs 1 --out file");
+  EXPECT_EQ(out.exit_code, 1) << out.output;
+  EXPECT_THAT(out.output, HasSubstr("--out file: cannot create the folder"));
+}
+
+// A crash (here a SIGSEGV sent from outside) ends the run with the program to replay named.
+TEST_F(CliTest, FuzzNamesTheProgramWhenItCrashes) {
+  const std::string command = "cd '" + dir_.string() + "' && XDG_CACHE_HOME=xdg '" +
+                              std::string(ACCY_CLI_PATH) +
+                              "' fuzz --programs 100000 > out.txt 2>&1 & p=$!; sleep 2; "
+                              "kill -SEGV $p; wait $p; echo exit $?";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  char buffer[256];
+  std::string status;
+  while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) status += buffer;
+  ::pclose(pipe);
+  EXPECT_THAT(status, HasSubstr("exit 139"));  // 128 + SIGSEGV: the signal is re-raised
+  std::ifstream in(dir_ / "out.txt");
+  const std::string output((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(output, HasSubstr("accy fuzz: crashed"));
+}
+
 }  // namespace
 }  // namespace accy::tools
