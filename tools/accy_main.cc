@@ -31,6 +31,7 @@ constexpr char kUsage[] =
     "  bench         compile a StableHLO function cold, time its runs, report kernels and memory\n"
     "  bench-load    time the demo block and the MLP at 1 and 2 threads, idle and beside spinners\n"
     "  fuzz          differential fuzzer: random programs through the JIT and the reference\n"
+    "                evaluator at 1 and 2 threads, compared per op\n"
     "`accy COMMAND --help` describes each command. `accy --version`: the version, the host CPU\n"
     "and the ISA in use (ACCY_MAX_ISA=avx2|avx512|x86-64 caps it), the oneDNN and LLVM versions.\n";
 
