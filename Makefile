@@ -77,7 +77,7 @@ ASAN_ENV = ASAN_OPTIONS="detect_leaks=1 strict_init_order=1" \
 # libgomp.so.1 link to it, first on the library path, leaves one OpenMP runtime in the process.
 TSAN_ENV = LD_LIBRARY_PATH=$(abspath $(TSAN_BUILD_DIR))/omp-as-gomp \
   OMP_TOOL_LIBRARIES=/usr/lib/llvm-19/lib/libarcher.so ARCHER_OPTIONS=verbose=0 \
-  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(abspath tests/tsan.supp)"
+  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 allocator_may_return_null=1 suppressions=$(abspath tests/tsan.supp)"
 
 test-asan: setup
 	cmake -S . -B $(ASAN_BUILD_DIR) $(SANITIZER_CONFIGURE) -DACCY_SANITIZE=address \
