@@ -65,17 +65,6 @@ StatusOr<ParsedArgs> ParseArgs(std::span<const std::string> args,
   return parsed;
 }
 
-StatusOr<int> ParseIntOption(const std::string& name, const std::string& text, int min, int max) {
-  int value = 0;
-  const char* end = text.data() + text.size();
-  auto [ptr, error] = std::from_chars(text.data(), end, value);
-  if (text.empty() || error != std::errc() || ptr != end || value < min || value > max) {
-    return absl::InvalidArgumentError(
-        StrCat("--", name, " takes an integer in [", min, ", ", max, "], got '", text, "'"));
-  }
-  return value;
-}
-
 StatusOr<int64_t> ParseInt64Option(const std::string& name, const std::string& text, int64_t min,
                                    int64_t max) {
   int64_t value = 0;
@@ -86,6 +75,11 @@ StatusOr<int64_t> ParseInt64Option(const std::string& name, const std::string& t
         StrCat("--", name, " takes an integer in [", min, ", ", max, "], got '", text, "'"));
   }
   return value;
+}
+
+StatusOr<int> ParseIntOption(const std::string& name, const std::string& text, int min, int max) {
+  ACCY_ASSIGN_OR_RETURN(int64_t value, ParseInt64Option(name, text, min, max));
+  return static_cast<int>(value);  // within [min, max], so it fits
 }
 
 const char kLimitOptionsUsage[] =
