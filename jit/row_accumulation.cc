@@ -8,7 +8,8 @@
 #include "llvm/IR/IRBuilder.h"
 
 namespace accy::jit {
-// The reducer of a body `return op(arg0, arg1)` (add, maximum or minimum), or nullopt.
+// The reducer of a body `return op(arg0, arg1)` (add, maximum or minimum; on i1, or and and
+// count as maximum and minimum), or nullopt.
 std::optional<OpKind> RowReducer(const Operation& reduce) {
   if (reduce.num_regions() != 1 || reduce.region(0)->entry_block() == nullptr) return std::nullopt;
   const Block& body = *reduce.region(0)->entry_block();
@@ -25,7 +26,11 @@ std::optional<OpKind> RowReducer(const Operation& reduce) {
         (combine.operand(0) == b && combine.operand(1) == a))) {
     return std::nullopt;
   }
-  const OpKind kind = combine.kind();
+  OpKind kind = combine.kind();
+  if (a->type().element_type() == ElementType::kI1) {  // i1 or / and: maximum / minimum
+    if (kind == OpKind::kOr) kind = OpKind::kMaximum;
+    if (kind == OpKind::kAnd) kind = OpKind::kMinimum;
+  }
   if (kind != OpKind::kAdd && kind != OpKind::kMaximum && kind != OpKind::kMinimum) {
     return std::nullopt;
   }

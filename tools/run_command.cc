@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_split.h"
 #include "accy/engine.h"
+#include "src/reference/reference_evaluator.h"
 #include "src/util/str_cat.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
@@ -18,11 +20,17 @@ namespace {
 constexpr char kUsageHead[] =
     "usage: accy run FILE.mlir [--function NAME] [--input FILE.npy]... [--threads N]\n"
     "                [--max-while-iterations N] [--output-dir DIR] [--cache-dir DIR | --no-cache]\n"
+    "                [--disable-passes P,Q] [--reference]\n"
     "  Compiles the function (default @main, or the module's only function) through the JIT and\n"
     "  runs it. One --input per parameter, in order (NumPy .npy; bf16 parameters read <f4 or <u2\n"
     "  bit patterns). With --output-dir, writes DIR/out0.npy, out1.npy, ... (bf16 as <f4);\n"
     "  otherwise prints the results.\n"
     "  --threads N      intra-op threads (0 = all cores, the default)\n"
+    "  --disable-passes P,Q\n"
+    "                   graph passes not to run (EngineOptions::disabled_passes; an unknown\n"
+    "                   name is an error listing the passes)\n"
+    "  --reference      evaluate with the reference evaluator instead (src/reference: the\n"
+    "                   spec's semantics op by op, slow; the oracle the tests compare with)\n"
     "  --max-while-iterations N\n"
     "                   stop a while loop after N body iterations with an error (exit 1);\n"
     "                   0, the default, lets loops run until their condition is false\n";
@@ -41,7 +49,9 @@ int RunCommand(std::span<const std::string> args) {
                                          {"input", true, true},
                                          {"threads", true, false},
                                          {"max-while-iterations", true, false},
-                                         {"output-dir", true, false}}));
+                                         {"output-dir", true, false},
+                                         {"disable-passes", true, false},
+                                         {"reference", false, false}}));
   const std::string usage_text = Usage();
   const char* usage = usage_text.c_str();
   StatusOr<ParsedArgs> parsed = ParseArgs(args, specs);
@@ -64,6 +74,10 @@ int RunCommand(std::span<const std::string> args) {
                                          parsed->Get("max-while-iterations"), 0, 2147483647);
     if (!bound.ok()) return ReportUsage("run", std::string(bound.status().message()), usage);
     engine_options.max_while_iterations = *bound;
+  }
+  if (parsed->Has("disable-passes")) {
+    engine_options.disabled_passes =
+        absl::StrSplit(parsed->Get("disable-passes"), ',', absl::SkipEmpty());
   }
   StatusOr<std::string> cache_dir = ResolveCacheDir(*parsed, "run");
   if (!cache_dir.ok()) return ReportUsage("run", std::string(cache_dir.status().message()), usage);
@@ -101,11 +115,22 @@ int RunCommand(std::span<const std::string> args) {
     inputs.push_back(*std::move(input));
   }
 
-  StatusOr<std::unique_ptr<Engine>> engine = Engine::Create(engine_options);
-  if (!engine.ok()) return ReportError("run", engine.status());
-  StatusOr<std::unique_ptr<Executable>> executable = (*engine)->Compile(**module, *function_name);
-  if (!executable.ok()) return ReportError("run", executable.status());
-  StatusOr<std::vector<Tensor>> outputs = (*executable)->Run(inputs);
+  StatusOr<std::vector<Tensor>> outputs;
+  if (parsed->Has("reference")) {
+    if (Status verified = Verify(**module); !verified.ok()) return ReportError("run", verified);
+    ReferenceOptions reference_options;
+    if (engine_options.max_while_iterations > 0) {
+      reference_options.max_while_iterations = engine_options.max_while_iterations;
+    }
+    outputs = EvaluateFunction(function, inputs, reference_options);
+  } else {
+    StatusOr<std::unique_ptr<Engine>> engine = Engine::Create(engine_options);
+    if (!engine.ok()) return ReportError("run", engine.status());
+    StatusOr<std::unique_ptr<Executable>> executable =
+        (*engine)->Compile(**module, *function_name);
+    if (!executable.ok()) return ReportError("run", executable.status());
+    outputs = (*executable)->Run(inputs);
+  }
   if (!outputs.ok()) return ReportError("run", outputs.status());
 
   if (!parsed->Has("output-dir")) {

@@ -90,8 +90,9 @@ struct EngineOptions {
   // change. For benchmarks comparing fused against forced-unfused runs. Default true.
   bool enable_fusion = true;
   // Graph passes Compile skips, by name (the pipeline in src/transforms/graph_pipeline.h:
-  // "simplify-layout-chains", "fold-transpose-into-dot-general",
-  // "eliminate-common-subexpressions", "eliminate-dead-code"). Compile runs the others on its
+  // "simplify-layout-chains", "canonicalize-row-broadcasts", "fold-constants",
+  // "fold-transpose-into-dot-general", "eliminate-common-subexpressions",
+  // "simplify-arithmetic", "eliminate-dead-code"). Compile runs the others on its
   // own copy of the module; the caller's module is never changed. Create fails with
   // kInvalidArgument naming an unknown pass. Results are the same with any set turned off.
   std::vector<std::string> disabled_passes;

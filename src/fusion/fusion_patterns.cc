@@ -82,7 +82,13 @@ bool IsRowReduce(const Operation& op, std::span<const int64_t> full_dims,
   }
   const Block* body = op.region(0)->entry_block();
   if (body == nullptr || body->operations().size() != 2) return false;
-  const OpKind kind = body->operations()[0]->kind();
+  OpKind kind = body->operations()[0]->kind();
+  // i1 or / and are i1 maximum / minimum (the spec's "maximum" on booleans is logical or):
+  // torch_xla2's softmax asks any(row != -inf) with an or reduce.
+  if (op.operand(0)->type().element_type() == ElementType::kI1) {
+    if (kind == OpKind::kOr) kind = OpKind::kMaximum;
+    if (kind == OpKind::kAnd) kind = OpKind::kMinimum;
+  }
   if (kind != OpKind::kAdd && kind != OpKind::kMaximum && kind != OpKind::kMinimum) return false;
   return !reducer.has_value() || kind == *reducer;
 }

@@ -51,9 +51,10 @@ std::string_view ClusterKindName(ClusterKind kind);
 //  5. kReductionInput: a reduce (the root) plus the elementwise ops producing its inputs, all of
 //     the inputs' dims (exp(x) feeding a reduce-sum); init values are never fused.
 //  6. kRowPipeline: ops that keep rows independent, rooted at an elementwise op of dims F:
-//     reduces over the last dim only (body add, maximum or minimum; F to F without its last
-//     dim), elementwise ops of dims F or F-without-last-dim, joined through row broadcasts
-//     (F-without-last-dim to F, broadcast_dimensions 0..rank-2, elided); kept only when it
+//     reduces over the last dim only (body add, maximum or minimum, on i1 also or and and;
+//     F to F without its last dim), elementwise ops of dims F or F-without-last-dim, joined
+//     through row broadcasts (F-without-last-dim to F, broadcast_dimensions 0..rank-2,
+//     elided); kept only when it
 //     holds a reduce (softmax, log-softmax, layer norm, RMS norm). It is tried before rule 1.
 //  7. kFlashAttention: dot_general(Q, K) -> multiply (or divide) by a scale (a constant or a
 //     broadcast of a rank-0 value) -> optional add of a mask -> softmax over the last dim

@@ -21,7 +21,8 @@ namespace accy {
 // Shape predicates of the row pipeline and flash attention rules (fusion_patterns.cc).
 bool HasDims(const Value& value, std::span<const int64_t> dims);
 // `op` is a reduce of one input of dims `full_dims` (rank >= 1) over the last dim only, whose
-// body is one add/maximum/minimum (`reducer`, when given, must match).
+// body is one add/maximum/minimum, or on i1 one or/and, which count as maximum/minimum
+// (`reducer`, when given, must match).
 bool IsRowReduce(const Operation& op, std::span<const int64_t> full_dims,
                  std::optional<OpKind> reducer = std::nullopt);
 // `op` is a broadcast_in_dim from `full_dims` without its last dim to `full_dims`, with

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "src/passes/pass_manager.h"
+#include "src/transforms/canonicalize_row_broadcasts.h"
 #include "src/transforms/eliminate_common_subexpressions.h"
 #include "src/transforms/eliminate_dead_code.h"
 #include "src/transforms/fold_constants.h"
@@ -20,7 +21,8 @@ namespace accy {
 namespace {
 
 // The pipeline, in order: chains of layout changes collapse first (transpose(transpose(w))
-// becomes w before the fold looks at it), then small constants fold (a reshape of a constant is
+// becomes w before the fold looks at it), then keepdims row values lose their unit dim (on
+// collapsed chains: broadcast(broadcast(r)) is one broadcast by then), then small constants fold (a reshape of a constant is
 // a constant the identities can read), then layout folds (they leave transposes without uses),
 // then CSE (it leaves duplicates without uses, and makes maximum(x, y) with y a duplicate of x
 // into maximum(x, x)), then the arithmetic identities, then dead-code elimination removes what
@@ -28,6 +30,7 @@ namespace {
 std::vector<std::unique_ptr<passes::Pass>> AllPasses() {
   std::vector<std::unique_ptr<passes::Pass>> passes;
   passes.push_back(std::make_unique<SimplifyLayoutChainsPass>());
+  passes.push_back(std::make_unique<CanonicalizeRowBroadcastsPass>());
   passes.push_back(std::make_unique<FoldConstantsPass>());
   passes.push_back(std::make_unique<FoldTransposeIntoDotGeneralPass>());
   passes.push_back(std::make_unique<EliminateCommonSubexpressionsPass>());

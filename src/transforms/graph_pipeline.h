@@ -2,6 +2,8 @@
 // planning (XLA's HloPassPipeline in cpu_compiler.cc, Halide's lower_impl): a flat list of
 // rewrites, each switchable by name and dumped after it runs. The passes and their order:
 //   simplify-layout-chains            collapse reshape/transpose/broadcast/convert chains
+//   canonicalize-row-broadcasts       keepdims row values (R x 1) computed as R, read through
+//                                     row broadcasts
 //   fold-constants                    small ops of constants become constants (exact ops only)
 //   fold-transpose-into-dot-general   dot_generals read past transposes of their operands
 //   eliminate-common-subexpressions   merge ops that compute the same thing
