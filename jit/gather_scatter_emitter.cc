@@ -8,10 +8,10 @@
 // scatter: one block. The outputs start as copies of the inputs; update elements are applied one
 // by one in row-major order of the update index space (so duplicate indices combine in that
 // order, as the reference does), an element whose result index is out of bounds is skipped, and
-// the update_computation region is lowered per element with the elementwise lowering helpers.
+// the update_computation region is lowered per element (region_lowering.h).
 #include <algorithm>
-#include <map>
 
+#include "jit/region_lowering.h"
 #include "jit/shape_kernel_builder.h"
 #include "src/fusion/fusion_plan.h"
 #include "src/util/str_cat.h"
@@ -139,51 +139,6 @@ StatusOr<KernelSignature> EmitGatherKernel(const Operation& op, llvm::Module& mo
   return signature;
 }
 
-namespace {
-
-// Lowers the update_computation region for one element: `arguments` are the storage-form values
-// of its block arguments (N current values, then N updates); returns the values it returns.
-StatusOr<std::vector<llvm::Value*>> LowerUpdateComputation(
-    ShapeKernelBuilder& k, const Operation& scatter, const std::vector<llvm::Value*>& arguments) {
-  const Block& block = *scatter.region(0)->entry_block();
-  std::map<const Value*, llvm::Value*> values;
-  for (int64_t i = 0; i < block.num_arguments(); ++i) {
-    values[block.argument(i)] = arguments[static_cast<size_t>(i)];
-  }
-  for (const auto& owned : block.operations()) {
-    const Operation& op = *owned;
-    if (op.kind() == OpKind::kReturn) {
-      std::vector<llvm::Value*> results;
-      for (const Value* operand : op.operands()) results.push_back(values.at(operand));
-      return results;
-    }
-    const DenseElements* dense = op.kind() == OpKind::kConstant ? op.GetDense("value") : nullptr;
-    const ElementType type = op.result(0)->type().element_type();
-    if (dense != nullptr && op.result(0)->type().element_count() == 1 &&
-        static_cast<int64_t>(dense->bytes.size()) == ElementByteWidth(type)) {
-      values[op.result(0)] = k.lowering().ConstantElement(type, dense->bytes.data());
-      continue;
-    }
-    // A rank-0 broadcast_in_dim or reshape is the identity on one element.
-    if ((op.kind() == OpKind::kBroadcastInDim || op.kind() == OpKind::kReshape) &&
-        op.result(0)->type().element_count() == 1) {
-      values[op.result(0)] = values.at(op.operand(0));
-      continue;
-    }
-    if (!IsFusableElementwiseOp(op)) {
-      return absl::UnimplementedError(StrCat("jit: shape emitter: scatter update_computation op ",
-                                             op.name(), " on ", op.result(0)->type().ToString(),
-                                             " is not supported"));
-    }
-    std::vector<llvm::Value*> operands;
-    for (const Value* operand : op.operands()) operands.push_back(values.at(operand));
-    ACCY_ASSIGN_OR_RETURN(values[op.result(0)], k.lowering().Emit(op, operands));
-  }
-  return absl::InvalidArgumentError("jit: shape emitter: scatter update_computation has no return");
-}
-
-}  // namespace
-
 StatusOr<KernelSignature> EmitScatterKernel(const Operation& op, llvm::Module& module,
                                             std::string_view symbol) {
   const size_t n = static_cast<size_t>(op.num_operands() / 2);
@@ -284,8 +239,10 @@ StatusOr<KernelSignature> EmitScatterKernel(const Operation& op, llvm::Module& m
                       op.operand(static_cast<int64_t>(n + 1 + i))->type().element_type();
                   arguments[n + i] = k.LoadElement(update_buffers[i], update_type, update_linear);
                 }
-                ACCY_ASSIGN_OR_RETURN(std::vector<llvm::Value*> results,
-                                      LowerUpdateComputation(k, op, arguments));
+                ACCY_ASSIGN_OR_RETURN(
+                    std::vector<llvm::Value*> results,
+                    LowerScalarRegion(k.lowering(), *op.region(0), arguments,
+                                      "shape emitter: scatter update_computation"));
                 if (results.size() != n) {
                   return absl::InvalidArgumentError(
                       StrCat("jit: shape emitter: scatter update_computation returns ",

@@ -583,6 +583,10 @@ StatusOr<KernelSignature> EmitShapeKernel(const WorkItem& item, const FusionPlan
       return EmitGatherKernel(op, module, symbol);
     case OpKind::kScatter:
       return EmitScatterKernel(op, module, symbol);
+    case OpKind::kReduceWindow:
+      return EmitReduceWindowKernel(op, module, symbol);
+    case OpKind::kSelectAndScatter:
+      return EmitSelectAndScatterKernel(op, module, symbol);
     default:
       return absl::UnimplementedError(StrCat("jit: shape emitter: op ", op.name(), " (work item ",
                                              item.id, ") is not a shape op"));

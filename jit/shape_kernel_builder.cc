@@ -143,6 +143,12 @@ llvm::Value* ShapeKernelBuilder::Clamp(llvm::Value* value, llvm::Value* low, llv
       builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, value, high));
 }
 
+llvm::Value* ShapeKernelBuilder::EntryAlloca(llvm::Type* type, std::string_view name) {
+  llvm::BasicBlock& entry = function_->getEntryBlock();
+  llvm::IRBuilder<> at_entry(&entry, entry.begin());
+  return at_entry.CreateAlloca(type, nullptr, llvm::StringRef(name.data(), name.size()));
+}
+
 void ShapeKernelBuilder::CopyBuffer(size_t to, size_t from, int64_t bytes) {
   if (bytes <= 0) return;
   builder_.CreateMemCpy(bases_[to], llvm::Align(1), bases_[from], llvm::Align(1), Int(bytes));

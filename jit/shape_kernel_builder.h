@@ -1,5 +1,5 @@
 // Internal to jit/: the scaffolding every shape kernel shares (shape_emitter.cc,
-// gather_scatter_emitter.cc): the kernel function and its buffer pointers, raw-bit and typed
+// gather_scatter_emitter.cc, window_emitter.cc): the kernel function and its buffer pointers, raw-bit and typed
 // element access with noalias scopes between inputs and outputs, counted loops, conditionals,
 // and the walk over row segments of a block of output elements. Includes LLVM headers: include
 // it only from jit/*.cc. Not thread-safe (one IRBuilder); the caller owns the module.
@@ -82,6 +82,9 @@ class ShapeKernelBuilder {
   // Copies `bytes` bytes of input buffer `from` to output buffer `to` (they never overlap).
   void CopyBuffer(size_t to, size_t from, int64_t bytes);
 
+  // A stack slot of `type` created in the kernel's entry block (so a loop that uses it does not
+  // grow the stack); SROA turns it into registers. For accumulators carried across loops.
+  llvm::Value* EntryAlloca(llvm::Type* type, std::string_view name);
   // for (i = begin; i < end; i += step) body(i), with i64 bounds.
   Status Loop(llvm::Value* begin, llvm::Value* end, const IndexFn& body, int64_t step = 1);
   // if (condition) then().
@@ -129,6 +132,13 @@ StatusOr<KernelSignature> EmitGatherKernel(const Operation& gather, llvm::Module
                                            std::string_view symbol);
 StatusOr<KernelSignature> EmitScatterKernel(const Operation& scatter, llvm::Module& module,
                                             std::string_view symbol);
+// Shape kernels of window_emitter.cc: reduce_window (any body, dilations and padding; blocks of
+// output elements) and select_and_scatter (one block).
+StatusOr<KernelSignature> EmitReduceWindowKernel(const Operation& reduce_window,
+                                                 llvm::Module& module, std::string_view symbol);
+StatusOr<KernelSignature> EmitSelectAndScatterKernel(const Operation& select_and_scatter,
+                                                     llvm::Module& module,
+                                                     std::string_view symbol);
 
 }  // namespace accy::jit
 

@@ -15,6 +15,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "accy/ir.h"
@@ -56,6 +57,18 @@ struct ScatterDimensionNumbers {
   std::vector<int64_t> scatter_indices_batching_dims;
   std::vector<int64_t> scatter_dims_to_operand_dims;
   int64_t index_vector_dim = 0;
+};
+
+// The window of reduce_window and select_and_scatter (spec sections of the same names): one
+// entry per input dim. window_dimensions is required; an empty list takes the spec's default
+// (strides and dilations 1, padding (0, 0)). padding holds (low, high) per dim and may be
+// negative. select_and_scatter has no dilations: non-empty ones are kInvalidArgument.
+struct WindowOptions {
+  std::vector<int64_t> window_dimensions;
+  std::vector<int64_t> window_strides;
+  std::vector<int64_t> base_dilations;
+  std::vector<int64_t> window_dilations;
+  std::vector<std::pair<int64_t, int64_t>> padding;
 };
 
 // kernel_call attributes: the library kernel `target` at `version`, what it does with each
@@ -203,6 +216,20 @@ class FunctionBuilder {
   // reduce of N inputs with N init values and a body over 2N rank-0 tensors.
   StatusOr<std::vector<Value*>> Reduce(std::vector<Value*> inputs, std::vector<Value*> inits,
                                        std::vector<int64_t> dimensions, RegionBodyFn body);
+  // reduce_window (spec "reduce_window") of N inputs of one shape with N rank-0 init values and a
+  // body over 2N rank-0 tensors (accumulators, then inputs); results have the shape of the
+  // windows (builder_window.cc). Errors: kInvalidArgument naming the violated constraint.
+  StatusOr<std::vector<Value*>> ReduceWindow(std::vector<Value*> inputs, std::vector<Value*> inits,
+                                             const WindowOptions& window, RegionBodyFn body);
+  // reduce_window of one input with a named reducer: "sum", "max", "min", "prod", "and", "or".
+  StatusOr<Value*> ReduceWindow(Value* x, Value* init, const WindowOptions& window,
+                                std::string_view reducer);
+  // select_and_scatter (spec "select_and_scatter"): `select` over two rank-0 tensors of the
+  // operand's element type returns a tensor<i1> (true keeps the current selection), `scatter`
+  // combines (result element, source element). The result has the operand's type.
+  StatusOr<Value*> SelectAndScatter(Value* operand, Value* source, Value* init,
+                                    const WindowOptions& window, RegionBodyFn select,
+                                    RegionBodyFn scatter);
   // cumsum (accy): inclusive prefix sum along `dimension`, same type as `x`.
   StatusOr<Value*> Cumsum(Value* x, int64_t dimension);
   // while: `cond` returns a tensor<i1>, `body` returns new loop-carried values of the same types.

@@ -77,6 +77,14 @@ enum class OpKind : uint16_t {
 //                        rhs_contracting_dimensions, precision_config (optional strings)
 //   reduce               operands: inputs..., init_values... (N each); attrs: dimensions;
 //                        region 0: body over 2N rank-0 tensors (accumulators first, then inputs)
+//   reduce_window        operands: inputs..., init_values... (N each); attrs: window_dimensions,
+//                        window_strides, base_dilations, window_dilations (one entry per input
+//                        dim; absent: all 1), padding (2 * rank entries, low and high of dim 0,
+//                        then of dim 1, ...: the spec's [rank, 2] tensor in row-major order;
+//                        absent: all 0); region 0: body as reduce's
+//   select_and_scatter   operands: operand, source, init_value (rank 0); attrs: window_dimensions,
+//                        window_strides, padding (as reduce_window); region 0: select over two
+//                        rank-0 tensors returning tensor<i1>, region 1: scatter over two
 //   cumsum               operands: operand; attrs: dimension
 //   while                operands: initial values; results of the same types;
 //                        region 0: cond (returns tensor<i1>), region 1: body

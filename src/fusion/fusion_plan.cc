@@ -35,7 +35,9 @@ bool IsFusableElementwiseOp(const Operation& op) {
 bool RegionsAreOpaque(const Operation& op) {
   switch (op.kind()) {
     case OpKind::kReduce:
+    case OpKind::kReduceWindow:
     case OpKind::kScatter:
+    case OpKind::kSelectAndScatter:
     case OpKind::kWhile:
       return true;
     default:

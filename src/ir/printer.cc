@@ -340,6 +340,10 @@ class ModulePrinter {
       case OpKind::kReduce:
         PrintReduce(op, name, depth);
         return;
+      case OpKind::kReduceWindow:
+      case OpKind::kSelectAndScatter:
+        PrintWindowOp(op, name, depth);
+        return;
       case OpKind::kWhile:
         PrintWhile(op, name, depth);
         return;
@@ -438,6 +442,36 @@ class ModulePrinter {
 
   // `stablehlo.reduce(%x init: %i), ... across dimensions = [..] : <type>` then, on the next
   // line, ` reducer(%acc: t, %in: t) ...  {` with the body (stablehlo's printReduceOp).
+  // reduce_window and select_and_scatter have no pretty form: the generic one JAX writes, with
+  // the window attributes present on the op in alphabetical order and padding as the spec's
+  // [rank, 2] tensor.
+  void PrintWindowOp(const Operation& op, const std::string& name, int depth) {
+    std::vector<std::string> attrs;
+    for (std::string_view attr : {"base_dilations", "padding", "window_dilations",
+                                  "window_dimensions", "window_strides"}) {
+      if (op.attribute(attr) == nullptr) continue;
+      const std::vector<int64_t> values = op.GetInts(attr);
+      if (attr != "padding") {
+        attrs.push_back(StrCat(attr, " = ", FormatI64Array(values)));
+        continue;
+      }
+      if (values.empty()) continue;  // rank 0: the default, and dense<> would not re-parse
+      std::string pairs = "dense<[";
+      for (size_t i = 0; i + 1 < values.size(); i += 2) {
+        pairs += StrCat(i > 0 ? ", [" : "[", values[i], ", ", values[i + 1], "]");
+      }
+      attrs.push_back(StrCat("padding = ", pairs, "]> : tensor<", values.size() / 2, "x2xi64>"));
+    }
+    out_ += StrCat("\"", name, "\"(", Operands(op), ") <{");
+    for (size_t i = 0; i < attrs.size(); ++i) out_ += StrCat(i > 0 ? ", " : "", attrs[i]);
+    out_ += "}> (";
+    for (int64_t r = 0; r < op.num_regions(); ++r) {
+      if (r > 0) out_ += ", ";
+      AppendRegion(*op.region(r), depth, /*block_header=*/true);
+    }
+    out_ += StrCat(") : ", FunctionalType(op));
+  }
+
   void PrintReduce(const Operation& op, const std::string& name, int depth) {
     const int64_t pairs = op.num_operands() / 2;
     out_ += name;

@@ -518,6 +518,12 @@ StatusOr<std::optional<std::vector<TensorType>>> InferResultTypes(
     case OpKind::kReduce:
       types = InferReduce(operand_types, attrs);
       break;
+    case OpKind::kReduceWindow:
+      types = InferReduceWindow(operand_types, attributes);
+      break;
+    case OpKind::kSelectAndScatter:
+      types = InferSelectAndScatter(operand_types, attributes);
+      break;
     case OpKind::kCumsum:
       types = InferCumsum(operand_types, attrs);
       break;

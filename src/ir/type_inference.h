@@ -48,6 +48,13 @@ StatusOr<std::vector<TensorType>> InferScatter(std::span<const TensorType> opera
 StatusOr<std::vector<TensorType>> InferDotGeneral(std::span<const TensorType> operand_types,
                                                   const AttributeView& attrs);
 
+// Window ops (type_inference_window.cc): spec "reduce_window" C1-C16 and "select_and_scatter"
+// C1-C8, C11-C12 (the region constraints are the verifier's).
+StatusOr<std::vector<TensorType>> InferReduceWindow(std::span<const TensorType> operand_types,
+                                                    std::span<const NamedAttribute> attributes);
+StatusOr<std::vector<TensorType>> InferSelectAndScatter(
+    std::span<const TensorType> operand_types, std::span<const NamedAttribute> attributes);
+
 // "[1, 2, 3]".
 std::string DimsToString(std::span<const int64_t> dims);
 

@@ -75,7 +75,8 @@ Status VerifyRegions(const Operation& op) {
   if (expected == 0) return absl::OkStatus();
   std::vector<TensorType> operand_types = TypesOf(op.operands());
   switch (op.kind()) {
-    case OpKind::kReduce: {
+    case OpKind::kReduce:
+    case OpKind::kReduceWindow: {  // spec "reduce_window" (C13): reduce's body signature
       size_t n = operand_types.size() / 2;
       std::vector<TensorType> inits(operand_types.begin() + static_cast<ptrdiff_t>(n),
                                     operand_types.end());
@@ -91,6 +92,17 @@ Status VerifyRegions(const Operation& op) {
       std::vector<TensorType> args = scalars;
       args.insert(args.end(), scalars.begin(), scalars.end());
       return CheckRegionSignature(op, *op.region(0), "update_computation", args, scalars);
+    }
+    case OpKind::kSelectAndScatter: {
+      // Spec "select_and_scatter" (C9) select: (tensor<E>, tensor<E>) -> tensor<i1>; (C10)
+      // scatter: (tensor<E>, tensor<E>) -> tensor<E>, E = element_type(operand).
+      const TensorType scalar = *TensorType::Create(operand_types[0].element_type(), {});
+      const TensorType pred = *TensorType::Create(ElementType::kI1, {});
+      const TensorType pair[] = {scalar, scalar};
+      ACCY_RETURN_IF_ERROR(CheckRegionSignature(op, *op.region(0), "select", pair,
+                                                std::span<const TensorType>(&pred, 1)));
+      return CheckRegionSignature(op, *op.region(1), "scatter", pair,
+                                  std::span<const TensorType>(&scalar, 1));
     }
     case OpKind::kWhile: {
       TensorType pred = *TensorType::Create(ElementType::kI1, {});

@@ -278,6 +278,9 @@ class Evaluator {
       case OpKind::kGather:
       case OpKind::kScatter:
         return EvaluateGatherScatterOp(op, operands, eval_region);
+      case OpKind::kReduceWindow:
+      case OpKind::kSelectAndScatter:
+        return EvaluateWindowOp(op, operands, eval_region);
       case OpKind::kDotGeneral:
         return EvaluateDotGeneral(op, operands);
       case OpKind::kReduce:

@@ -1,12 +1,13 @@
 // Internal interface between the reference evaluator's driver (evaluator.cc) and its op
 // families (elementwise_ops.cc, reduction_ops.cc, shape_ops.cc, gather_scatter.cc,
-// dot_general.cc). Each family function evaluates one verified op on already-evaluated operand
+// window_ops.cc, dot_general.cc). Each family function evaluates one verified op on already-evaluated operand
 // tensors and returns new owned result tensors, one per op result.
 #ifndef ACCY_SRC_REFERENCE_EVALUATOR_INTERNAL_H_
 #define ACCY_SRC_REFERENCE_EVALUATOR_INTERNAL_H_
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -28,6 +29,11 @@ StatusOr<std::vector<Tensor>> EvaluateElementwiseOp(const Operation& op,
 StatusOr<std::vector<Tensor>> EvaluateReductionOp(const Operation& op,
                                                   std::span<const Tensor> operands,
                                                   const RegionEvaluator& eval_region);
+// The op of a one-op body `return op(arg0, arg1)` (either argument order) when it is add,
+// multiply, maximum, minimum, and, or or xor: reduce and reduce_window apply that op's scalar
+// arithmetic (elementwise_math.h) instead of evaluating the region per element, which agrees
+// with the region (reduction_ops.cc).
+std::optional<OpKind> SingleOpBody(const Region& region);
 // broadcast_in_dim, reshape, transpose, slice, pad, concatenate, iota, reverse,
 // dynamic_slice, dynamic_update_slice.
 StatusOr<std::vector<Tensor>> EvaluateShapeOp(const Operation& op,
@@ -36,6 +42,10 @@ StatusOr<std::vector<Tensor>> EvaluateShapeOp(const Operation& op,
 StatusOr<std::vector<Tensor>> EvaluateGatherScatterOp(const Operation& op,
                                                       std::span<const Tensor> operands,
                                                       const RegionEvaluator& eval_region);
+// reduce_window and select_and_scatter (window_ops.cc; regions through `eval_region`).
+StatusOr<std::vector<Tensor>> EvaluateWindowOp(const Operation& op,
+                                               std::span<const Tensor> operands,
+                                               const RegionEvaluator& eval_region);
 // dot_general.
 StatusOr<std::vector<Tensor>> EvaluateDotGeneral(const Operation& op,
                                                  std::span<const Tensor> operands);

@@ -53,8 +53,8 @@ void ForEachInputElement(const std::vector<int64_t>& dims,
   }
 }
 
-// The op of a body `return op(arg0, arg1)` (either argument order) when it is one of the
-// commutative ops the short cut handles.
+}  // namespace
+
 std::optional<OpKind> SingleOpBody(const Region& region) {
   const Block* block = region.entry_block();
   if (block == nullptr || block->num_arguments() != 2 || block->operations().size() != 2) {
@@ -84,6 +84,8 @@ std::optional<OpKind> SingleOpBody(const Region& region) {
       return std::nullopt;
   }
 }
+
+namespace {
 
 // Float sum of init + inputs mapped to each output, compensated (see the file comment).
 void ReduceFloatSum(const Tensor& input, const std::vector<int64_t>& output_strides,

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <string_view>
 
@@ -16,7 +17,8 @@ namespace {
 constexpr std::string_view kIntListAttributes[] = {
     "broadcast_dimensions", "permutation",      "dimensions",       "start_indices",
     "limit_indices",        "strides",          "edge_padding_low", "edge_padding_high",
-    "interior_padding",     "slice_sizes"};
+    "interior_padding",     "slice_sizes",      "window_dimensions", "window_strides",
+    "base_dilations",       "window_dilations"};
 
 struct StructField {
   std::string_view name;
@@ -137,6 +139,24 @@ StatusOr<std::vector<int64_t>> ToInts(const AttrValue& value, std::string_view n
   }
 }
 
+StatusOr<std::vector<int64_t>> ToPaddingPairs(const AttrValue& value, std::string_view name) {
+  if (value.kind != AttrValue::Kind::kDense || value.dense == nullptr) {
+    return WrongKind(value, name, "a dense<...> : tensor<Nx2xi64>");
+  }
+  const DenseElements& dense = *value.dense;
+  if (!IsInteger(dense.type.element_type()) || dense.type.rank() != 2 || dense.type.dim(1) != 2) {
+    return ErrorAt(value.loc, StrCat("attribute ", name, " must be a tensor<Nx2x integer> of "
+                                     "(low, high) pairs, found ", dense.type.ToString()));
+  }
+  // The [N, 2] tensor in row-major order is the flat (low, high) list accy/ir.h stores; ToInts
+  // reads rank 0 and 1 only, so read it as the rank-1 tensor of the same bytes.
+  AttrValue flat = value;
+  DenseElements bytes = dense;
+  bytes.type = *TensorType::Create(dense.type.element_type(), {dense.type.element_count()});
+  flat.dense = std::make_shared<DenseElements>(std::move(bytes));
+  return ToInts(flat, name);
+}
+
 StatusOr<std::vector<NamedAttribute>> ConvertAttributes(OpKind kind, const OpSyntax& op) {
   std::vector<NamedAttribute> out;
   for (const NamedAttr& attribute : op.attributes) {
@@ -147,6 +167,9 @@ StatusOr<std::vector<NamedAttribute>> ConvertAttributes(OpKind kind, const OpSyn
         std::end(kIntListAttributes)) {
       ACCY_ASSIGN_OR_RETURN(std::vector<int64_t> ints, ToInts(value, name));
       out.push_back({name, std::move(ints)});
+    } else if (name == "padding") {
+      ACCY_ASSIGN_OR_RETURN(std::vector<int64_t> pairs, ToPaddingPairs(value, name));
+      out.push_back({name, std::move(pairs)});
     } else if (name == "dimension" || name == "iota_dimension") {
       ACCY_ASSIGN_OR_RETURN(int64_t number, ToInt(value, name));
       out.push_back({name, number});

@@ -34,6 +34,10 @@ StatusOr<std::optional<CheckKind>> CheckKindOf(const OpSyntax& op);
 
 // Integer lists from array<i64: ...>, [1, 2] or a dense integer tensor.
 StatusOr<std::vector<int64_t>> ToInts(const AttrValue& value, std::string_view name);
+// The `padding` of reduce_window and select_and_scatter, dense<[[low, high], ...]> :
+// tensor<Nx2xi64>, as the flat list low0, high0, low1, ... (accy/ir.h); anything else is an
+// error at the attribute naming what was expected.
+StatusOr<std::vector<int64_t>> ToPaddingPairs(const AttrValue& value, std::string_view name);
 
 }  // namespace accy::stablehlo_internal
 

@@ -30,7 +30,7 @@ std::set<OpKind> KindsWhere(bool (*predicate)(const OpInfo&)) {
 }
 
 TEST(OpRegistryTest, EveryOpKindHasItsRowInEnumOrder) {
-  ASSERT_EQ(kNumOpKinds, 60);
+  ASSERT_EQ(kNumOpKinds, 62);
   for (int i = 0; i < kNumOpKinds; ++i) {
     const OpKind kind = static_cast<OpKind>(i);
     EXPECT_EQ(kAllOpKinds[i], kind);
@@ -53,7 +53,7 @@ TEST(OpRegistryTest, NamesAreUniqueAndRoundTripThroughParseOpKind) {
     ASSERT_OK_AND_ASSIGN(OpKind parsed, ParseOpKind(OpName(kind)));
     EXPECT_EQ(parsed, kind) << OpName(kind);
   }
-  EXPECT_EQ(names.size(), 60u);
+  EXPECT_EQ(names.size(), 62u);
   for (std::string_view name : {"stablehlo.add", "sort", ""}) {
     const Status status = ParseOpKind(name).status();
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << name;
@@ -102,11 +102,13 @@ TEST(OpRegistryTest, PredicatesAgreeWithCategoryAndTheRangesTheyReplaced) {
             (std::set<OpKind>{OpKind::kBroadcastInDim, OpKind::kReshape, OpKind::kTranspose,
                               OpKind::kSlice, OpKind::kPad, OpKind::kConcatenate, OpKind::kIota,
                               OpKind::kReverse, OpKind::kGather, OpKind::kScatter,
-                              OpKind::kDynamicSlice, OpKind::kDynamicUpdateSlice}));
+                              OpKind::kSelectAndScatter, OpKind::kDynamicSlice,
+                              OpKind::kDynamicUpdateSlice}));
   EXPECT_EQ(GetOpInfo(OpKind::kConstant).category, OpCategory::kConstant);
   EXPECT_EQ(GetOpInfo(OpKind::kDotGeneral).category, OpCategory::kContraction);
   EXPECT_EQ(GetOpInfo(OpKind::kReduce).category, OpCategory::kReduction);
   EXPECT_EQ(GetOpInfo(OpKind::kCumsum).category, OpCategory::kReduction);
+  EXPECT_EQ(GetOpInfo(OpKind::kReduceWindow).category, OpCategory::kReduction);
   EXPECT_EQ(GetOpInfo(OpKind::kWhile).category, OpCategory::kControl);
   EXPECT_EQ(GetOpInfo(OpKind::kKernelCall).category, OpCategory::kCall);
   EXPECT_EQ(GetOpInfo(OpKind::kReturn).category, OpCategory::kTerminator);
@@ -155,17 +157,21 @@ TEST(OpRegistryTest, OnlyKernelCallIsImpureAndOnlyTheSymmetricOpsCommute) {
 
 TEST(OpRegistryTest, RegionCountsAndArities) {
   EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.regions > 0; }),
-            (std::set<OpKind>{OpKind::kScatter, OpKind::kReduce, OpKind::kWhile}));
+            (std::set<OpKind>{OpKind::kScatter, OpKind::kSelectAndScatter, OpKind::kReduce,
+                              OpKind::kReduceWindow, OpKind::kWhile}));
   EXPECT_EQ(GetOpInfo(OpKind::kScatter).regions, 1);
+  EXPECT_EQ(GetOpInfo(OpKind::kReduceWindow).regions, 1);
+  EXPECT_EQ(GetOpInfo(OpKind::kSelectAndScatter).regions, 2);
   EXPECT_EQ(GetOpInfo(OpKind::kReduce).regions, 1);
   EXPECT_EQ(GetOpInfo(OpKind::kWhile).regions, 2);
   EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.results == kVariadic; }),
-            (std::set<OpKind>{OpKind::kScatter, OpKind::kReduce, OpKind::kWhile,
-                              OpKind::kKernelCall}));
+            (std::set<OpKind>{OpKind::kScatter, OpKind::kReduce, OpKind::kReduceWindow,
+                              OpKind::kWhile, OpKind::kKernelCall}));
   EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.operands == kVariadic; }),
             (std::set<OpKind>{OpKind::kConcatenate, OpKind::kScatter, OpKind::kDynamicSlice,
-                              OpKind::kDynamicUpdateSlice, OpKind::kReduce, OpKind::kWhile,
-                              OpKind::kKernelCall, OpKind::kReturn}));
+                              OpKind::kDynamicUpdateSlice, OpKind::kReduce,
+                              OpKind::kReduceWindow, OpKind::kWhile, OpKind::kKernelCall,
+                              OpKind::kReturn}));
   for (OpKind kind : kAllOpKinds) {
     const OpInfo& info = GetOpInfo(kind);
     const int expected = info.category == OpCategory::kElementwiseUnary     ? 1
@@ -203,7 +209,10 @@ TEST(OpRegistryTest, EveryOpButConstantAndReturnPlansToAWorkKind) {
         expected = WorkKind::kDotGeneral;
         break;
       case OpCategory::kReduction:
-        expected = kind == OpKind::kCumsum ? WorkKind::kScan : WorkKind::kReduction;
+        // reduce_window is a shape kernel (jit/window_emitter.cc), one output at a time.
+        expected = kind == OpKind::kCumsum         ? WorkKind::kScan
+                   : kind == OpKind::kReduceWindow ? WorkKind::kShape
+                                                   : WorkKind::kReduction;
         break;
       case OpCategory::kControl:
         expected = WorkKind::kIterate;

@@ -1,0 +1,34 @@
+// Internal to jit/: lowering a scalar region body (scatter's update_computation, reduce_window's
+// body, select_and_scatter's select and scatter) for one element, op by op, with the elementwise
+// lowering (elementwise_lowering.h), so every region body computes exactly as the fused
+// elementwise ops and the reference evaluator do. Includes LLVM headers: include it only from
+// jit/*.cc. Not thread-safe (one IRBuilder).
+#ifndef ACCY_JIT_REGION_LOWERING_H_
+#define ACCY_JIT_REGION_LOWERING_H_
+
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "accy/ir.h"
+#include "accy/status.h"
+#include "jit/elementwise_lowering.h"
+
+namespace accy::jit {
+
+// Lowers the single block of `region` at the lowering's insert point: `arguments` are the
+// storage-form values of its block arguments (one each); returns the storage-form values its
+// return op returns. Accepted ops: one-element constants, rank-0 broadcast_in_dim and reshape
+// (the identity on one element) and every elementwise op ElementwiseLowering lowers. Errors:
+// kUnimplemented "jit: <what> op <name> on <type> is not supported" for any other op (`what`
+// names the emitter and region, e.g. "shape emitter: scatter update_computation"), or as
+// ElementwiseLowering::Emit; kInvalidArgument for a block without return or an argument count
+// that does not match.
+StatusOr<std::vector<llvm::Value*>> LowerScalarRegion(ElementwiseLowering& lowering,
+                                                      const Region& region,
+                                                      std::span<llvm::Value* const> arguments,
+                                                      std::string_view what);
+
+}  // namespace accy::jit
+
+#endif  // ACCY_JIT_REGION_LOWERING_H_

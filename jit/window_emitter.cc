@@ -1,0 +1,261 @@
+// Shape kernels for the window ops (shape_kernel_builder.h), transcribed from the StableHLO spec
+// sections of the same names as src/reference/window_ops.cc evaluates them, so the bits agree.
+//
+// reduce_window: blocks of kShapeBlockElements output elements. Each output element starts its
+// accumulators at the init values and walks its window in row-major order (one counted loop per
+// dim, the per-dim index arithmetic hoisted to its loop): a position on an input element
+// combines that element, a position on padding or a base-dilation hole combines the init value,
+// each through the body lowered op by op (region_lowering.h) in the element type. The
+// accumulators live in entry-block stack slots that SROA turns into registers.
+// select_and_scatter: one block. The output is filled with init_value; then, for each source
+// element in row-major order, the window positions inside the operand are visited in row-major
+// order keeping the selection (first position; replaced whenever select(selected, current) is
+// false), and the source element is combined into the output at the selected position through
+// the scatter region. A window entirely in the padding selects nothing.
+#include <functional>
+#include <vector>
+
+#include "jit/region_lowering.h"
+#include "jit/shape_kernel_builder.h"
+#include "src/ir/window_geometry.h"
+#include "src/util/str_cat.h"
+
+namespace accy::jit {
+namespace {
+
+// A rank-0 operand: a folded constant or an input buffer.
+struct ScalarOperand {
+  const uint8_t* constant = nullptr;
+  size_t buffer = 0;
+
+  static ScalarOperand Of(KernelSignature& signature, const Value* value) {
+    ScalarOperand s;
+    s.constant = ConstantScalarBytes(*value);
+    if (s.constant == nullptr) s.buffer = AddInput(signature, value);
+    return s;
+  }
+  llvm::Value* Load(ShapeKernelBuilder& k, ElementType type) const {
+    if (constant != nullptr) return k.lowering().ConstantElement(type, constant);
+    return k.LoadElement(buffer, type, k.Int(0));
+  }
+};
+
+// Nested counted loops over the window positions [0, window_dimensions[d]) of dims d..rank-1;
+// `fn` runs at the innermost level with all positions.
+Status WindowLoops(ShapeKernelBuilder& k, const std::vector<int64_t>& window, size_t d,
+                   std::vector<llvm::Value*>& position,
+                   const std::function<Status(const std::vector<llvm::Value*>&)>& fn) {
+  if (d == window.size()) return fn(position);
+  return k.Loop(k.Int(0), k.Int(window[d]), [&](llvm::Value* w) -> Status {
+    position[d] = w;
+    return WindowLoops(k, window, d + 1, position, fn);
+  });
+}
+
+}  // namespace
+
+StatusOr<KernelSignature> EmitReduceWindowKernel(const Operation& op, llvm::Module& module,
+                                                 std::string_view symbol) {
+  const size_t n = static_cast<size_t>(op.num_results());
+  const WindowGeometry g = WindowGeometryOf(op);
+  const std::vector<int64_t>& in_dims = op.operand(0)->type().dims();
+  const std::vector<int64_t>& out_dims = op.result(0)->type().dims();
+  const std::vector<int64_t> in_strides = RowMajorStrides(in_dims);
+  const size_t rank = in_dims.size();
+  const bool input_empty = op.operand(0)->type().element_count() == 0;
+
+  KernelSignature signature;
+  std::vector<size_t> inputs;
+  std::vector<ScalarOperand> inits;
+  std::vector<ElementType> types;
+  for (size_t i = 0; i < n; ++i) {
+    inputs.push_back(AddInput(signature, op.operand(static_cast<int64_t>(i))));
+    types.push_back(op.result(static_cast<int64_t>(i))->type().element_type());
+  }
+  for (size_t i = 0; i < n; ++i) {
+    inits.push_back(ScalarOperand::Of(signature, op.operand(static_cast<int64_t>(n + i))));
+  }
+  for (size_t i = 0; i < n; ++i) signature.outputs.push_back(op.result(static_cast<int64_t>(i)));
+  const size_t first_output = signature.inputs.size();
+  const int64_t count = op.result(0)->type().element_count();
+  signature.block_size = kShapeBlockElements;
+  signature.block_count = BlockCount(count, kShapeBlockElements);
+
+  ShapeKernelBuilder k(module, symbol, signature.inputs.size(), n);
+  llvm::IRBuilder<>& b = k.ir();
+  std::vector<llvm::Value*> acc_slots;
+  for (size_t i = 0; i < n; ++i) {
+    acc_slots.push_back(k.EntryAlloca(StorageType(module.getContext(), types[i]), "acc"));
+  }
+  auto [lo, hi] = k.BlockElements(kShapeBlockElements, count);
+  ACCY_RETURN_IF_ERROR(k.Elements(
+      lo, hi, out_dims, [&](const std::vector<llvm::Value*>& out, llvm::Value* linear) -> Status {
+        std::vector<llvm::Value*> init_values;
+        for (size_t i = 0; i < n; ++i) {
+          init_values.push_back(inits[i].Load(k, types[i]));
+          b.CreateStore(init_values[i], acc_slots[i]);
+        }
+        // Start of the window in the dilated input (spec: window_start minus the low padding).
+        std::vector<llvm::Value*> start(rank);
+        for (size_t d = 0; d < rank; ++d) {
+          start[d] = b.CreateSub(b.CreateMul(out[d], k.Int(g.window_strides[d])),
+                                 k.Int(g.padding_low[d]));
+        }
+        std::vector<llvm::Value*> position(rank);
+        ACCY_RETURN_IF_ERROR(WindowLoops(
+            k, g.window_dimensions, 0, position,
+            [&](const std::vector<llvm::Value*>& w) -> Status {
+              llvm::Value* on_input = b.getTrue();
+              llvm::Value* at = k.Int(0);
+              for (size_t d = 0; d < rank; ++d) {
+                llvm::Value* q =
+                    b.CreateAdd(start[d], b.CreateMul(w[d], k.Int(g.window_dilations[d])));
+                // Unsigned: a negative position (low padding) is out of range too.
+                llvm::Value* inside =
+                    b.CreateICmpULT(q, k.Int(g.DilatedInput(d, in_dims[d])));
+                llvm::Value* index = q;
+                if (g.base_dilations[d] != 1) {
+                  inside = b.CreateAnd(
+                      inside, b.CreateICmpEQ(b.CreateURem(q, k.Int(g.base_dilations[d])),
+                                             k.Int(0)));
+                  index = b.CreateUDiv(q, k.Int(g.base_dilations[d]));
+                }
+                on_input = b.CreateAnd(on_input, inside);
+                at = b.CreateAdd(at, b.CreateMul(index, k.Int(in_strides[d])));
+              }
+              // Padding reads element 0 (in bounds) and takes the init value instead.
+              at = b.CreateSelect(on_input, at, k.Int(0));
+              std::vector<llvm::Value*> arguments;
+              for (size_t i = 0; i < n; ++i) {
+                arguments.push_back(
+                    b.CreateLoad(StorageType(module.getContext(), types[i]), acc_slots[i]));
+              }
+              for (size_t i = 0; i < n; ++i) {
+                llvm::Value* value = init_values[i];
+                if (!input_empty) {
+                  value = b.CreateSelect(on_input, k.LoadElement(inputs[i], types[i], at), value);
+                }
+                arguments.push_back(value);
+              }
+              ACCY_ASSIGN_OR_RETURN(std::vector<llvm::Value*> results,
+                                    LowerScalarRegion(k.lowering(), *op.region(0), arguments,
+                                                      "shape emitter: reduce_window body"));
+              if (results.size() != n) {
+                return absl::InvalidArgumentError(
+                    StrCat("jit: shape emitter: reduce_window body returns ", results.size(),
+                           " values, expected ", n));
+              }
+              for (size_t i = 0; i < n; ++i) b.CreateStore(results[i], acc_slots[i]);
+              return absl::OkStatus();
+            }));
+        for (size_t i = 0; i < n; ++i) {
+          k.StoreElement(first_output + i, types[i], linear,
+                         b.CreateLoad(StorageType(module.getContext(), types[i]), acc_slots[i]));
+        }
+        return absl::OkStatus();
+      }));
+  k.Finish();
+  return signature;
+}
+
+StatusOr<KernelSignature> EmitSelectAndScatterKernel(const Operation& op, llvm::Module& module,
+                                                     std::string_view symbol) {
+  const WindowGeometry g = WindowGeometryOf(op);
+  const std::vector<int64_t>& dims = op.operand(0)->type().dims();
+  const std::vector<int64_t>& source_dims = op.operand(1)->type().dims();
+  const std::vector<int64_t> strides = RowMajorStrides(dims);
+  const size_t rank = dims.size();
+  const ElementType type = op.operand(0)->type().element_type();
+  llvm::Type* storage = StorageType(module.getContext(), type);
+
+  KernelSignature signature;
+  const size_t operand = AddInput(signature, op.operand(0));
+  const size_t source = AddInput(signature, op.operand(1));
+  const ScalarOperand init = ScalarOperand::Of(signature, op.operand(2));
+  signature.outputs.push_back(op.result(0));
+  const size_t out = signature.inputs.size();
+  const int64_t count = op.result(0)->type().element_count();
+  const int64_t source_count = op.operand(1)->type().element_count();
+  // One block: scatters to one position combine in source order, after the fill.
+  signature.block_size = count;
+  signature.block_count = count > 0 ? 1 : 0;
+
+  ShapeKernelBuilder k(module, symbol, signature.inputs.size(), 1);
+  llvm::IRBuilder<>& b = k.ir();
+  llvm::Value* selected_slot = k.EntryAlloca(b.getInt64Ty(), "selected");
+  llvm::Value* value_slot = k.EntryAlloca(storage, "selected_value");
+  ACCY_RETURN_IF_ERROR(k.If(
+      b.CreateAnd(b.CreateICmpSLE(k.block_begin(), k.Int(0)),
+                  b.CreateICmpSGT(k.block_end(), k.Int(0))),
+      [&]() -> Status {
+        llvm::Value* init_value = init.Load(k, type);
+        ACCY_RETURN_IF_ERROR(k.Loop(k.Int(0), k.Int(count), [&](llvm::Value* i) -> Status {
+          k.StoreElement(out, type, i, init_value);
+          return absl::OkStatus();
+        }));
+        if (source_count == 0) return absl::OkStatus();
+        return k.Elements(
+            k.Int(0), k.Int(source_count), source_dims,
+            [&](const std::vector<llvm::Value*>& s, llvm::Value* source_linear) -> Status {
+              b.CreateStore(k.Int(-1), selected_slot);
+              b.CreateStore(init_value, value_slot);
+              std::vector<llvm::Value*> start(rank);
+              for (size_t d = 0; d < rank; ++d) {
+                start[d] = b.CreateSub(b.CreateMul(s[d], k.Int(g.window_strides[d])),
+                                       k.Int(g.padding_low[d]));
+              }
+              std::vector<llvm::Value*> position(rank);
+              ACCY_RETURN_IF_ERROR(WindowLoops(
+                  k, g.window_dimensions, 0, position,
+                  [&](const std::vector<llvm::Value*>& w) -> Status {
+                    llvm::Value* inside = b.getTrue();
+                    llvm::Value* at = k.Int(0);
+                    for (size_t d = 0; d < rank; ++d) {
+                      llvm::Value* q = b.CreateAdd(start[d], w[d]);
+                      inside = b.CreateAnd(inside, b.CreateICmpULT(q, k.Int(dims[d])));
+                      at = b.CreateAdd(at, b.CreateMul(q, k.Int(strides[d])));
+                    }
+                    return k.If(inside, [&]() -> Status {
+                      llvm::Value* current = k.LoadElement(operand, type, at);
+                      llvm::Value* selected = b.CreateLoad(b.getInt64Ty(), selected_slot);
+                      llvm::Value* selected_value = b.CreateLoad(storage, value_slot);
+                      llvm::Value* pair[] = {selected_value, current};
+                      ACCY_ASSIGN_OR_RETURN(
+                          std::vector<llvm::Value*> keep,
+                          LowerScalarRegion(k.lowering(), *op.region(0), pair,
+                                            "shape emitter: select_and_scatter select"));
+                      if (keep.size() != 1) {
+                        return absl::InvalidArgumentError(
+                            "jit: shape emitter: select_and_scatter select must return one "
+                            "value");
+                      }
+                      // The first position is selected; a later one when select is false.
+                      llvm::Value* replace =
+                          b.CreateOr(b.CreateICmpSLT(selected, k.Int(0)), b.CreateNot(keep[0]));
+                      b.CreateStore(b.CreateSelect(replace, at, selected), selected_slot);
+                      b.CreateStore(b.CreateSelect(replace, current, selected_value), value_slot);
+                      return absl::OkStatus();
+                    });
+                  }));
+              llvm::Value* selected = b.CreateLoad(b.getInt64Ty(), selected_slot);
+              return k.If(b.CreateICmpSGE(selected, k.Int(0)), [&]() -> Status {
+                llvm::Value* pair[] = {k.LoadElement(out, type, selected),
+                                       k.LoadElement(source, type, source_linear)};
+                ACCY_ASSIGN_OR_RETURN(
+                    std::vector<llvm::Value*> combined,
+                    LowerScalarRegion(k.lowering(), *op.region(1), pair,
+                                      "shape emitter: select_and_scatter scatter"));
+                if (combined.size() != 1) {
+                  return absl::InvalidArgumentError(
+                      "jit: shape emitter: select_and_scatter scatter must return one value");
+                }
+                k.StoreElement(out, type, selected, combined[0]);
+                return absl::OkStatus();
+              });
+            });
+      }));
+  k.Finish();
+  return signature;
+}
+
+}  // namespace accy::jit
