@@ -89,6 +89,8 @@ class Generator {
   bool StepConcatenate();
   bool StepIota();
   bool StepReverse();
+  bool StepReduceWindow();
+  bool StepSelectAndScatter();
   bool StepGather();
   bool StepScatter();
   bool StepDynamicSlice(bool update);
