@@ -79,6 +79,8 @@ StatusOr<KernelSignature> EmitItemKernel(size_t index, const WorkItem& item,
       return EmitFlashAttentionKernel(item, fusion, module, symbol, target);
     case WorkKind::kDotGeneral:
       return EmitDotGeneralKernel(item, fusion, module, symbol);
+    case WorkKind::kConvolution:
+      return EmitConvolutionKernel(item, fusion, module, symbol);
     case WorkKind::kKernelCall:  // library kernels (kernels/), skipped by Engine::Compile
     case WorkKind::kIterate:     // while loops run their own executables (iterate_compile.h)
       return UnsupportedKind(index, item);

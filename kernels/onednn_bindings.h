@@ -24,6 +24,11 @@ StatusOr<BoundPrimitive> BindDotGeneral(std::span<const Operation* const> ops,
                                         const LibraryKernelOptions& options,
                                         DotClassification* classification, bool classify_only);
 
+// A lone convolution on convolution_forward (onednn_convolution.cc); kUnimplemented naming the
+// reason when it does not map exactly or oneDNN has only its reference implementation.
+StatusOr<BoundPrimitive> BindConvolution(const Operation& convolution,
+                                         const LibraryKernelOptions& options);
+
 }  // namespace accy::kernels
 
 #endif  // ACCY_KERNELS_ONEDNN_BINDINGS_H_

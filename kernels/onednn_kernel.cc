@@ -101,10 +101,18 @@ StatusOr<LibraryKernel> LibraryKernel::Create(const WorkItem& item, const Fusion
       return CreateForKernelCall(*item.ops[0]);
     case WorkKind::kDotGeneral:
       return CreateForDotGeneral(item.ops, fusion, options);
+    case WorkKind::kConvolution: {
+      if (item.root == nullptr) {
+        return absl::InvalidArgumentError(StrCat("convolution item ", item.id, " has no root"));
+      }
+      ACCY_ASSIGN_OR_RETURN(BoundPrimitive bound, BindConvolution(*item.root, options));
+      ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Impl> impl, MakeImpl(std::move(bound)));
+      return LibraryKernel(std::move(impl));
+    }
     default:
       return absl::InvalidArgumentError(StrCat("work item ", item.id, " of kind ",
                                                WorkKindName(item.kind),
-                                               " is not a library kind (kernel_call, dot_general)"));
+                                               " is not a library kind (kernel_call, dot_general, convolution)"));
   }
 }
 

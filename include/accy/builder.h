@@ -71,6 +71,40 @@ struct WindowOptions {
   std::vector<std::pair<int64_t, int64_t>> padding;
 };
 
+// StableHLO ConvDimensionNumbers (spec: "convolution"): which lhs (input), rhs (kernel) and
+// result (output) dims are batch, feature and spatial. Spatial lists have one entry per spatial
+// dim (rank - 2), in the window's order.
+struct ConvDimensionNumbers {
+  int64_t input_batch_dimension = 0;
+  int64_t input_feature_dimension = 0;
+  std::vector<int64_t> input_spatial_dimensions;
+  int64_t kernel_input_feature_dimension = 0;
+  int64_t kernel_output_feature_dimension = 0;
+  std::vector<int64_t> kernel_spatial_dimensions;
+  int64_t output_batch_dimension = 0;
+  int64_t output_feature_dimension = 0;
+  std::vector<int64_t> output_spatial_dimensions;
+  bool operator==(const ConvDimensionNumbers&) const = default;
+};
+
+// The attributes of convolution (spec: "convolution"), one entry per spatial dim in each window
+// list; an empty list means the spec's default for every spatial dim (strides 1, padding 0,
+// dilations 1, no reversal). Padding is (low, high) per spatial dim, in elements, and may be
+// negative. precision_config is empty or two of DEFAULT, HIGH, HIGHEST (accy always computes at
+// full precision).
+struct ConvolutionSpec {
+  std::vector<int64_t> window_strides;
+  std::vector<std::pair<int64_t, int64_t>> padding;
+  std::vector<int64_t> lhs_dilation;
+  std::vector<int64_t> rhs_dilation;
+  std::vector<bool> window_reversal;
+  ConvDimensionNumbers dimension_numbers;
+  int64_t feature_group_count = 1;
+  int64_t batch_group_count = 1;
+  std::vector<std::string> precision_config;
+  bool operator==(const ConvolutionSpec&) const = default;
+};
+
 // kernel_call attributes: the library kernel `target` at `version`, what it does with each
 // operand, and for each result the operand it aliases (computes in place), if any. An aliased
 // operand must have effect write or read_write, and no two results may alias the same operand.
@@ -208,6 +242,14 @@ class FunctionBuilder {
                               std::vector<int64_t> rhs_contracting_dimensions,
                               std::vector<int64_t> lhs_batching_dimensions,
                               std::vector<int64_t> rhs_batching_dimensions);
+
+  // convolution (spec "convolution") of lhs (input) with rhs (kernel). The result shape is
+  // inferred (spec C25); its element type is the operands' unless `result_element_type` is
+  // given (same class: float from float, integer from integer, e.g. i8 x i8 -> i32). Errors
+  // (kInvalidArgument) name the constraint broken, e.g. "convolution: dim 3 of lhs (input
+  // feature) has size 6, not divisible by feature_group_count 4".
+  StatusOr<Value*> Convolution(Value* lhs, Value* rhs, const ConvolutionSpec& spec,
+                               std::optional<ElementType> result_element_type = std::nullopt);
 
   // reduce of one input with a named reducer: "sum", "max", "min", "prod", "and", "or"
   // (the body is the matching add/maximum/minimum/multiply/and/or).

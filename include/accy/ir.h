@@ -75,6 +75,16 @@ enum class OpKind : uint16_t {
 //   dot_general          operands: lhs, rhs; attrs: lhs_batching_dimensions,
 //                        rhs_batching_dimensions, lhs_contracting_dimensions,
 //                        rhs_contracting_dimensions, precision_config (optional strings)
+//   convolution          operands: lhs (input), rhs (kernel); attrs: input_batch_dimension,
+//                        input_feature_dimension, kernel_input_feature_dimension,
+//                        kernel_output_feature_dimension, output_batch_dimension,
+//                        output_feature_dimension (ints), input_spatial_dimensions,
+//                        kernel_spatial_dimensions, output_spatial_dimensions (int lists);
+//                        optional (absent = the spec's default): window_strides, padding
+//                        (low0, high0, low1, high1, ...: the spec's [N-2, 2] tensor row-major),
+//                        lhs_dilation, rhs_dilation, window_reversal (0/1 per spatial dim)
+//                        (int lists), feature_group_count, batch_group_count (ints),
+//                        precision_config (strings)
 //   reduce               operands: inputs..., init_values... (N each); attrs: dimensions;
 //                        region 0: body over 2N rank-0 tensors (accumulators first, then inputs)
 //   reduce_window        operands: inputs..., init_values... (N each); attrs: window_dimensions,
@@ -110,7 +120,7 @@ enum class OpCategory : uint8_t {
   kElementwiseBinary,
   kElementwiseTernary,
   kShape,        // shape and data movement (broadcast_in_dim .. dynamic_update_slice)
-  kContraction,  // dot_general
+  kContraction,  // dot_general, convolution
   kReduction,    // reduce, cumsum
   kControl,      // while
   kCall,         // kernel_call

@@ -177,14 +177,18 @@ Status BindLibraryItems(CompileState& state) {
           placement.placement != kernels::DotPlacement::kLibraryWithJitEpilogue) {
         continue;
       }
-    } else if (item.kind != WorkKind::kKernelCall) {
+    } else if (item.kind != WorkKind::kKernelCall && item.kind != WorkKind::kConvolution) {
       continue;
     }
     omp_set_num_threads(threads);
     StatusOr<kernels::LibraryKernel> created =
         kernels::LibraryKernel::Create(item, &fusion, library_options);
-    // A dot_general oneDNN has only its reference implementation for runs on the JIT.
-    if (item.kind == WorkKind::kDotGeneral && absl::IsUnimplemented(created.status())) continue;
+    // A dot_general or convolution oneDNN does not map (or has only its reference
+    // implementation for) runs on the JIT.
+    if ((item.kind == WorkKind::kDotGeneral || item.kind == WorkKind::kConvolution) &&
+        absl::IsUnimplemented(created.status())) {
+      continue;
+    }
     ACCY_ASSIGN_OR_RETURN(kernels::LibraryKernel kernel, std::move(created));
     state.library[i] = std::make_unique<kernels::LibraryKernel>(std::move(kernel));
     if (single_variants) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "src/util/str_cat.h"
+#include "src/ir/convolution_attributes.h"
 #include "src/ir/type_inference.h"
 
 namespace accy {
@@ -408,6 +409,21 @@ StatusOr<Value*> FunctionBuilder::DotGeneral(Value* lhs, Value* rhs,
       {"lhs_contracting_dimensions", std::move(lhs_contracting_dimensions)},
       {"rhs_contracting_dimensions", std::move(rhs_contracting_dimensions)}};
   return SingleResult(CreateOp(OpKind::kDotGeneral, {lhs, rhs}, {result_type}, std::move(attrs)));
+}
+
+StatusOr<Value*> FunctionBuilder::Convolution(Value* lhs, Value* rhs, const ConvolutionSpec& spec,
+                                              std::optional<ElementType> result_element_type) {
+  std::vector<Value*> operands = {lhs, rhs};
+  ACCY_RETURN_IF_ERROR(CheckOperands(OpKind::kConvolution, operands));
+  ConvolutionSpec filled = spec;
+  ir_internal::FillConvolutionDefaults(&filled, lhs->type().rank() - 2);
+  std::vector<NamedAttribute> attrs = ir_internal::ConvolutionAttributes(filled);
+  ACCY_ASSIGN_OR_RETURN(auto types, ir_internal::InferResultTypes(OpKind::kConvolution,
+                                                                  TypesOf(operands), attrs));
+  if (result_element_type.has_value()) {
+    (*types)[0] = (*types)[0].WithElementType(*result_element_type);
+  }
+  return SingleResult(CreateOp(OpKind::kConvolution, operands, *types, std::move(attrs)));
 }
 
 StatusOr<Value*> FunctionBuilder::Reduce(Value* x, Value* init, const TensorType& result_type,

@@ -32,6 +32,7 @@
 namespace accy {
 namespace {
 
+using printer_internal::FormatConvolutionAttributes;
 using printer_internal::FormatDenseElements;
 using printer_internal::FormatI64Array;
 using printer_internal::FormatIntList;
@@ -336,6 +337,10 @@ class ModulePrinter {
         return;
       case OpKind::kDotGeneral:
         PrintDotGeneral(op, name);
+        return;
+      case OpKind::kConvolution:
+        out_ += StrCat(name, "(", Operands(op), ") ", FormatConvolutionAttributes(op), " : ",
+                       FunctionalType(op));
         return;
       case OpKind::kReduce:
         PrintReduce(op, name, depth);

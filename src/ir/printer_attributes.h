@@ -39,6 +39,12 @@ std::string FormatSymbolName(std::string_view name);
 // non-printable bytes as `\XX` hex escapes.
 std::string FormatStringLiteral(std::string_view text);
 
+// The tail of convolution's pretty form after its operands (printer_convolution.cc):
+// `dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [2, 2], pad =
+// [[1, 1], [1, 1]], ...} {batch_group_count = 1 : i64, feature_group_count = 1 : i64}`, window
+// entries only where they differ from the defaults. `op` must be a verified convolution.
+std::string FormatConvolutionAttributes(const Operation& op);
+
 }  // namespace accy::printer_internal
 
 #endif  // ACCY_SRC_IR_PRINTER_ATTRIBUTES_H_

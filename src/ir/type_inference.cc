@@ -515,6 +515,9 @@ StatusOr<std::optional<std::vector<TensorType>>> InferResultTypes(
     case OpKind::kDotGeneral:
       types = InferDotGeneral(operand_types, attrs);
       break;
+    case OpKind::kConvolution:
+      types = InferConvolution(operand_types, attrs);
+      break;
     case OpKind::kReduce:
       types = InferReduce(operand_types, attrs);
       break;

@@ -47,6 +47,10 @@ StatusOr<std::vector<TensorType>> InferScatter(std::span<const TensorType> opera
                                                const AttributeView& attrs);
 StatusOr<std::vector<TensorType>> InferDotGeneral(std::span<const TensorType> operand_types,
                                                   const AttributeView& attrs);
+// convolution (type_inference_convolution.cc): the result's shape, with the operands' element
+// type (the verifier accepts another result element type of the same class).
+StatusOr<std::vector<TensorType>> InferConvolution(std::span<const TensorType> operand_types,
+                                                   const AttributeView& attrs);
 
 // Window ops (type_inference_window.cc): spec "reduce_window" C1-C16 and "select_and_scatter"
 // C1-C8, C11-C12 (the region constraints are the verifier's).

@@ -365,9 +365,9 @@ Status VerifyOperation(const Operation& op) {
     for (size_t i = 0; i < expected.size(); ++i) {
       const TensorType& actual = op.result(static_cast<int64_t>(i))->type();
       bool ok = actual == expected[i];
-      if (op.kind() == OpKind::kDotGeneral) {
-        // The result element type may differ from the operands' (e.g. bf16 x bf16 -> f32), within
-        // the same class.
+      if (op.kind() == OpKind::kDotGeneral || op.kind() == OpKind::kConvolution) {
+        // The result element type may differ from the operands' (e.g. bf16 x bf16 -> f32, i8 x
+        // i8 -> i32), within the same class.
         ok = actual.dims() == expected[i].dims() &&
              IsFloat(actual.element_type()) == IsFloat(expected[i].element_type()) &&
              !IsBool(actual.element_type());

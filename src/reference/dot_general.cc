@@ -74,40 +74,6 @@ uint64_t FloatToIntegerBits(double value, ElementType type) {
   return static_cast<uint64_t>(truncated);
 }
 
-// All elements of `t` converted to a float result type `to`, as doubles holding values of `to`.
-StatusOr<std::vector<double>> ConvertToFloat(const Tensor& t, ElementType to) {
-  std::vector<double> values(static_cast<size_t>(t.element_count()));
-  if (t.element_type() == to) {
-    for (int64_t i = 0; i < t.element_count(); ++i) values[i] = LoadFloat(t, i);
-    return values;
-  }
-  // Round each value to `to` through a rank-0 tensor of that type (StoreFloat rounds to nearest
-  // even).
-  ACCY_ASSIGN_OR_RETURN(TensorType scalar_type, TensorType::Create(to, {}));
-  ACCY_ASSIGN_OR_RETURN(Tensor scalar, Tensor::Allocate(scalar_type));
-  for (int64_t i = 0; i < t.element_count(); ++i) {
-    StoreFloat(scalar, 0, ElementAsDouble(t, i));
-    values[i] = LoadFloat(scalar, 0);
-  }
-  return values;
-}
-
-// All elements of `t` converted to an integer or i1 result type `to`, as two's complement bits
-// (only the low ElementBitWidth(to) bits matter).
-std::vector<uint64_t> ConvertToInteger(const Tensor& t, ElementType to) {
-  std::vector<uint64_t> values(static_cast<size_t>(t.element_count()));
-  const bool from_float = IsFloat(t.element_type());
-  for (int64_t i = 0; i < t.element_count(); ++i) {
-    if (from_float) {
-      values[i] = FloatToIntegerBits(LoadFloat(t, i), to);
-    } else {
-      const uint64_t bits = static_cast<uint64_t>(LoadInt(t, i));
-      values[i] = IsBool(to) ? (bits != 0 ? 1 : 0) : bits;
-    }
-  }
-  return values;
-}
-
 // The dims in [0, rank) not listed in `batching` or `contracting`, in order.
 std::vector<int64_t> FreeDims(int64_t rank, const std::vector<int64_t>& batching,
                               const std::vector<int64_t>& contracting) {
@@ -162,6 +128,40 @@ void ForEachContraction(const DotLayout& layout, int64_t lhs_base, int64_t rhs_b
 }
 
 }  // namespace
+
+// All elements of `t` converted to a float result type `to`, as doubles holding values of `to`.
+StatusOr<std::vector<double>> ConvertToFloat(const Tensor& t, ElementType to) {
+  std::vector<double> values(static_cast<size_t>(t.element_count()));
+  if (t.element_type() == to) {
+    for (int64_t i = 0; i < t.element_count(); ++i) values[i] = LoadFloat(t, i);
+    return values;
+  }
+  // Round each value to `to` through a rank-0 tensor of that type (StoreFloat rounds to nearest
+  // even).
+  ACCY_ASSIGN_OR_RETURN(TensorType scalar_type, TensorType::Create(to, {}));
+  ACCY_ASSIGN_OR_RETURN(Tensor scalar, Tensor::Allocate(scalar_type));
+  for (int64_t i = 0; i < t.element_count(); ++i) {
+    StoreFloat(scalar, 0, ElementAsDouble(t, i));
+    values[i] = LoadFloat(scalar, 0);
+  }
+  return values;
+}
+
+// All elements of `t` converted to an integer or i1 result type `to`, as two's complement bits
+// (only the low ElementBitWidth(to) bits matter).
+std::vector<uint64_t> ConvertToInteger(const Tensor& t, ElementType to) {
+  std::vector<uint64_t> values(static_cast<size_t>(t.element_count()));
+  const bool from_float = IsFloat(t.element_type());
+  for (int64_t i = 0; i < t.element_count(); ++i) {
+    if (from_float) {
+      values[i] = FloatToIntegerBits(LoadFloat(t, i), to);
+    } else {
+      const uint64_t bits = static_cast<uint64_t>(LoadInt(t, i));
+      values[i] = IsBool(to) ? (bits != 0 ? 1 : 0) : bits;
+    }
+  }
+  return values;
+}
 
 StatusOr<std::vector<Tensor>> EvaluateDotGeneral(const Operation& op,
                                                  std::span<const Tensor> operands) {

@@ -283,6 +283,8 @@ class Evaluator {
         return EvaluateWindowOp(op, operands, eval_region);
       case OpKind::kDotGeneral:
         return EvaluateDotGeneral(op, operands);
+      case OpKind::kConvolution:
+        return EvaluateConvolution(op, operands);
       case OpKind::kReduce:
       case OpKind::kCumsum:
         return EvaluateReductionOp(op, operands, eval_region);

@@ -1,6 +1,6 @@
 // Internal interface between the reference evaluator's driver (evaluator.cc) and its op
 // families (elementwise_ops.cc, reduction_ops.cc, shape_ops.cc, gather_scatter.cc,
-// window_ops.cc, dot_general.cc). Each family function evaluates one verified op on already-evaluated operand
+// window_ops.cc, dot_general.cc, convolution.cc). Each family function evaluates one verified op on already-evaluated operand
 // tensors and returns new owned result tensors, one per op result.
 #ifndef ACCY_SRC_REFERENCE_EVALUATOR_INTERNAL_H_
 #define ACCY_SRC_REFERENCE_EVALUATOR_INTERNAL_H_
@@ -49,6 +49,16 @@ StatusOr<std::vector<Tensor>> EvaluateWindowOp(const Operation& op,
 // dot_general.
 StatusOr<std::vector<Tensor>> EvaluateDotGeneral(const Operation& op,
                                                  std::span<const Tensor> operands);
+// convolution (convolution.cc).
+StatusOr<std::vector<Tensor>> EvaluateConvolution(const Operation& op,
+                                                  std::span<const Tensor> operands);
+
+// Operand conversion of the contractions (dot_general.cc), to the result element type's domain
+// (docs/numerics.md convert rules): every element of `t` as a double holding a value of float
+// type `to`, or as the two's complement bits of integer or i1 type `to` (only the low
+// ElementBitWidth(to) bits matter).
+StatusOr<std::vector<double>> ConvertToFloat(const Tensor& t, ElementType to);
+std::vector<uint64_t> ConvertToInteger(const Tensor& t, ElementType to);
 
 // Element access shared by the families (scalar.cc). Floats load as double (exact for every
 // float type); integers and i1 load as int64 (signed types sign-extended, unsigned types

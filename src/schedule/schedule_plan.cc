@@ -35,6 +35,8 @@ std::string_view WorkKindName(WorkKind kind) {
       return "flash_attention";
     case WorkKind::kScan:
       return "scan";
+    case WorkKind::kConvolution:
+      return "convolution";
   }
   return "unknown";
 }

@@ -39,6 +39,7 @@ enum class WorkKind : uint8_t {
   kIterate,
   kFlashAttention,
   kScan,
+  kConvolution,
 };
 // "elementwise_single", "elementwise_fusion", "shape", ...
 std::string_view WorkKindName(WorkKind kind);

@@ -9,6 +9,7 @@
 #include "kernels/kernel_catalog.h"
 #include "src/analysis/shape_layout_analysis.h"
 #include "src/fusion/fusion_plan.h"
+#include "src/ir/convolution_attributes.h"
 #include "src/passes/work_contract.h"
 #include "src/schedule/schedule_plan.h"
 #include "src/util/str_cat.h"
@@ -113,6 +114,19 @@ std::optional<uint64_t> DotGeneralElementOps(const Operation& op) {
   return SaturatedMul(SaturatedMul(SaturatedMul(m, n), k), 2);
 }
 
+// convolution: 2 x output elements x kernel window positions x kernel input features.
+uint64_t ConvolutionElementOps(const Operation& op) {
+  const ConvolutionSpec spec = ir_internal::ConvolutionSpecOf(op);
+  const TensorType& rhs = op.operand(1)->type();
+  uint64_t window = static_cast<uint64_t>(
+      rhs.dim(spec.dimension_numbers.kernel_input_feature_dimension));
+  for (int64_t d : spec.dimension_numbers.kernel_spatial_dimensions) {
+    window = SaturatedMul(window, static_cast<uint64_t>(rhs.dim(d)));
+  }
+  return SaturatedMul(
+      SaturatedMul(static_cast<uint64_t>(op.result(0)->type().element_count()), window), 2);
+}
+
 // The catalog's (or a registered host kernel's) estimate for a valid call; nullopt for a
 // kernel_call the catalog does not know or rejects (the seed falls back to element count x ops).
 std::optional<uint64_t> KernelCallElementOps(const Operation& op) {
@@ -128,6 +142,9 @@ uint64_t EstimatedElementOps(std::span<const Operation* const> ops, uint64_t ele
     switch (ops[0]->kind()) {
       case OpKind::kDotGeneral:
         estimate = DotGeneralElementOps(*ops[0]);
+        break;
+      case OpKind::kConvolution:
+        estimate = ConvolutionElementOps(*ops[0]);
         break;
       case OpKind::kReduce:
         estimate = ReductionInputElementCount(ops, shapes);

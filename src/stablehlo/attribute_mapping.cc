@@ -1,6 +1,7 @@
 // StableHLO attributes to accy IR attributes (attribute_mapping.h). Names and defaults follow
 // the StableHLO specification (GatherDimensionNumbers, ScatterDimensionNumbers,
-// DotDimensionNumbers: absent lists are empty, an absent index_vector_dim is 0).
+// DotDimensionNumbers, ConvDimensionNumbers: absent lists are empty, an absent
+// index_vector_dim is 0; convolution's absent window attributes keep their defaults).
 #include "src/stablehlo/attribute_mapping.h"
 
 #include <algorithm>
@@ -36,6 +37,12 @@ constexpr StructField kScatterFields[] = {
     {"scatter_indices_batching_dims", true},
     {"scatter_dims_to_operand_dims", true},
     {"index_vector_dim", false}};
+constexpr StructField kConvFields[] = {
+    {"input_batch_dimension", false},          {"input_feature_dimension", false},
+    {"input_spatial_dimensions", true},        {"kernel_input_feature_dimension", false},
+    {"kernel_output_feature_dimension", false}, {"kernel_spatial_dimensions", true},
+    {"output_batch_dimension", false},         {"output_feature_dimension", false},
+    {"output_spatial_dimensions", true}};
 constexpr StructField kDotFields[] = {{"lhs_batching_dimensions", true},
                                       {"rhs_batching_dimensions", true},
                                       {"lhs_contracting_dimensions", true},
@@ -95,6 +102,67 @@ Status ExpandStruct(const AttrValue& value, std::string_view name,
     }
   }
   return absl::OkStatus();
+}
+
+// convolution's padding: dense<[[low, high], ...]> : tensor<Nx2xi64> (the generic form) or the
+// flattened pairs the pretty form's parser writes (convolution_syntax.cc); flattened either way.
+StatusOr<std::vector<int64_t>> ToPadding(const AttrValue& value) {
+  if (value.kind == AttrValue::Kind::kIntArray) return value.ints;
+  if (value.kind != AttrValue::Kind::kDense || value.dense->type.rank() != 2 ||
+      value.dense->type.dim(1) != 2 || !IsInteger(value.dense->type.element_type())) {
+    return WrongKind(value, "padding", "dense<[[low, high], ...]> : tensor<Nx2xi64>");
+  }
+  AttrValue flat = value;
+  auto flat_type = TensorType::Create(value.dense->type.element_type(),
+                                      {value.dense->type.element_count()});
+  if (!flat_type.ok()) return flat_type.status();
+  DenseElements elements = *value.dense;
+  elements.type = *flat_type;
+  flat.dense = std::make_shared<const DenseElements>(std::move(elements));
+  return ToInts(flat, "padding");
+}
+
+// convolution's window_reversal: array<i1: true, false>, dense<[true, false]> : tensor<2xi1>,
+// or the pretty form's 0/1 list; as 0/1 integers.
+StatusOr<std::vector<int64_t>> ToFlags(const AttrValue& value) {
+  if (value.kind == AttrValue::Kind::kDense && value.dense->type.rank() == 1 &&
+      IsBool(value.dense->type.element_type())) {
+    std::vector<int64_t> flags;
+    for (uint8_t byte : value.dense->bytes) flags.push_back(byte != 0 ? 1 : 0);
+    return flags;
+  }
+  if (value.kind == AttrValue::Kind::kList) {
+    std::vector<int64_t> flags;
+    for (const AttrValue& item : value.items) {
+      ACCY_ASSIGN_OR_RETURN(bool flag, ToBool(item, "window_reversal"));
+      flags.push_back(flag ? 1 : 0);
+    }
+    return flags;
+  }
+  return ToInts(value, "window_reversal");
+}
+
+// The attributes only convolution has (StableHLO names, ir.h table); false for any other.
+StatusOr<bool> ConvertConvolutionAttribute(const std::string& name, const AttrValue& value,
+                                           std::vector<NamedAttribute>* out) {
+  if (name == "window_strides" || name == "lhs_dilation" || name == "rhs_dilation") {
+    ACCY_ASSIGN_OR_RETURN(std::vector<int64_t> ints, ToInts(value, name));
+    out->push_back({name, std::move(ints)});
+  } else if (name == "padding") {
+    ACCY_ASSIGN_OR_RETURN(std::vector<int64_t> ints, ToPadding(value));
+    out->push_back({name, std::move(ints)});
+  } else if (name == "window_reversal") {
+    ACCY_ASSIGN_OR_RETURN(std::vector<int64_t> ints, ToFlags(value));
+    out->push_back({name, std::move(ints)});
+  } else if (name == "feature_group_count" || name == "batch_group_count") {
+    ACCY_ASSIGN_OR_RETURN(int64_t number, ToInt(value, name));
+    out->push_back({name, number});
+  } else if (name == "dimension_numbers") {
+    ACCY_RETURN_IF_ERROR(ExpandStruct(value, name, kConvFields, out));
+  } else {
+    return false;
+  }
+  return true;
 }
 
 bool Has(const std::vector<NamedAttribute>& attributes, std::string_view name) {
@@ -163,6 +231,10 @@ StatusOr<std::vector<NamedAttribute>> ConvertAttributes(OpKind kind, const OpSyn
     const std::string& name = attribute.name;
     const AttrValue& value = attribute.value;
     if (name.find('.') != std::string::npos) continue;  // discardable: mhlo.*, jax.*, ...
+    if (kind == OpKind::kConvolution) {
+      ACCY_ASSIGN_OR_RETURN(bool converted, ConvertConvolutionAttribute(name, value, &out));
+      if (converted) continue;
+    }
     if (std::find(std::begin(kIntListAttributes), std::end(kIntListAttributes), name) !=
         std::end(kIntListAttributes)) {
       ACCY_ASSIGN_OR_RETURN(std::vector<int64_t> ints, ToInts(value, name));

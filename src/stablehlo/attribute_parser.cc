@@ -1,8 +1,8 @@
 // Attribute values of the StableHLO parser (parser.h): MLIR's builtin attributes (integers,
 // floats, strings, symbols, lists, dictionaries, array<i64: ...>, dense<...>) and the StableHLO
-// dialect's `#stablehlo<enum VALUE>` and `#stablehlo.struct<key = value, ...>` forms. Attributes
-// of other dialects (and StableHLO's with custom syntax, such as #stablehlo.conv) are skipped
-// token by token as opaque values.
+// dialect's `#stablehlo<enum VALUE>` and `#stablehlo.struct<key = value, ...>` forms, and
+// `#stablehlo.conv<...>` (convolution_syntax.cc). Attributes of other dialects are skipped token
+// by token as opaque values.
 #include <charconv>
 #include <limits>
 
@@ -199,6 +199,12 @@ StatusOr<AttrValue> Parser::ParseHashAttribute() {
     return alias->second;
   }
   value.text = name;
+  if (name == "stablehlo.conv") {  // ConvDimensionNumbers has a syntax of its own
+    ACCY_ASSIGN_OR_RETURN(AttrValue numbers, ParseConvDimensionNumbers());
+    numbers.loc = value.loc;
+    ACCY_RETURN_IF_ERROR(Expect(TokenKind::kGreater, "'>' closing #stablehlo.conv<...>"));
+    return numbers;
+  }
   if (Consume(TokenKind::kGreater)) {
     value.kind = AttrValue::Kind::kStruct;
     return value;

@@ -91,6 +91,7 @@ Status Parser::ParsePrettyOp(OpSyntax* op) {
   if (short_name == "dynamic_slice") return ParseDynamicSlice(op);
   if (short_name == "dot_general" || short_name == "dot") return ParseDotGeneral(op);
   if (short_name == "reduce") return ParseReduce(op);
+  if (short_name == "convolution") return ParseConvolution(op);
   if (short_name == "while") return ParseWhile(op);
   if (short_name == "custom_call") return ParseCustomCall(op);
   StatusOr<OpKind> kind = ParseOpKind(short_name);

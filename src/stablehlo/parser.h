@@ -110,6 +110,16 @@ class Parser {
   Status ParseDynamicSlice(OpSyntax* op);
   Status ParseDotGeneral(OpSyntax* op);
   Status ParseReduce(OpSyntax* op);
+  // convolution (convolution_syntax.cc): the pretty form, its window dictionary, and the
+  // ConvDimensionNumbers syntax shared with `#stablehlo.conv<...>` (after the '<').
+  Status ParseConvolution(OpSyntax* op);
+  Status ParseConvWindow(OpSyntax* op);
+  StatusOr<AttrValue> ParseConvDimensionNumbers();
+  // One `[b, 0, 1, f]` layout: the dims of letters `first` and `second` and of each spatial
+  // number, appended to `numbers` as fields `first_field`, `second_field`, `spatial_field`.
+  Status ParseConvLayout(char first, char second, std::string_view first_field,
+                         std::string_view second_field, std::string_view spatial_field,
+                         AttrValue* numbers);
   Status ParseWhile(OpSyntax* op);
   Status ParseConstant(OpSyntax* op);
   Status ParseCustomCall(OpSyntax* op);

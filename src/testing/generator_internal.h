@@ -96,6 +96,7 @@ class Generator {
   bool StepDynamicSlice(bool update);
   // generator_steps.cc
   bool StepDotGeneral();
+  bool StepConvolution();  // generator_convolution_step.cc
   bool StepReduce();
   bool StepArgmax();
   bool StepReduceBody();

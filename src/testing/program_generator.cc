@@ -581,6 +581,7 @@ FuzzProgram Generator::Run() {
       {2, [](Generator& g) { return g.StepDynamicSlice(false); }},
       {2, [](Generator& g) { return g.StepDynamicSlice(true); }},
       {4, [](Generator& g) { return g.StepDotGeneral(); }},
+      {2, [](Generator& g) { return g.StepConvolution(); }},
       {5, [](Generator& g) { return g.StepReduce(); }},
       {1, [](Generator& g) { return g.StepArgmax(); }},
       {2, [](Generator& g) { return g.StepReduceBody(); }},

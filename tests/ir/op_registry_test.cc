@@ -30,7 +30,7 @@ std::set<OpKind> KindsWhere(bool (*predicate)(const OpInfo&)) {
 }
 
 TEST(OpRegistryTest, EveryOpKindHasItsRowInEnumOrder) {
-  ASSERT_EQ(kNumOpKinds, 62);
+  ASSERT_EQ(kNumOpKinds, 63);
   for (int i = 0; i < kNumOpKinds; ++i) {
     const OpKind kind = static_cast<OpKind>(i);
     EXPECT_EQ(kAllOpKinds[i], kind);
@@ -53,7 +53,7 @@ TEST(OpRegistryTest, NamesAreUniqueAndRoundTripThroughParseOpKind) {
     ASSERT_OK_AND_ASSIGN(OpKind parsed, ParseOpKind(OpName(kind)));
     EXPECT_EQ(parsed, kind) << OpName(kind);
   }
-  EXPECT_EQ(names.size(), 62u);
+  EXPECT_EQ(names.size(), 63u);
   for (std::string_view name : {"stablehlo.add", "sort", ""}) {
     const Status status = ParseOpKind(name).status();
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << name;
@@ -206,7 +206,7 @@ TEST(OpRegistryTest, EveryOpButConstantAndReturnPlansToAWorkKind) {
         expected = WorkKind::kShape;
         break;
       case OpCategory::kContraction:
-        expected = WorkKind::kDotGeneral;
+        expected = kind == OpKind::kConvolution ? WorkKind::kConvolution : WorkKind::kDotGeneral;
         break;
       case OpCategory::kReduction:
         // reduce_window is a shape kernel (jit/window_emitter.cc), one output at a time.

@@ -1,0 +1,217 @@
+// The convolution kernel emitter (emitters.h EmitConvolutionKernel): every valid convolution
+// (spec "convolution": any dimension numbers, 1+ spatial dims, strides, padding including
+// negative, lhs and rhs dilation, window reversal, feature and batch groups) as a direct loop
+// nest over the operands' own layouts, no copies.
+//
+// A unit is one output pixel: an output batch index and one position per spatial dim. For each
+// unit the kernel zeroes one accumulator per output feature (a stack array), then walks the
+// groups, the kernel positions (skipping those that land in padding or in a hole of the lhs
+// dilation) and the kernel input features, and adds lhs * rhs to the group's accumulators in an
+// innermost loop over output features (contiguous in HWIO kernels, so it vectorizes); finally
+// it stores the accumulators. Blocks hold whole units (about kConvolutionBlockMacs
+// multiply-adds), independent of the thread count. Numerics: floats accumulate in f32 (f64 when
+// an operand or the result is f64) with separate multiply and add, one rounding to the result
+// type at the end; integers are converted to the result type and wrap modulo 2^bits, as the
+// reference evaluator (exactly equal for integers; floats within the accumulation error).
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "jit/emitters.h"
+#include "jit/shape_kernel_builder.h"
+#include "src/ir/convolution_attributes.h"
+#include "src/schedule/schedule_plan.h"
+#include "src/util/str_cat.h"
+
+namespace accy::jit {
+namespace {
+
+// Multiply-adds per block (a block holds whole units, at least one).
+constexpr int64_t kConvolutionBlockMacs = int64_t{1} << 18;
+
+std::vector<int64_t> StridesOf(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (size_t d = dims.size(); d-- > 1;) strides[d - 1] = strides[d] * dims[d];
+  return strides;
+}
+
+// Row-major decomposition of `linear` over `sizes`, outermost first. A zero size (its loop runs
+// no iteration, so the code is dead) divides by 1 rather than emit a division by zero.
+std::vector<llvm::Value*> Decompose(llvm::IRBuilder<>& b, llvm::Value* linear,
+                                    const std::vector<int64_t>& sizes) {
+  std::vector<llvm::Value*> index(sizes.size());
+  for (size_t d = sizes.size(); d-- > 0;) {
+    if (d == 0) {
+      index[d] = linear;
+    } else {
+      llvm::Value* size = b.getInt64(std::max<int64_t>(1, sizes[d]));
+      index[d] = b.CreateURem(linear, size);
+      linear = b.CreateUDiv(linear, size);
+    }
+  }
+  return index;
+}
+
+}  // namespace
+
+StatusOr<KernelSignature> EmitConvolutionKernel(const WorkItem& item, const FusionPlan&,
+                                                llvm::Module& module, std::string_view symbol) {
+  if (item.kind != WorkKind::kConvolution || item.root == nullptr ||
+      item.root->kind() != OpKind::kConvolution || item.ops.size() != 1) {
+    return absl::UnimplementedError(StrCat("jit: convolution emitter: work item ", item.id,
+                                           " has kind ", WorkKindName(item.kind), " and root ",
+                                           item.root != nullptr ? item.root->name() : "?",
+                                           ", expected a single convolution"));
+  }
+  const Operation& op = *item.root;
+  const Value* lhs = op.operand(0);
+  const Value* rhs = op.operand(1);
+  const Value* out = op.result(0);
+  const ElementType lhs_type = lhs->type().element_type();
+  const ElementType out_type = out->type().element_type();
+  const ConvolutionSpec spec = ir_internal::ConvolutionSpecOf(op);
+  const ConvDimensionNumbers& dn = spec.dimension_numbers;
+  const size_t spatial_rank = dn.input_spatial_dimensions.size();
+  const std::vector<int64_t>& lhs_dims = lhs->type().dims();
+  const std::vector<int64_t>& rhs_dims = rhs->type().dims();
+  const std::vector<int64_t>& out_dims = out->type().dims();
+  const std::vector<int64_t> lhs_strides = StridesOf(lhs_dims);
+  const std::vector<int64_t> rhs_strides = StridesOf(rhs_dims);
+  const std::vector<int64_t> out_strides = StridesOf(out_dims);
+
+  const int64_t output_features = out_dims[dn.output_feature_dimension];
+  const int64_t kernel_features = rhs_dims[dn.kernel_input_feature_dimension];
+  const int64_t groups = spec.feature_group_count * spec.batch_group_count;  // one of them is 1
+  const int64_t outputs_per_group = output_features / groups;
+  const int64_t batch_step =
+      spec.batch_group_count > 1 ? lhs_dims[dn.input_batch_dimension] / spec.batch_group_count : 0;
+  const int64_t feature_step = spec.feature_group_count > 1 ? kernel_features : 0;
+  // Units: output batch, then output spatial positions in spatial-dim order.
+  std::vector<int64_t> unit_sizes = {out_dims[dn.output_batch_dimension]};
+  std::vector<int64_t> kernel_sizes;
+  int64_t units = out_dims[dn.output_batch_dimension];
+  int64_t kernel_positions = 1;
+  for (size_t s = 0; s < spatial_rank; ++s) {
+    unit_sizes.push_back(out_dims[dn.output_spatial_dimensions[s]]);
+    units *= unit_sizes.back();
+    kernel_sizes.push_back(rhs_dims[dn.kernel_spatial_dimensions[s]]);
+    kernel_positions *= kernel_sizes.back();
+  }
+  const int64_t macs_per_unit =
+      std::max<int64_t>(1, output_features * kernel_positions * kernel_features);
+  const int64_t units_per_block = std::max<int64_t>(1, kConvolutionBlockMacs / macs_per_unit);
+
+  KernelSignature signature;
+  signature.inputs = {lhs, rhs};
+  signature.outputs = {out};
+  signature.block_size = units_per_block;
+  signature.block_count = output_features == 0 ? 0 : BlockCount(units, units_per_block);
+
+  ShapeKernelBuilder kb(module, symbol, 2, 1);
+  llvm::IRBuilder<>& b = kb.ir();
+  ElementwiseLowering& lowering = kb.lowering();
+  const bool is_float = IsFloat(out_type);
+  const ElementType accumulator =
+      !is_float
+          ? out_type
+          : (out_type == ElementType::kF64 || lhs_type == ElementType::kF64 ? ElementType::kF64
+                                                                            : ElementType::kF32);
+  llvm::Type* acc_type = StorageType(module.getContext(), accumulator);
+  llvm::Value* zero =
+      is_float ? llvm::ConstantFP::get(acc_type, 0.0) : llvm::ConstantInt::get(acc_type, 0);
+  llvm::AllocaInst* sums =
+      b.CreateAlloca(acc_type, kb.Int(std::max<int64_t>(1, output_features)), "sums");
+  sums->setAlignment(llvm::Align(64));
+  auto I64 = [&](int64_t v) { return kb.Int(v); };
+  auto to_accumulator = [&](llvm::Value* element) {
+    return lowering.ConvertElement(element, lhs_type, accumulator);
+  };
+
+  const auto [first, last] = kb.BlockElements(units_per_block, units);
+  ACCY_RETURN_IF_ERROR(kb.Loop(first, last, [&](llvm::Value* unit) -> Status {
+    const std::vector<llvm::Value*> position = Decompose(b, unit, unit_sizes);
+    llvm::Value* batch = position[0];
+    ACCY_RETURN_IF_ERROR(kb.Loop(I64(0), I64(output_features), [&](llvm::Value* o) -> Status {
+      b.CreateStore(zero, b.CreateInBoundsGEP(acc_type, sums, o));
+      return absl::OkStatus();
+    }));
+    ACCY_RETURN_IF_ERROR(kb.Loop(I64(0), I64(groups), [&](llvm::Value* group) -> Status {
+      llvm::Value* lhs_batch = b.CreateAdd(batch, b.CreateMul(group, I64(batch_step)));
+      llvm::Value* group_base = b.CreateAdd(
+          b.CreateMul(lhs_batch, I64(lhs_strides[dn.input_batch_dimension])),
+          b.CreateMul(group, I64(feature_step * lhs_strides[dn.input_feature_dimension])));
+      llvm::Value* first_output = b.CreateMul(group, I64(outputs_per_group));
+      return kb.Loop(I64(0), I64(kernel_positions), [&](llvm::Value* k) -> Status {
+        const std::vector<llvm::Value*> kernel_index = Decompose(b, k, kernel_sizes);
+        llvm::Value* inside = b.getTrue();
+        llvm::Value* lhs_offset = group_base;
+        llvm::Value* rhs_offset =
+            b.CreateMul(first_output, I64(rhs_strides[dn.kernel_output_feature_dimension]));
+        for (size_t s = 0; s < spatial_rank; ++s) {
+          // Position in the padded, dilated input; then the lhs element it hits, if any.
+          llvm::Value* p =
+              b.CreateSub(b.CreateAdd(b.CreateMul(position[s + 1], I64(spec.window_strides[s])),
+                                      b.CreateMul(kernel_index[s], I64(spec.rhs_dilation[s]))),
+                          I64(spec.padding[s].first));
+          const int64_t dilation = spec.lhs_dilation[s];
+          llvm::Value* i = dilation == 1 ? p : b.CreateSDiv(p, I64(dilation));
+          inside = b.CreateAnd(inside, b.CreateICmpSGE(p, I64(0)));
+          if (dilation != 1) {
+            inside = b.CreateAnd(inside, b.CreateICmpEQ(b.CreateSRem(p, I64(dilation)), I64(0)));
+          }
+          inside = b.CreateAnd(inside,
+                               b.CreateICmpSLT(i, I64(lhs_dims[dn.input_spatial_dimensions[s]])));
+          lhs_offset = b.CreateAdd(
+              lhs_offset, b.CreateMul(i, I64(lhs_strides[dn.input_spatial_dimensions[s]])));
+          llvm::Value* kernel_position =
+              spec.window_reversal[s] ? b.CreateSub(I64(kernel_sizes[s] - 1), kernel_index[s])
+                                      : kernel_index[s];
+          rhs_offset = b.CreateAdd(
+              rhs_offset,
+              b.CreateMul(kernel_position, I64(rhs_strides[dn.kernel_spatial_dimensions[s]])));
+        }
+        return kb.If(inside, [&]() -> Status {
+          return kb.Loop(I64(0), I64(kernel_features), [&](llvm::Value* c) -> Status {
+            llvm::Value* x = to_accumulator(kb.LoadElement(
+                0, lhs_type,
+                b.CreateAdd(lhs_offset,
+                            b.CreateMul(c, I64(lhs_strides[dn.input_feature_dimension])))));
+            llvm::Value* rhs_row = b.CreateAdd(
+                rhs_offset, b.CreateMul(c, I64(rhs_strides[dn.kernel_input_feature_dimension])));
+            return kb.Loop(I64(0), I64(outputs_per_group), [&](llvm::Value* j) -> Status {
+              llvm::Value* w = to_accumulator(kb.LoadElement(
+                  1, lhs_type,
+                  b.CreateAdd(
+                      rhs_row,
+                      b.CreateMul(j, I64(rhs_strides[dn.kernel_output_feature_dimension])))));
+              llvm::Value* slot = b.CreateInBoundsGEP(acc_type, sums, b.CreateAdd(first_output, j));
+              llvm::Value* sum = b.CreateLoad(acc_type, slot);
+              llvm::Value* next = is_float ? b.CreateFAdd(sum, b.CreateFMul(x, w))
+                                           : b.CreateAdd(sum, b.CreateMul(x, w));
+              b.CreateStore(next, slot);
+              return absl::OkStatus();
+            });
+          });
+        });
+      });
+    }));
+    llvm::Value* out_base = b.CreateMul(batch, I64(out_strides[dn.output_batch_dimension]));
+    for (size_t s = 0; s < spatial_rank; ++s) {
+      out_base = b.CreateAdd(
+          out_base,
+          b.CreateMul(position[s + 1], I64(out_strides[dn.output_spatial_dimensions[s]])));
+    }
+    return kb.Loop(I64(0), I64(output_features), [&](llvm::Value* o) -> Status {
+      llvm::Value* sum = b.CreateLoad(acc_type, b.CreateInBoundsGEP(acc_type, sums, o));
+      kb.StoreElement(
+          2, out_type,
+          b.CreateAdd(out_base, b.CreateMul(o, I64(out_strides[dn.output_feature_dimension]))),
+          lowering.ConvertElement(sum, accumulator, out_type));
+      return absl::OkStatus();
+    });
+  }));
+  kb.Finish();
+  return signature;
+}
+
+}  // namespace accy::jit

@@ -1,0 +1,212 @@
+// convolution items on oneDNN convolution_forward (dev_guide_convolution.html, oneDNN 2.6 API)
+// where the program maps onto it exactly; everything else is kUnimplemented naming the reason,
+// and the engine runs it on the JIT (jit/convolution_emitter.cc).
+//
+// Maps: spatial rank 1-3; f32 (bf16/f16 natively where oneDNN has those primitives, else over
+// staged f32 copies, onednn_common.h) with a result of the operand type; lhs_dilation all 1 (a
+// forward convolution has no input dilation), no window_reversal, batch_group_count 1, padding
+// not negative. Descriptors are plain with the program's own strides (src {N, C, spatial...},
+// weights {O, I, spatial...} or {G, O/G, I, spatial...} for feature groups, dst {N, O,
+// spatial...}), so NHWC and NCHW buffers are read in place; rhs_dilation d is oneDNN dilation
+// d - 1. Constant weights are reordered once, at binding, into the layout the primitive picks
+// (format_tag::any); weights read from a buffer keep its layout unless only oneDNN's reference
+// implementation takes it, then they are reordered into the preferred layout before each run.
+// oneDNN's reference implementation ("ref:any") is refused: the JIT is faster.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/onednn_bindings.h"
+#include "src/ir/convolution_attributes.h"
+#include "src/util/str_cat.h"
+
+namespace accy::kernels {
+namespace {
+
+using dt = dnnl::memory::data_type;
+
+Status Unmapped(std::string_view name, std::string_view why) {
+  return absl::UnimplementedError(
+      StrCat(name, ": does not map onto oneDNN convolution_forward: ", why, " (the JIT runs it)"));
+}
+
+struct ConvMapping {
+  std::string name;
+  dnnl::memory::desc src_md, weights_md, dst_md;
+  dnnl::memory::dims strides, dilates, padding_l, padding_r;
+  bool empty = false;  // zero-size output or contraction: no primitive
+};
+
+// The spec's constraints on what oneDNN computes exactly (file comment); fills the descriptors.
+Status MapConvolution(const Operation& op, LowPrecision types, ConvMapping& m) {
+  const ConvolutionSpec spec = ir_internal::ConvolutionSpecOf(op);
+  const ConvDimensionNumbers& dn = spec.dimension_numbers;
+  const TensorType& lhs = op.operand(0)->type();
+  const TensorType& rhs = op.operand(1)->type();
+  const TensorType& out = op.result(0)->type();
+  const size_t spatial_rank = dn.input_spatial_dimensions.size();
+  if (spatial_rank < 1 || spatial_rank > 3) {
+    return Unmapped(m.name, StrCat(spatial_rank, " spatial dims (oneDNN takes 1 to 3)"));
+  }
+  std::optional<dt> type = ToDnnlType(lhs.element_type(), types);
+  if (!type || out.element_type() != lhs.element_type()) {
+    return Unmapped(m.name, StrCat("element types ", ElementTypeName(lhs.element_type()), " -> ",
+                                   ElementTypeName(out.element_type()),
+                                   " (f32, bf16, f16 with a result of the same type)"));
+  }
+  if (spec.batch_group_count != 1) {
+    return Unmapped(m.name, StrCat("batch_group_count ", spec.batch_group_count));
+  }
+  for (size_t s = 0; s < spatial_rank; ++s) {
+    if (spec.lhs_dilation[s] != 1) {
+      return Unmapped(m.name, StrCat("lhs_dilation ", spec.lhs_dilation[s], " on spatial dim ", s));
+    }
+    if (spec.window_reversal[s])
+      return Unmapped(m.name, StrCat("window_reversal on spatial dim ", s));
+    if (spec.padding[s].first < 0 || spec.padding[s].second < 0) {
+      return Unmapped(m.name, StrCat("negative padding on spatial dim ", s));
+    }
+  }
+  const std::vector<int64_t> ls = RowMajorStrides(lhs.dims());
+  const std::vector<int64_t> rs = RowMajorStrides(rhs.dims());
+  const std::vector<int64_t> os = RowMajorStrides(out.dims());
+  const int64_t groups = spec.feature_group_count;
+  const int64_t out_features = rhs.dim(dn.kernel_output_feature_dimension);
+  std::vector<int64_t> src_dims = {lhs.dim(dn.input_batch_dimension),
+                                   lhs.dim(dn.input_feature_dimension)};
+  std::vector<int64_t> src_strides = {ls[dn.input_batch_dimension], ls[dn.input_feature_dimension]};
+  std::vector<int64_t> dst_dims = {out.dim(dn.output_batch_dimension),
+                                   out.dim(dn.output_feature_dimension)};
+  std::vector<int64_t> dst_strides = {os[dn.output_batch_dimension],
+                                      os[dn.output_feature_dimension]};
+  std::vector<int64_t> w_dims, w_strides;
+  const int64_t o_stride = rs[dn.kernel_output_feature_dimension];
+  if (groups > 1) {
+    w_dims = {groups, out_features / groups};
+    w_strides = {out_features / groups * o_stride, o_stride};
+  } else {
+    w_dims = {out_features};
+    w_strides = {o_stride};
+  }
+  w_dims.push_back(rhs.dim(dn.kernel_input_feature_dimension));
+  w_strides.push_back(rs[dn.kernel_input_feature_dimension]);
+  for (size_t s = 0; s < spatial_rank; ++s) {
+    src_dims.push_back(lhs.dim(dn.input_spatial_dimensions[s]));
+    src_strides.push_back(ls[dn.input_spatial_dimensions[s]]);
+    w_dims.push_back(rhs.dim(dn.kernel_spatial_dimensions[s]));
+    w_strides.push_back(rs[dn.kernel_spatial_dimensions[s]]);
+    dst_dims.push_back(out.dim(dn.output_spatial_dimensions[s]));
+    dst_strides.push_back(os[dn.output_spatial_dimensions[s]]);
+    m.strides.push_back(spec.window_strides[s]);
+    m.dilates.push_back(spec.rhs_dilation[s] - 1);
+    m.padding_l.push_back(spec.padding[s].first);
+    // The high padding the output really uses (StableHLO drops a partial last window, as
+    // oneDNN does, but oneDNN wants the two to agree exactly).
+    const int64_t window = (w_dims.back() - 1) * spec.rhs_dilation[s] + 1;
+    m.padding_r.push_back((dst_dims.back() - 1) * spec.window_strides[s] + window -
+                          src_dims.back() - spec.padding[s].first);
+  }
+  m.empty = out.element_count() == 0 || lhs.element_count() == 0 || rhs.element_count() == 0;
+  if (m.empty) return absl::OkStatus();
+  for (size_t s = 0; s < spatial_rank; ++s) {
+    if (m.padding_r[s] < 0) {
+      return Unmapped(m.name, StrCat("the last window of spatial dim ", s,
+                                     " ends before the input does (negative high padding)"));
+    }
+  }
+  m.src_md = StridedDesc(src_dims, src_strides, *type);
+  m.weights_md = StridedDesc(w_dims, w_strides, *type);
+  m.dst_md = StridedDesc(dst_dims, dst_strides, *type);
+  return absl::OkStatus();
+}
+
+StatusOr<BoundPrimitive> BindConvolutionPrimitive(const Operation& op, LowPrecision types,
+                                                  const LibraryKernelOptions& options) {
+  ConvMapping m;
+  m.name = StrCat("convolution %", op.result(0)->id());
+  BoundPrimitive bound;
+  bound.name = m.name;
+  bound.inputs = {op.operand(0), op.operand(1)};
+  bound.outputs = {op.result(0)};
+  bound.output_aliases = {-1};
+  try {
+    ACCY_RETURN_IF_ERROR(MapConvolution(op, types, m));
+    if (m.empty) {
+      // Zero-size output: nothing to do; an empty contraction: the sum of nothing.
+      bound.zero_fill_output = op.result(0)->type().element_count() > 0;
+      return bound;
+    }
+    const DenseElements* weights =
+        op.operand(0) == op.operand(1) ? nullptr : ConstantPayload(op.operand(1));
+    const dnnl::memory::desc weights_any(m.weights_md.dims(), m.weights_md.data_type(),
+                                         dnnl::memory::format_tag::any);
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    auto make_pd = [&](const dnnl::memory::desc& weights_md) {
+      const dnnl::convolution_forward::desc desc(
+          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, m.src_md,
+          weights_md, m.dst_md, m.strides, m.dilates, m.padding_l, m.padding_r);
+      return dnnl::convolution_forward::primitive_desc(desc, attr, CpuEngine());
+    };
+    // Constant weights: the primitive's preferred layout, reordered once below. Weights read
+    // from a buffer: the buffer's own layout, unless only the reference implementation takes
+    // it; then the preferred layout with a reorder of the buffer before each run.
+    dnnl::convolution_forward::primitive_desc conv_pd =
+        make_pd(weights != nullptr ? weights_any : m.weights_md);
+    bool reorder_weights = false;
+    if (weights == nullptr && IsReferenceImplementation(conv_pd.impl_info_str())) {
+      dnnl::convolution_forward::primitive_desc any_pd = make_pd(weights_any);
+      if (!IsReferenceImplementation(any_pd.impl_info_str())) {
+        conv_pd = std::move(any_pd);
+        reorder_weights = conv_pd.weights_desc() != m.weights_md;
+      }
+    }
+    if (!options.allow_reference_implementation &&
+        IsReferenceImplementation(conv_pd.impl_info_str())) {
+      return Unmapped(m.name, StrCat("oneDNN offers only its reference implementation (",
+                                     conv_pd.impl_info_str(), ") for these layouts and shapes"));
+    }
+    bound.primitive = dnnl::convolution_forward(conv_pd);
+    const dnnl::engine& engine = CpuEngine();
+    bound.arguments.push_back({DNNL_ARG_SRC, dnnl::memory(m.src_md, engine, DNNL_MEMORY_NONE), 0});
+    if (weights != nullptr) {
+      // Reordered once here into the primitive's layout; the rhs buffer slot is not read.
+      bound.arguments.push_back(
+          {DNNL_ARG_WEIGHTS, PrepackWeights(*weights, m.weights_md, conv_pd.weights_desc()), -1});
+    } else if (reorder_weights) {
+      bound.arguments.push_back({DNNL_ARG_WEIGHTS,
+                                 dnnl::memory(conv_pd.weights_desc(), engine, DNNL_MEMORY_NONE), 1,
+                                 m.weights_md});
+    } else {
+      bound.arguments.push_back(
+          {DNNL_ARG_WEIGHTS, dnnl::memory(m.weights_md, engine, DNNL_MEMORY_NONE), 1});
+    }
+    bound.arguments.push_back({DNNL_ARG_DST, dnnl::memory(m.dst_md, engine, DNNL_MEMORY_NONE), 2});
+    AddScratchpad(conv_pd, bound);
+    StageArguments(bound, types);
+    if (types == LowPrecision::kStagedAsF32) bound.implementation += " (bf16/f16 staged as f32)";
+    if (reorder_weights) bound.implementation += " (weights reordered per run)";
+  } catch (const dnnl::error& error) {
+    return DnnlErrorStatus(error, m.name, "convolution_forward with these layouts and shapes");
+  }
+  return bound;
+}
+
+}  // namespace
+
+StatusOr<BoundPrimitive> BindConvolution(const Operation& op, const LibraryKernelOptions& options) {
+  if (op.kind() != OpKind::kConvolution) {
+    return absl::InvalidArgumentError(StrCat("convolution item: root is ", op.name()));
+  }
+  StatusOr<BoundPrimitive> native = BindConvolutionPrimitive(op, LowPrecision::kNative, options);
+  const Operation* const root = &op;
+  const std::span<const Operation* const> ops(&root, 1);
+  if (!native.ok() && absl::IsUnimplemented(native.status()) && HasLowPrecisionTensor(ops)) {
+    StatusOr<BoundPrimitive> staged =
+        BindConvolutionPrimitive(op, LowPrecision::kStagedAsF32, options);
+    if (staged.ok()) return staged;
+  }
+  return native;
+}
+
+}  // namespace accy::kernels
