@@ -71,7 +71,7 @@ struct BoundArgument {
   // The buffer's own layout when the primitive reads a re-laid-out copy of it (weights with a
   // padded row stride, onednn_dot_general.cc); empty = the argument's. Set only on inputs, and
   // consumed by StageArguments.
-  std::optional<dnnl::memory::desc> buffer_md;
+  std::optional<dnnl::memory::desc> buffer_md = std::nullopt;
 };
 
 // What a binding produces: a primitive and its arguments, plus the item's buffer contract.

@@ -12,6 +12,7 @@
 // (format_tag::any); weights read from a buffer keep its layout unless only oneDNN's reference
 // implementation takes it, then they are reordered into the preferred layout before each run.
 // oneDNN's reference implementation ("ref:any") is refused: the JIT is faster.
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -100,20 +101,18 @@ Status MapConvolution(const Operation& op, LowPrecision types, ConvMapping& m) {
     m.strides.push_back(spec.window_strides[s]);
     m.dilates.push_back(spec.rhs_dilation[s] - 1);
     m.padding_l.push_back(spec.padding[s].first);
-    // The high padding the output really uses (StableHLO drops a partial last window, as
-    // oneDNN does, but oneDNN wants the two to agree exactly).
+    // The high padding the output really uses, at least 0. StableHLO and oneDNN both drop a
+    // partial last window: oneDNN's descriptor wants dst = (src + pl + pr - window) / stride + 1
+    // (convolution desc consistency check). When the last window ends before the input does
+    // (a 1x1 stride-2 convolution of an even size, as ResNet's downsampling shortcut), the used
+    // padding is in (-stride, 0) and pr = 0 satisfies the same equation.
     const int64_t window = (w_dims.back() - 1) * spec.rhs_dilation[s] + 1;
-    m.padding_r.push_back((dst_dims.back() - 1) * spec.window_strides[s] + window -
-                          src_dims.back() - spec.padding[s].first);
+    const int64_t used = (dst_dims.back() - 1) * spec.window_strides[s] + window -
+                         src_dims.back() - spec.padding[s].first;
+    m.padding_r.push_back(std::max<int64_t>(used, 0));
   }
   m.empty = out.element_count() == 0 || lhs.element_count() == 0 || rhs.element_count() == 0;
   if (m.empty) return absl::OkStatus();
-  for (size_t s = 0; s < spatial_rank; ++s) {
-    if (m.padding_r[s] < 0) {
-      return Unmapped(m.name, StrCat("the last window of spatial dim ", s,
-                                     " ends before the input does (negative high padding)"));
-    }
-  }
   m.src_md = StridedDesc(src_dims, src_strides, *type);
   m.weights_md = StridedDesc(w_dims, w_strides, *type);
   m.dst_md = StridedDesc(dst_dims, dst_strides, *type);

@@ -105,6 +105,12 @@ StatusOr<LibraryKernel> LibraryKernel::Create(const WorkItem& item, const Fusion
       if (item.root == nullptr) {
         return absl::InvalidArgumentError(StrCat("convolution item ", item.id, " has no root"));
       }
+      if (item.resources.estimated_element_ops < options.min_convolution_element_ops) {
+        return absl::UnimplementedError(
+            StrCat("convolution item ", item.id, ": ", item.resources.estimated_element_ops,
+                   " element ops, below the library threshold of ",
+                   options.min_convolution_element_ops, " (the JIT runs it)"));
+      }
       ACCY_ASSIGN_OR_RETURN(BoundPrimitive bound, BindConvolution(*item.root, options));
       ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Impl> impl, MakeImpl(std::move(bound)));
       return LibraryKernel(std::move(impl));

@@ -51,6 +51,12 @@ struct LibraryKernelOptions {
   // dot_general items refuse them (kUnimplemented) unless this is set. kernel_calls, which
   // have no JIT alternative, always accept them.
   bool allow_reference_implementation = false;
+  // convolution items below this many element ops (the planner's estimate, 2 x output elements
+  // x window positions x input features per group) are left to the JIT, whose direct loop nest
+  // beats oneDNN's per-call overhead and sums in the StableHLO interpreter's order without
+  // fused multiply-adds (docs/numerics.md); Create returns kUnimplemented saying so. Tests set
+  // 0 to bind every size.
+  uint64_t min_convolution_element_ops = kMinLibraryDotElementOps;
   // A dot_general item whose epilogue maps onto post-ops only partly (an op with no exact
   // post-op, a type change, a second eltwise of one kind) binds the dot and the longest prefix
   // of its epilogue chain that maps (ClassifyDotGeneral says kLibraryWithJitEpilogue); when
@@ -85,9 +91,11 @@ struct DotClassification {
 
 class LibraryKernel {
  public:
-  // Binds a work item of kind kernel_call or dot_general (`fusion` tells which broadcasts are
-  // elided; null means none are). Errors as the two functions below; kInvalidArgument for
-  // another kind.
+  // Binds a work item of kind kernel_call, dot_general or convolution (`fusion` tells which
+  // broadcasts are elided; null means none are). Errors as the two functions below for the
+  // first two; for convolution (oneDNN convolution_forward, onednn_bindings.h BindConvolution;
+  // buffers lhs, rhs, result) kUnimplemented below options.min_convolution_element_ops or
+  // naming what does not map; kInvalidArgument for another kind.
   static StatusOr<LibraryKernel> Create(const WorkItem& item, const FusionPlan* fusion,
                                         const LibraryKernelOptions& options = {});
   // Binds a kernel_call of a registered host kernel (include/accy/host_kernel.h; checked first)

@@ -292,7 +292,20 @@ bool Generator::StepKernelCall() {
   }
   if (which == 2) {  // layer_norm
     std::vector<int64_t> dims = RandomDims(1, 3);
-    if (dims.back() < 2) dims.back() = 2 + static_cast<int64_t>(U(30));
+    if (dims.back() < 2) {
+      dims.back() = 2 + static_cast<int64_t>(U(30));
+      // Halve the largest leading dim until the count is back under max_elements.
+      auto count = [&] {
+        int64_t c = 1;
+        for (int64_t d : dims) c *= d;
+        return c;
+      };
+      while (dims.size() > 1 && count() > options_.max_elements) {
+        auto largest = std::max_element(dims.begin(), dims.end() - 1);
+        if (*largest == 1) break;
+        *largest = (*largest + 1) / 2;
+      }
+    }
     const TensorType type = Type(e, dims);
     const double epsilon = IsFloat(e) && ElementBitWidth(e) == 16 ? 1e-2 : Chance(0.5) ? 1e-5 : 1e-3;
     const int x = Pick(type, need);

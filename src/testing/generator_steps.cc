@@ -404,7 +404,11 @@ bool Generator::PatternSoftmax(int x, int axis, bool near_miss) {
 bool Generator::PatternLayerNorm() {
   const ElementType e = RandomFloatType();
   std::vector<int64_t> dims = RandomDims(2, 2);
-  if (dims[1] < 2) dims[1] = 2 + static_cast<int64_t>(U(60));
+  if (dims[1] < 2) {
+    // A row of at least 2; fewer rows keep the element count within max_elements.
+    dims[1] = 2 + static_cast<int64_t>(U(60));
+    dims[0] = std::min(dims[0], std::max<int64_t>(1, options_.max_elements / dims[1]));
+  }
   const TensorType type = Type(e, dims);
   const uint64_t miss = Chance(0.3) ? 1 + U(2) : 0;
   const int x = Pick(type, Need{true, 1e3, false});

@@ -53,6 +53,10 @@ bool Generator::StepReduceWindow() {
   WindowGeometry geometry;
   if (!RandomWindow(*this, type.dims(), true, &window, &geometry)) return false;
   const std::vector<int64_t> out_dims = geometry.NumWindows(type.dims());
+  // Base dilation and padding grow the result; keep it within the generator's element bound.
+  double out_count = 1;
+  for (int64_t d : out_dims) out_count *= static_cast<double>(d);
+  if (out_count > static_cast<double>(options_.max_elements)) return false;
   double n = 1;
   for (int64_t w : window.window_dimensions) n *= static_cast<double>(w);
   const Need need = reducer == "sum" ? Need{true, 1e4, false} : Need{};

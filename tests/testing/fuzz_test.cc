@@ -59,13 +59,24 @@ TEST(ProgramGeneratorTest, ProgramsAreValidInBothFormsAndDeterministic) {
   }
 }
 
+// The label of the op whose result is value `id` ("parameter" when none).
+std::string Producer(const FuzzProgram& program, int64_t id) {
+  for (const FuzzOp& op : program.ops) {
+    for (int r : op.results) {
+      if (r == id) return op.label;
+    }
+  }
+  return "parameter";
+}
+
 TEST(ProgramGeneratorTest, BoundsElementCounts) {
   // Random dims stay within max_elements (4096); pads (up to 4x), concatenations of up to three
   // inputs and the fixed size lists of dot_general (100 x 100) stay within 4x that.
   for (int64_t i = 0; i < 300; ++i) {
     FuzzProgram program = GenerateProgram(ProgramSeed(3, i));
     for (const FuzzValue& value : program.values) {
-      EXPECT_LE(value.type.element_count(), 4 * 4096) << value.type.ToString();
+      EXPECT_LE(value.type.element_count(), 4 * 4096) << value.type.ToString() << " from "
+                                                       << Producer(program, &value - &program.values[0]);
     }
   }
 }

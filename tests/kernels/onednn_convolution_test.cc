@@ -1,0 +1,240 @@
+// convolution work items on oneDNN convolution_forward (kernels/onednn_convolution.cc) vs the
+// reference evaluator: the layouts and attributes it maps (NHWC, NCHW, strides, padding, rhs
+// dilation, feature groups, 1-D and 3-D, constant weights reordered at binding, bf16), and the
+// kUnimplemented refusals the engine turns into a JIT item (lhs dilation, window reversal, batch
+// groups, negative padding, integer types, the size threshold). Programs are planned by the
+// real planner; the convolution item is bound and run on the function's parameters.
+// Tolerance: oneDNN accumulates in f32, the reference in double; inputs in [-1, 1], so
+// |onednn - ref| <= 2e-6 * W + 2e-6 |ref| (W = window positions x input features per group);
+// bf16 results round once to bf16 (2^-8 relative) on top.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kernels/onednn_kernel.h"
+#include "src/reference/reference_evaluator.h"
+#include "tests/kernels/kernels_test_util.h"
+#include "tests/schedule/schedule_test_util.h"
+
+namespace accy::kernels_test {
+namespace {
+
+using kernels::LibraryKernel;
+using ::testing::HasSubstr;
+constexpr auto kF32 = ElementType::kF32;
+constexpr auto kBF16 = ElementType::kBF16;
+constexpr kernels::LibraryKernelOptions kAnySize{.min_convolution_element_ops = 0};
+
+ConvDimensionNumbers Nhwc(int spatial = 2) {
+  if (spatial == 1) return {0, 2, {1}, 1, 2, {0}, 0, 2, {1}};
+  if (spatial == 3) return {0, 4, {1, 2, 3}, 3, 4, {0, 1, 2}, 0, 4, {1, 2, 3}};
+  return {0, 3, {1, 2}, 2, 3, {0, 1}, 0, 3, {1, 2}};
+}
+ConvDimensionNumbers Nchw() { return {0, 1, {2, 3}, 1, 0, {2, 3}, 0, 1, {2, 3}}; }
+
+ConvolutionSpec Spec(ConvDimensionNumbers dn, std::vector<int64_t> strides = {},
+                     std::vector<std::pair<int64_t, int64_t>> padding = {},
+                     std::vector<int64_t> rhs_dilation = {}, int64_t feature_groups = 1) {
+  ConvolutionSpec spec;
+  spec.dimension_numbers = std::move(dn);
+  spec.window_strides = std::move(strides);
+  spec.padding = std::move(padding);
+  spec.rhs_dilation = std::move(rhs_dilation);
+  spec.feature_group_count = feature_groups;
+  return spec;
+}
+
+// `main(lhs[, rhs]) -> convolution`, planned; the rhs is a parameter, or a constant when
+// `constant_rhs`. Exposes the convolution item.
+class PlannedConvolution {
+ public:
+  static StatusOr<std::unique_ptr<PlannedConvolution>> Make(ElementType type,
+                                                            std::vector<int64_t> lhs,
+                                                            std::vector<int64_t> rhs,
+                                                            const ConvolutionSpec& spec,
+                                                            bool constant_rhs = false) {
+    // Build once to learn the inferred result type, then again with it as the result.
+    TensorType result = T(type, {1});
+    ACCY_RETURN_IF_ERROR(Build(type, lhs, rhs, spec, constant_rhs, nullptr, &result).status());
+    ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Module> module,
+                          Build(type, lhs, rhs, spec, constant_rhs, &result));
+    auto planned = std::unique_ptr<PlannedConvolution>(new PlannedConvolution(std::move(module)));
+    ACCY_ASSIGN_OR_RETURN(planned->plan_, planned->planned_.Plan());
+    ACCY_ASSIGN_OR_RETURN(auto fusion, planned->planned_.cache().Get<FusionPlanAnalysis>(
+                                           planned->planned_.function()));
+    planned->fusion_ = &fusion->plan();
+    for (const WorkItem& item : planned->plan_->items()) {
+      if (item.kind == WorkKind::kConvolution) planned->item_ = &item;
+    }
+    if (planned->item_ == nullptr) return absl::InternalError("test: no convolution item");
+    return planned;
+  }
+
+  const WorkItem& item() const { return *item_; }
+  const FusionPlan* fusion() const { return fusion_; }
+  const Module& module() const { return *module_; }
+
+ private:
+  // Builds main; with `result` unset it stops after the convolution and returns its type in
+  // `*inferred` instead (the result shape is inferred, spec C25).
+  static StatusOr<std::unique_ptr<Module>> Build(ElementType type, const std::vector<int64_t>& lhs,
+                                                 const std::vector<int64_t>& rhs,
+                                                 const ConvolutionSpec& spec, bool constant_rhs,
+                                                 const TensorType* result,
+                                                 TensorType* inferred = nullptr) {
+    Builder builder("conv_test");
+    std::vector<TensorType> params = {T(type, lhs)};
+    if (!constant_rhs) params.push_back(T(type, rhs));
+    ACCY_ASSIGN_OR_RETURN(FunctionBuilder fb,
+                          builder.BeginFunction("main", params, {result ? *result : T(type, {1})}));
+    Value* weights = nullptr;
+    if (constant_rhs) {
+      ACCY_ASSIGN_OR_RETURN(weights, fb.Constant(Random(T(type, rhs), 99)));
+    } else {
+      weights = fb.Parameter(1);
+    }
+    ACCY_ASSIGN_OR_RETURN(Value * out, fb.Convolution(fb.Parameter(0), weights, spec));
+    if (result == nullptr) {
+      *inferred = out->type();
+      return nullptr;
+    }
+    ACCY_RETURN_IF_ERROR(fb.Return({out}));
+    return builder.Finish();
+  }
+
+  explicit PlannedConvolution(std::unique_ptr<Module> module)
+      : module_(module.get()), planned_(std::move(module), "main") {}
+  const Module* module_;
+  testing_util::PlannedModule planned_;
+  const SchedulePlan* plan_ = nullptr;
+  const FusionPlan* fusion_ = nullptr;
+  const WorkItem* item_ = nullptr;
+};
+
+struct ConvCase {
+  std::string name;
+  ElementType type;
+  std::vector<int64_t> lhs, rhs;
+  ConvolutionSpec spec;
+  int64_t window;  // kernel window positions x input features per group
+  bool constant_rhs = false;
+};
+
+class OnednnConvolutionTest : public ::testing::TestWithParam<ConvCase> {};
+
+TEST_P(OnednnConvolutionTest, MappedConvolutionsMatchReference) {
+  const ConvCase& c = GetParam();
+  ASSERT_OK_AND_ASSIGN(auto planned,
+                       PlannedConvolution::Make(c.type, c.lhs, c.rhs, c.spec, c.constant_rhs));
+  std::vector<Tensor> args;
+  for (const TensorType& t : planned->module().functions()[0]->parameter_types()) {
+    args.push_back(Random(t, static_cast<uint32_t>(args.size() + 7)));
+  }
+  ASSERT_OK_AND_ASSIGN(LibraryKernel kernel,
+                       LibraryKernel::Create(planned->item(), planned->fusion(), kAnySize));
+  EXPECT_THAT(kernel.implementation(), ::testing::Not(HasSubstr("ref")));
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> actual, RunKernel(kernel, args));
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, Evaluate(planned->module(), "main", args));
+  const double tol = c.type == kBF16 ? 1.0 / 64 + 2e-6 * double(c.window)
+                                      : 2e-6 * double(c.window);
+  ExpectClose(actual[0], expected[0], tol, c.type == kBF16 ? 1.0 / 128 : 2e-6);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Layouts, OnednnConvolutionTest,
+    ::testing::Values(
+        ConvCase{"nhwc_3x3_pad_1", kF32, {2, 9, 8, 5}, {3, 3, 5, 7},
+                 Spec(Nhwc(), {}, {{1, 1}, {1, 1}}), 45},
+        ConvCase{"nchw_7x7_stride_2_pad_3", kF32, {1, 3, 13, 12}, {6, 3, 7, 7},
+                 Spec(Nchw(), {2, 2}, {{3, 3}, {3, 3}}), 147},
+        ConvCase{"nhwc_1x1_stride_2", kF32, {1, 7, 7, 16}, {1, 1, 16, 9}, Spec(Nhwc(), {2, 2}), 16},
+        // The last window ends one element before the input does (ResNet's shortcut).
+        ConvCase{"1x1_stride_2_even_size", kF32, {1, 8, 8, 16}, {1, 1, 16, 8},
+                 Spec(Nhwc(), {2, 2}), 16},
+        ConvCase{"3x3_stride_2_partial_window", kF32, {1, 10, 9, 4}, {3, 3, 4, 8},
+                 Spec(Nhwc(), {2, 3}, {{0, 1}, {1, 2}}), 36},
+        ConvCase{"asymmetric_padding", kF32, {1, 10, 9, 3}, {3, 2, 3, 4},
+                 Spec(Nhwc(), {1, 2}, {{0, 1}, {2, 0}}), 18},
+        ConvCase{"rhs_dilation", kF32, {1, 12, 11, 2}, {3, 3, 2, 5},
+                 Spec(Nhwc(), {}, {}, {2, 3}), 18},
+        ConvCase{"depthwise_3x3", kF32, {1, 9, 9, 6}, {3, 3, 1, 6},
+                 Spec(Nhwc(), {}, {{1, 1}, {1, 1}}, {}, 6), 9},
+        ConvCase{"two_feature_groups_nchw", kF32, {2, 4, 6, 6}, {6, 2, 3, 3},
+                 Spec(Nchw(), {}, {}, {}, 2), 18},
+        ConvCase{"one_spatial_dim", kF32, {2, 17, 4}, {3, 4, 6}, Spec(Nhwc(1), {2}, {{1, 1}}), 12},
+        ConvCase{"three_spatial_dims", kF32, {1, 5, 6, 4, 3}, {2, 3, 2, 3, 4},
+                 Spec(Nhwc(3)), 36},
+        ConvCase{"constant_weights", kF32, {1, 8, 8, 8}, {3, 3, 8, 16},
+                 Spec(Nhwc(), {}, {{1, 1}, {1, 1}}), 72, /*constant_rhs=*/true},
+        ConvCase{"bf16_nhwc", kBF16, {1, 6, 6, 8}, {3, 3, 8, 4}, Spec(Nhwc()), 72}),
+    [](const ::testing::TestParamInfo<ConvCase>& info) { return info.param.name; });
+
+// Each refusal is kUnimplemented naming why, so the engine runs the item on the JIT.
+struct RefusalCase {
+  std::string name;
+  ElementType type;
+  std::vector<int64_t> lhs, rhs;
+  ConvolutionSpec spec;
+  std::string message;
+};
+
+class OnednnConvolutionRefusalTest : public ::testing::TestWithParam<RefusalCase> {};
+
+TEST_P(OnednnConvolutionRefusalTest, IsUnimplementedNamingWhy) {
+  const RefusalCase& c = GetParam();
+  ASSERT_OK_AND_ASSIGN(auto planned, PlannedConvolution::Make(c.type, c.lhs, c.rhs, c.spec));
+  StatusOr<LibraryKernel> kernel =
+      LibraryKernel::Create(planned->item(), planned->fusion(), kAnySize);
+  ASSERT_FALSE(kernel.ok());
+  EXPECT_TRUE(absl::IsUnimplemented(kernel.status())) << kernel.status();
+  EXPECT_THAT(kernel.status().message(), HasSubstr(c.message));
+}
+
+ConvolutionSpec WithLhsDilation(ConvolutionSpec spec, std::vector<int64_t> d) {
+  spec.lhs_dilation = std::move(d);
+  return spec;
+}
+ConvolutionSpec WithReversal(ConvolutionSpec spec, std::vector<bool> r) {
+  spec.window_reversal = std::move(r);
+  return spec;
+}
+ConvolutionSpec WithBatchGroups(ConvolutionSpec spec, int64_t g) {
+  spec.batch_group_count = g;
+  return spec;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Unmapped, OnednnConvolutionRefusalTest,
+    ::testing::Values(
+        RefusalCase{"lhs_dilation", kF32, {1, 5, 6, 3}, {3, 3, 3, 2},
+                    WithLhsDilation(Spec(Nhwc(), {}, {{2, 2}, {1, 2}}), {2, 3}), "lhs_dilation"},
+        RefusalCase{"window_reversal", kF32, {1, 8, 7, 3}, {3, 3, 3, 2},
+                    WithReversal(Spec(Nhwc()), {true, false}), "window_reversal"},
+        RefusalCase{"batch_groups", kF32, {4, 6, 6, 2}, {4, 3, 3, 8},
+                    WithBatchGroups(Spec({3, 0, {1, 2}, 0, 3, {1, 2}, 2, 3, {0, 1}}, {}, {{1, 1}, {1, 1}}), 2),
+                    "batch_group_count 2"},
+        RefusalCase{"negative_padding", kF32, {1, 10, 9, 3}, {3, 2, 3, 4},
+                    Spec(Nhwc(), {}, {{-2, 1}, {0, 0}}), "padding"},
+        RefusalCase{"integer", ElementType::kI32, {1, 6, 6, 3}, {3, 3, 3, 2}, Spec(Nhwc()),
+                    "element types i32 -> i32"}),
+    [](const ::testing::TestParamInfo<RefusalCase>& info) { return info.param.name; });
+
+TEST(OnednnConvolutionSizeTest, ItemsBelowTheThresholdAreLeftToTheJit) {
+  // 2 x (1 x 6 x 6 x 2 outputs) x (3 x 3 x 3 window) = 3,888 element ops.
+  ASSERT_OK_AND_ASSIGN(auto planned,
+                       PlannedConvolution::Make(kF32, {1, 8, 8, 3}, {3, 3, 3, 2}, Spec(Nhwc())));
+  EXPECT_EQ(planned->item().resources.estimated_element_ops, 3888u);
+  StatusOr<LibraryKernel> kernel = LibraryKernel::Create(planned->item(), planned->fusion());
+  ASSERT_FALSE(kernel.ok());
+  EXPECT_TRUE(absl::IsUnimplemented(kernel.status())) << kernel.status();
+  EXPECT_THAT(kernel.status().message(),
+              HasSubstr("3888 element ops, below the library threshold of 262144"));
+  kernels::LibraryKernelOptions just_enough;
+  just_enough.min_convolution_element_ops = 3888;
+  EXPECT_OK(LibraryKernel::Create(planned->item(), planned->fusion(), just_enough).status());
+}
+
+}  // namespace
+}  // namespace accy::kernels_test
