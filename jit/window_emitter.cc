@@ -52,6 +52,108 @@ Status WindowLoops(ShapeKernelBuilder& k, const std::vector<int64_t>& window, si
   });
 }
 
+// A window that does not extend along the last dim (size 1, stride 1, no padding, no base
+// dilation) and at least two dims: NHWC pooling. Each output row then reads whole input rows,
+// so the column loop can be innermost and vectorize.
+bool IsChannelLastWindow(const WindowGeometry& g, const std::vector<int64_t>& in_dims,
+                         const std::vector<int64_t>& out_dims) {
+  const size_t rank = in_dims.size();
+  if (rank < 2) return false;
+  const size_t d = rank - 1;
+  return g.window_dimensions[d] == 1 && g.window_strides[d] == 1 && g.padding_low[d] == 0 &&
+         g.padding_high[d] == 0 && g.base_dilations[d] == 1 && out_dims[d] == in_dims[d];
+}
+
+// The channel-last form of reduce_window: per output row segment [c0, c1), the results start
+// at the init values in the output buffer; then for each window position of the outer dims in
+// row-major order, every column combines the input element there (or the init value where the
+// position is padding or a base-dilation hole) through the body. Each element sees the same
+// combinations in the same order as in the general loop nest, so the bits are the same.
+Status EmitChannelLastReduceWindow(ShapeKernelBuilder& k, const Operation& op,
+                                   const WindowGeometry& g, const std::vector<int64_t>& in_dims,
+                                   const std::vector<int64_t>& out_dims,
+                                   const std::vector<size_t>& inputs,
+                                   const std::vector<ScalarOperand>& inits,
+                                   const std::vector<ElementType>& types, size_t first_output) {
+  llvm::IRBuilder<>& b = k.ir();
+  const size_t n = inputs.size();
+  const size_t outer_rank = in_dims.size() - 1;
+  const std::vector<int64_t> in_strides = RowMajorStrides(in_dims);
+  const std::vector<int64_t> outer_window(g.window_dimensions.begin(),
+                                          g.window_dimensions.end() - 1);
+  auto [lo, hi] = k.BlockElements(kShapeBlockElements, op.result(0)->type().element_count());
+  return k.Rows(
+      lo, hi, out_dims,
+      [&](const std::vector<llvm::Value*>& out, llvm::Value* c0, llvm::Value* c1,
+          llvm::Value* row_start) -> Status {
+        std::vector<llvm::Value*> init_values;
+        for (size_t i = 0; i < n; ++i) init_values.push_back(inits[i].Load(k, types[i]));
+        ACCY_RETURN_IF_ERROR(k.Loop(c0, c1, [&](llvm::Value* c) -> Status {
+          for (size_t i = 0; i < n; ++i) {
+            k.StoreElement(first_output + i, types[i], b.CreateAdd(row_start, c), init_values[i]);
+          }
+          return absl::OkStatus();
+        }));
+        std::vector<llvm::Value*> start(outer_rank);
+        for (size_t d = 0; d < outer_rank; ++d) {
+          start[d] = b.CreateSub(b.CreateMul(out[d], k.Int(g.window_strides[d])),
+                                 k.Int(g.padding_low[d]));
+        }
+        // Combines every column with what `element(i, c)` gives for operand i.
+        auto combine = [&](const std::function<llvm::Value*(size_t, llvm::Value*)>& element) {
+          return k.Loop(c0, c1, [&](llvm::Value* c) -> Status {
+            llvm::Value* at_out = b.CreateAdd(row_start, c);
+            std::vector<llvm::Value*> arguments;
+            for (size_t i = 0; i < n; ++i) {
+              arguments.push_back(k.LoadElement(first_output + i, types[i], at_out));
+            }
+            for (size_t i = 0; i < n; ++i) arguments.push_back(element(i, c));
+            ACCY_ASSIGN_OR_RETURN(std::vector<llvm::Value*> results,
+                                  LowerScalarRegion(k.lowering(), *op.region(0), arguments,
+                                                    "shape emitter: reduce_window body"));
+            if (results.size() != n) {
+              return absl::InvalidArgumentError(
+                  StrCat("jit: shape emitter: reduce_window body returns ", results.size(),
+                         " values, expected ", n));
+            }
+            for (size_t i = 0; i < n; ++i) {
+              k.StoreElement(first_output + i, types[i], at_out, results[i]);
+            }
+            return absl::OkStatus();
+          });
+        };
+        std::vector<llvm::Value*> position(outer_rank);
+        return WindowLoops(
+            k, outer_window, 0, position, [&](const std::vector<llvm::Value*>& w) -> Status {
+              llvm::Value* on_input = b.getTrue();
+              llvm::Value* at = k.Int(0);
+              for (size_t d = 0; d < outer_rank; ++d) {
+                llvm::Value* q =
+                    b.CreateAdd(start[d], b.CreateMul(w[d], k.Int(g.window_dilations[d])));
+                // Unsigned: a negative position (low padding) is out of range too.
+                llvm::Value* inside = b.CreateICmpULT(q, k.Int(g.DilatedInput(d, in_dims[d])));
+                llvm::Value* index = q;
+                if (g.base_dilations[d] != 1) {
+                  inside = b.CreateAnd(
+                      inside,
+                      b.CreateICmpEQ(b.CreateURem(q, k.Int(g.base_dilations[d])), k.Int(0)));
+                  index = b.CreateUDiv(q, k.Int(g.base_dilations[d]));
+                }
+                on_input = b.CreateAnd(on_input, inside);
+                at = b.CreateAdd(at, b.CreateMul(index, k.Int(in_strides[d])));
+              }
+              ACCY_RETURN_IF_ERROR(k.If(on_input, [&]() -> Status {
+                return combine([&](size_t i, llvm::Value* c) {
+                  return k.LoadElement(inputs[i], types[i], b.CreateAdd(at, c));
+                });
+              }));
+              return k.If(b.CreateNot(on_input), [&]() -> Status {
+                return combine([&](size_t i, llvm::Value*) { return init_values[i]; });
+              });
+            });
+      });
+}
+
 }  // namespace
 
 StatusOr<KernelSignature> EmitReduceWindowKernel(const Operation& op, llvm::Module& module,
@@ -83,6 +185,12 @@ StatusOr<KernelSignature> EmitReduceWindowKernel(const Operation& op, llvm::Modu
 
   ShapeKernelBuilder k(module, symbol, signature.inputs.size(), n);
   llvm::IRBuilder<>& b = k.ir();
+  if (IsChannelLastWindow(g, in_dims, out_dims) && !input_empty) {
+    ACCY_RETURN_IF_ERROR(EmitChannelLastReduceWindow(k, op, g, in_dims, out_dims, inputs, inits,
+                                                     types, first_output));
+    k.Finish();
+    return signature;
+  }
   std::vector<llvm::Value*> acc_slots;
   for (size_t i = 0; i < n; ++i) {
     acc_slots.push_back(k.EntryAlloca(StorageType(module.getContext(), types[i]), "acc"));

@@ -112,6 +112,7 @@ void StageArguments(BoundPrimitive& bound, LowPrecision types) {
     BoundPrimitive::Staged staged;
     staged.buffer = argument.buffer;
     staged.output = buffer >= num_inputs;
+    staged.constant_source = argument.constant_source && !staged.output;
     const dnnl::memory::desc copy_md = argument.memory.get_desc();
     const dnnl::memory::desc buffer_md = WithDataType(
         argument.buffer_md.value_or(copy_md), *ToDnnlType(type));

@@ -72,6 +72,11 @@ struct BoundArgument {
   // padded row stride, onednn_dot_general.cc); empty = the argument's. Set only on inputs, and
   // consumed by StageArguments.
   std::optional<dnnl::memory::desc> buffer_md = std::nullopt;
+  // With buffer_md: the buffer is a parameter the caller declared constant across runs
+  // (CompileOptions::constant_parameters, accy/engine.h), so its re-laid-out copy is refilled
+  // only when the buffer's address differs from the one it was last filled from (the first run,
+  // or the caller passing another tensor), not before every run.
+  bool constant_source = false;
 };
 
 // What a binding produces: a primitive and its arguments, plus the item's buffer contract.
@@ -97,6 +102,10 @@ struct BoundPrimitive {
     dnnl::memory user;     // the buffer's own type and layout, data handle set per run
     dnnl::memory f32;      // the owned copy the primitive reads (the argument's descriptor)
     dnnl::primitive reorder;
+    // BoundArgument::constant_source: the address the copy was last filled from (null: never
+    // filled); the reorder is skipped while the run's buffer is at that address.
+    bool constant_source = false;
+    const void* filled_from = nullptr;
   };
   std::vector<Staged> staged;
 };

@@ -9,9 +9,13 @@
 // weights {O, I, spatial...} or {G, O/G, I, spatial...} for feature groups, dst {N, O,
 // spatial...}), so NHWC and NCHW buffers are read in place; rhs_dilation d is oneDNN dilation
 // d - 1. Constant weights are reordered once, at binding, into the layout the primitive picks
-// (format_tag::any); weights read from a buffer keep its layout unless only oneDNN's reference
-// implementation takes it, then they are reordered into the preferred layout before each run.
-// oneDNN's reference implementation ("ref:any") is refused: the JIT is faster.
+// (format_tag::any). Weights read from a buffer take the preferred layout too, through a reorder
+// of the buffer: once per address when the caller declared the parameter constant
+// (LibraryKernelOptions::constant_parameters); before each run when only oneDNN's reference
+// implementation takes the buffer's layout, or when that layout gets only the im2col + GEMM
+// convolution and the window is large enough to pay for it (PreferredWeightsPay); otherwise
+// the primitive reads the buffer in place. oneDNN's reference implementation ("ref:any") is
+// refused: the JIT is faster.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -119,6 +123,34 @@ Status MapConvolution(const Operation& op, LowPrecision types, ConvMapping& m) {
   return absl::OkStatus();
 }
 
+bool IsGemmImplementation(std::string_view implementation) {
+  return implementation.find("gemm") != std::string_view::npos;
+}
+
+// Whether weights read from a buffer (not declared constant) are worth reordering into the
+// primitive's preferred layout before every run when, in their own layout, oneDNN 2.6 only has
+// its im2col + GEMM convolution ("gemm:jit"). Measured on Intel Sapphire Rapids (avx512_core),
+// 1 thread, NHWC f32, batch 1, ResNet-50's shapes, GEMM vs direct brgconv with blocked weights
+// (ms; the reorder of cold weights from the model run costs about weight bytes / 3.6 GB/s):
+// 3x3 64->64 at 56x56 4.87 vs 1.82, 3x3 128->128 at 28x28 3.47 vs 1.82, 3x3 256->256 at 14x14
+// 3.18 vs 1.92 (+0.7 reorder), 3x3 512->512 at 7x7 2.73 vs 1.65 (+2.6 reorder), 7x7 3->64
+// stride 2 at 224x224 4.67 vs 2.10; 1x1 convolutions need no im2col and gain little: 1x1
+// 1024->256 at 14x14 0.88 vs 0.82 (+0.3 reorder), 1x1 1024->2048 stride 2 2.24 vs 1.72 (+2.3).
+// So: a window of more than one position, and at least 128 output positions (batch x output
+// spatial) reading each packed weight, which pays for the reorder of its element.
+bool PreferredWeightsPay(const Operation& op) {
+  const ConvolutionSpec spec = ir_internal::ConvolutionSpecOf(op);
+  const ConvDimensionNumbers& dn = spec.dimension_numbers;
+  const TensorType& rhs = op.operand(1)->type();
+  const TensorType& out = op.result(0)->type();
+  int64_t window = 1, positions = out.dim(dn.output_batch_dimension);
+  for (size_t s = 0; s < dn.kernel_spatial_dimensions.size(); ++s) {
+    window *= rhs.dim(dn.kernel_spatial_dimensions[s]);
+    positions *= out.dim(dn.output_spatial_dimensions[s]);
+  }
+  return window > 1 && positions >= 128;
+}
+
 StatusOr<BoundPrimitive> BindConvolutionPrimitive(const Operation& op, LowPrecision types,
                                                   const LibraryKernelOptions& options) {
   ConvMapping m;
@@ -141,6 +173,7 @@ StatusOr<BoundPrimitive> BindConvolutionPrimitive(const Operation& op, LowPrecis
                                          dnnl::memory::format_tag::any);
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    bool weights_constant_source = false;
     auto make_pd = [&](const dnnl::memory::desc& weights_md) {
       const dnnl::convolution_forward::desc desc(
           dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, m.src_md,
@@ -148,16 +181,24 @@ StatusOr<BoundPrimitive> BindConvolutionPrimitive(const Operation& op, LowPrecis
       return dnnl::convolution_forward::primitive_desc(desc, attr, CpuEngine());
     };
     // Constant weights: the primitive's preferred layout, reordered once below. Weights read
-    // from a buffer: the buffer's own layout, unless only the reference implementation takes
-    // it; then the preferred layout with a reorder of the buffer before each run.
+    // from a buffer: see PreferredWeightsPay.
     dnnl::convolution_forward::primitive_desc conv_pd =
         make_pd(weights != nullptr ? weights_any : m.weights_md);
     bool reorder_weights = false;
-    if (weights == nullptr && IsReferenceImplementation(conv_pd.impl_info_str())) {
-      dnnl::convolution_forward::primitive_desc any_pd = make_pd(weights_any);
-      if (!IsReferenceImplementation(any_pd.impl_info_str())) {
-        conv_pd = std::move(any_pd);
-        reorder_weights = conv_pd.weights_desc() != m.weights_md;
+    if (weights == nullptr) {
+      const bool declared_constant = IsConstantParameter(options, op.operand(1));
+      const std::string plain_impl = conv_pd.impl_info_str();
+      if (declared_constant || IsReferenceImplementation(plain_impl) ||
+          IsGemmImplementation(plain_impl)) {
+        dnnl::convolution_forward::primitive_desc any_pd = make_pd(weights_any);
+        const std::string any_impl = any_pd.impl_info_str();
+        if (!IsReferenceImplementation(any_impl) && any_pd.weights_desc() != m.weights_md &&
+            (declared_constant || IsReferenceImplementation(plain_impl) ||
+             (!IsGemmImplementation(any_impl) && PreferredWeightsPay(op)))) {
+          conv_pd = std::move(any_pd);
+          reorder_weights = true;
+          weights_constant_source = declared_constant;
+        }
       }
     }
     if (!options.allow_reference_implementation &&
@@ -175,7 +216,7 @@ StatusOr<BoundPrimitive> BindConvolutionPrimitive(const Operation& op, LowPrecis
     } else if (reorder_weights) {
       bound.arguments.push_back({DNNL_ARG_WEIGHTS,
                                  dnnl::memory(conv_pd.weights_desc(), engine, DNNL_MEMORY_NONE), 1,
-                                 m.weights_md});
+                                 m.weights_md, weights_constant_source});
     } else {
       bound.arguments.push_back(
           {DNNL_ARG_WEIGHTS, dnnl::memory(m.weights_md, engine, DNNL_MEMORY_NONE), 1});
@@ -184,7 +225,11 @@ StatusOr<BoundPrimitive> BindConvolutionPrimitive(const Operation& op, LowPrecis
     AddScratchpad(conv_pd, bound);
     StageArguments(bound, types);
     if (types == LowPrecision::kStagedAsF32) bound.implementation += " (bf16/f16 staged as f32)";
-    if (reorder_weights) bound.implementation += " (weights reordered per run)";
+    if (reorder_weights) {
+      bound.implementation += weights_constant_source
+                                  ? " (declared-constant weights reordered once)"
+                                  : " (weights reordered per run)";
+    }
   } catch (const dnnl::error& error) {
     return DnnlErrorStatus(error, m.name, "convolution_forward with these layouts and shapes");
   }

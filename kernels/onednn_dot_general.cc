@@ -206,9 +206,11 @@ dnnl::matmul::primitive_desc MatmulPrimitiveDesc(const Mapping& m) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   attr.set_post_ops(m.post_ops);
-  // Constant rhs (weights known at compile time): let matmul pick its layout (format_tag::any).
+  // Constant rhs (weights known at compile time, or a declared-constant parameter): let matmul
+  // pick its layout (format_tag::any).
   const bool constant_weights =
-      m.lhs_buffer != m.rhs_buffer && ConstantPayload(m.dot->operand(1)) != nullptr;
+      m.lhs_buffer != m.rhs_buffer &&
+      (ConstantPayload(m.dot->operand(1)) != nullptr || m.weights_constant_source);
   const dnnl::memory::desc weights_any(m.weights_md.dims(), m.weights_md.data_type(),
                                        dnnl::memory::format_tag::any);
   const std::optional<dnnl::memory::desc> padded = PaddedWeightsDesc(m, constant_weights);
@@ -233,6 +235,8 @@ StatusOr<BoundPrimitive> BindMatmulPrimitive(Mapping& m, std::span<const Operati
   bound.outputs = {m.library_output};
   if (!m.empty_output && !m.empty_contraction) {
     try {
+      m.weights_constant_source =
+          m.lhs_buffer != m.rhs_buffer && IsConstantParameter(options, m.dot->operand(1));
       std::optional<dnnl::matmul::primitive_desc> matmul_pd = MatmulPrimitiveDesc(m);
       if (!options.allow_reference_implementation && IsReferenceImplementation(matmul_pd->impl_info_str()) &&
           mode == EpilogueMode::kPrefix && (m.post_ops.len() > 0 || m.bias_md)) {
@@ -243,6 +247,7 @@ StatusOr<BoundPrimitive> BindMatmulPrimitive(Mapping& m, std::span<const Operati
         bare.dot = m.dot;
         bare.types = m.types;
         ACCY_RETURN_IF_ERROR(MapItem(bare, ops, fusion, EpilogueMode::kNone));
+        bare.weights_constant_source = m.weights_constant_source;
         dnnl::matmul::primitive_desc bare_pd = MatmulPrimitiveDesc(bare);
         if (!IsReferenceImplementation(bare_pd.impl_info_str())) {
           m = std::move(bare);
@@ -264,10 +269,11 @@ StatusOr<BoundPrimitive> BindMatmulPrimitive(Mapping& m, std::span<const Operati
         bound.arguments.push_back(
             {DNNL_ARG_WEIGHTS, PrepackWeights(*weights, m.weights_md, matmul_pd->weights_desc()), -1});
       } else if (matmul_pd->weights_desc() != m.weights_md) {
-        // Padded weights (PaddedWeightsDesc): a reorder copies the buffer per run.
+        // Padded weights (PaddedWeightsDesc) or a declared-constant parameter in matmul's
+        // layout: a reorder copies the buffer per run, or once per address.
         bound.arguments.push_back({DNNL_ARG_WEIGHTS,
                                    dnnl::memory(matmul_pd->weights_desc(), engine, DNNL_MEMORY_NONE),
-                                   m.rhs_buffer, m.weights_md});
+                                   m.rhs_buffer, m.weights_md, m.weights_constant_source});
       } else {
         bound.arguments.push_back(
             {DNNL_ARG_WEIGHTS, dnnl::memory(m.weights_md, engine, DNNL_MEMORY_NONE), m.rhs_buffer});
@@ -293,7 +299,11 @@ StatusOr<BoundPrimitive> BindMatmulPrimitive(Mapping& m, std::span<const Operati
       const bool padded = matmul_pd->weights_desc() != m.weights_md && weights == nullptr;
       StageArguments(bound, m.types);
       if (m.types == LowPrecision::kStagedAsF32) bound.implementation += " (bf16/f16 staged as f32)";
-      if (padded) bound.implementation += " (weights copied to a padded row stride)";
+      if (padded) {
+        bound.implementation += m.weights_constant_source
+                                    ? " (declared-constant weights reordered once)"
+                                    : " (weights copied to a padded row stride)";
+      }
     } catch (const dnnl::error& error) {
       return DnnlErrorStatus(error, m.name, "matmul with these dims, types and post-ops");
     }

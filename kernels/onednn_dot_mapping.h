@@ -77,6 +77,9 @@ struct Mapping {
   int bias_buffer = -1;
   uint64_t element_ops = 0;
   bool empty_output = false, empty_contraction = false;
+  // The rhs is a parameter declared constant across runs (LibraryKernelOptions::
+  // constant_parameters): matmul picks its weights layout, filled once per address.
+  bool weights_constant_source = false;
 };
 
 // The buffer index of input `value`, appending it to m.inputs at its first use.

@@ -1,6 +1,7 @@
 // LibraryKernel (kernels/onednn_kernel.h): creation dispatch and the run path.
 #include "kernels/onednn_kernel.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <utility>
@@ -122,6 +123,11 @@ StatusOr<LibraryKernel> LibraryKernel::Create(const WorkItem& item, const Fusion
   }
 }
 
+bool IsConstantParameter(const LibraryKernelOptions& options, const Value* value) {
+  return std::find(options.constant_parameters.begin(), options.constant_parameters.end(),
+                   value) != options.constant_parameters.end();
+}
+
 DotClassification ClassifyDotGeneral(std::span<const Operation* const> ops,
                                      const FusionPlan* fusion,
                                      const LibraryKernelOptions& options) {
@@ -190,11 +196,17 @@ Status LibraryKernel::Run(void* const* buffers, const int64_t* buffer_bytes,
   }
   // Staged bf16/f16 inputs widen to their f32 copies, the primitive runs over f32, and staged
   // outputs round back (onednn_common.h, LowPrecision::kStagedAsF32).
+  // A copy of a declared-constant parameter is refilled only from a new address.
   auto run_reorders = [&](bool outputs) {
-    for (size_t s = 0; s < bound.staged.size() && status == dnnl_success; ++s) {
-      if (bound.staged[s].output != outputs) continue;
-      status = dnnl_primitive_execute(bound.staged[s].reorder.get(), impl.stream.get(), 2,
+    for (size_t s = 0; s < impl.bound.staged.size() && status == dnnl_success; ++s) {
+      BoundPrimitive::Staged& staged = impl.bound.staged[s];
+      if (staged.output != outputs) continue;
+      const void* source = buffers[staged.buffer];
+      if (staged.constant_source && staged.filled_from == source) continue;
+      staged.filled_from = nullptr;
+      status = dnnl_primitive_execute(staged.reorder.get(), impl.stream.get(), 2,
                                       impl.staged_args[s].data());
+      if (status == dnnl_success && staged.constant_source) staged.filled_from = source;
     }
   };
   run_reorders(false);

@@ -66,7 +66,16 @@ struct LibraryKernelOptions {
   // elementwise pass, jit::EmitDotEpilogueKernel). false: such items are kUnimplemented (the
   // JIT runs them whole).
   bool allow_jit_epilogue = false;
+  // Parameters of the compiled function the caller declared constant across runs
+  // (CompileOptions::constant_parameters): convolution and matmul weights read from one of them
+  // take the layout the primitive prefers (format_tag::any), reordered on the first run and
+  // again only when the parameter's address changes (BoundArgument::constant_source). The
+  // values must outlive the kernels bound with these options.
+  std::span<const Value* const> constant_parameters = {};
 };
+
+// Whether `value` is one of options.constant_parameters.
+bool IsConstantParameter(const LibraryKernelOptions& options, const Value* value);
 
 // Where a dot_general item (a lone dot_general or a dot_epilogue cluster) should run.
 enum class DotPlacement : uint8_t {

@@ -1,12 +1,14 @@
 // Shared pieces of the `accy` subcommands (cli.h).
 #include "tools/cli.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/str_split.h"
 #include "accy/stablehlo.h"
 #include "src/util/str_cat.h"
 
@@ -75,6 +77,45 @@ StatusOr<int64_t> ParseInt64Option(const std::string& name, const std::string& t
         StrCat("--", name, " takes an integer in [", min, ", ", max, "], got '", text, "'"));
   }
   return value;
+}
+
+StatusOr<std::vector<int64_t>> ParseIndexListOption(const std::string& name,
+                                                    const std::string& text, int64_t count) {
+  std::vector<int64_t> indices;
+  if (text == "all") {
+    for (int64_t i = 0; i < count; ++i) indices.push_back(i);
+    return indices;
+  }
+  auto bad = [&](std::string_view part, std::string_view why) {
+    return absl::InvalidArgumentError(StrCat("--", name, ": '", part, "' ", why,
+                                             " (expected all, or indices and ranges A-B of the ",
+                                             count, " parameters, e.g. 0,3-5)"));
+  };
+  auto parse = [&](std::string_view digits, int64_t& value) {
+    const char* end = digits.data() + digits.size();
+    auto [ptr, error] = std::from_chars(digits.data(), end, value);
+    return !digits.empty() && error == std::errc() && ptr == end;
+  };
+  std::vector<bool> listed(static_cast<size_t>(std::max<int64_t>(count, 0)), false);
+  for (absl::string_view piece : absl::StrSplit(text, ',')) {
+    const std::string_view part(piece.data(), piece.size());
+    const size_t dash = part.find('-', 1);
+    int64_t first = 0, last = 0;
+    if (dash == std::string_view::npos) {
+      if (!parse(part, first)) return bad(part, "is not an index or range");
+      last = first;
+    } else if (!parse(part.substr(0, dash), first) || !parse(part.substr(dash + 1), last)) {
+      return bad(part, "is not an index or range");
+    }
+    if (first > last) return bad(part, "is a range that ends before it starts");
+    if (first < 0 || last >= count) return bad(part, "is out of range");
+    for (int64_t i = first; i <= last; ++i) {
+      if (listed[static_cast<size_t>(i)]) return bad(part, StrCat("lists ", i, " twice"));
+      listed[static_cast<size_t>(i)] = true;
+      indices.push_back(i);
+    }
+  }
+  return indices;
 }
 
 StatusOr<int> ParseIntOption(const std::string& name, const std::string& text, int min, int max) {

@@ -48,6 +48,12 @@ StatusOr<ParsedArgs> ParseArgs(std::span<const std::string> args,
                                std::span<const OptionSpec> specs);
 
 // Parses an integer option in [min, max]; kInvalidArgument naming the option otherwise.
+// The parameter indices of --NAME's value over a function of `count` parameters: "all"
+// (0..count-1), or a comma-separated list of indices and inclusive ranges "A-B", each within
+// [0, count), none listed twice ("0,3-5" is 0, 3, 4, 5). kInvalidArgument naming the option and
+// the part that is not an index, range or in bounds.
+StatusOr<std::vector<int64_t>> ParseIndexListOption(const std::string& name,
+                                                    const std::string& text, int64_t count);
 StatusOr<int> ParseIntOption(const std::string& name, const std::string& text, int min, int max);
 
 // Parses an integer option in [min, max] (64-bit); kInvalidArgument naming the option otherwise.

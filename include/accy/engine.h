@@ -150,6 +150,23 @@ struct ExecutableStats {
   std::vector<ItemProfile> item_profiles;
 };
 
+// Per-Compile choices (Engine::Compile).
+struct CompileOptions {
+  // The function to compile.
+  std::string entry = "main";
+  // Parameters of `entry`, by index (0-based, in declaration order), whose values the caller
+  // promises are the same on every Run: model weights passed as parameters (as JAX and
+  // torch_xla export them). A oneDNN convolution or matmul that reads one as its weights takes
+  // the weights layout the primitive prefers (dev_guide_understanding_memory_formats.html),
+  // filled by a reorder on the first Run and again only when that input's data pointer differs
+  // from the previous run's, instead of reading the plain layout (or reordering it) on every
+  // run. Other values at the same address break the promise: runs then compute with the values
+  // of the run that last filled the copy. Costs memory: one packed copy of each such weight per
+  // library kernel (two with EngineOptions::reduce_threads_under_load). Errors (Compile,
+  // kInvalidArgument): an index outside [0, number of parameters) or listed twice.
+  std::vector<int64_t> constant_parameters;
+};
+
 class Executable {
  public:
   ~Executable();
@@ -193,6 +210,10 @@ class Engine {
   // kResourceExhausted when one run needs more than EngineOptions::max_run_memory_bytes.
   StatusOr<std::unique_ptr<Executable>> Compile(const Module& module,
                                                 std::string_view entry = "main") const;
+  // As above, with the entry and the declared-constant parameters of `options`; also
+  // kInvalidArgument for a bad CompileOptions::constant_parameters index.
+  StatusOr<std::unique_ptr<Executable>> Compile(const Module& module,
+                                                const CompileOptions& options) const;
 
   const EngineOptions& options() const { return options_; }
 

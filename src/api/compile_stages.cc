@@ -99,6 +99,26 @@ Status RunGraphPasses(const Module& caller_module, std::string_view entry, Compi
   return absl::OkStatus();
 }
 
+Status ResolveConstantParameters(std::span<const int64_t> indices, CompileState& state) {
+  const int64_t count = static_cast<int64_t>(state.function->parameter_types().size());
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const int64_t index = indices[i];
+    if (index < 0 || index >= count) {
+      return absl::InvalidArgumentError(
+          StrCat("CompileOptions: constant_parameters[", i, "] is ", index, ", but @",
+                 state.function->name(), " has ", count, " parameters"));
+    }
+    const Value* parameter = state.function->parameter(index);
+    if (std::find(state.constant_parameters.begin(), state.constant_parameters.end(),
+                  parameter) != state.constant_parameters.end()) {
+      return absl::InvalidArgumentError(StrCat("CompileOptions: constant_parameters lists ",
+                                               index, " twice"));
+    }
+    state.constant_parameters.push_back(parameter);
+  }
+  return absl::OkStatus();
+}
+
 Status PlanItems(CompileState& state) {
   const Function& function = *state.function;
   // The schedule planner plans kernel_calls of one result; more would leave results no item
@@ -166,6 +186,7 @@ Status BindLibraryItems(CompileState& state) {
   state.library_outputs.assign(state.item_count, nullptr);
   kernels::LibraryKernelOptions library_options;
   library_options.allow_jit_epilogue = true;
+  library_options.constant_parameters = state.constant_parameters;
   const FusionPlan& fusion = state.fusion->plan();
   for (size_t i = 0; i < state.item_count; ++i) {
     const WorkItem& item = state.plan->items()[i];

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -66,6 +67,8 @@ struct CompileState {
   // the end of Compile).
   std::unique_ptr<Module> module;
   const Function* function = nullptr;
+  // ResolveConstantParameters: the entry's declared-constant parameters in the copy.
+  std::vector<const Value*> constant_parameters;
   // PlanItems.
   const SchedulePlan* plan = nullptr;
   const FusionPlanAnalysis* fusion = nullptr;
@@ -94,6 +97,10 @@ Status VerifyEntry(const Module& caller_module, std::string_view entry);
 // Stage 2: copies the module and runs the graph pipeline (src/transforms/graph_pipeline.h) on
 // the copy; sets state.module and state.function. Errors: the pipeline's.
 Status RunGraphPasses(const Module& caller_module, std::string_view entry, CompileState& state);
+// Stage 2b: the parameters of state.function at `indices` (CompileOptions::
+// constant_parameters) into state.constant_parameters. kInvalidArgument naming an index
+// outside [0, number of parameters) or one listed twice.
+Status ResolveConstantParameters(std::span<const int64_t> indices, CompileState& state);
 // Stage 3: schedule and fusion plans, the plan text and its dump, item counts by kind.
 // Errors: kUnimplemented for a kernel_call of other than one result; the planner's (refused
 // allowance, WorkOverflow); kInternal when the dump cannot be written.

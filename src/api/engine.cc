@@ -102,10 +102,18 @@ StatusOr<std::unique_ptr<Engine>> Engine::Create(EngineOptions options) {
 
 StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
                                                       std::string_view entry) const {
+  CompileOptions options;
+  options.entry = std::string(entry);
+  return Compile(module, options);
+}
+
+StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
+                                                      const CompileOptions& options) const {
   // The stages of src/api/compile_stages.h, in order (docs/compile.md).
   CompileState state(*this, object_cache_.get());
-  ACCY_RETURN_IF_ERROR(VerifyEntry(module, entry));
-  ACCY_RETURN_IF_ERROR(RunGraphPasses(module, entry, state));
+  ACCY_RETURN_IF_ERROR(VerifyEntry(module, options.entry));
+  ACCY_RETURN_IF_ERROR(RunGraphPasses(module, options.entry, state));
+  ACCY_RETURN_IF_ERROR(ResolveConstantParameters(options.constant_parameters, state));
   ACCY_RETURN_IF_ERROR(PlanItems(state));
   ACCY_RETURN_IF_ERROR(BindLibraryItems(state));
   ACCY_RETURN_IF_ERROR(CompileLoops(state));

@@ -1,10 +1,11 @@
 // The window ops through the shape emitter (jit/window_emitter.cc) -- reduce_window (named and
 // general bodies, strides, base and window dilations, positive and negative padding, zero-size
 // dims, rank 0, windows larger than the input, init values folded or read from a buffer, two
-// inputs in one kernel) and select_and_scatter (max-pool gradients with overlapping windows,
-// padding, windows entirely in the padding) -- x every element type, through the JIT and the
-// reference evaluator, compared bit for bit (tolerance 0: both combine one window position at a
-// time in the element type, in the same order).
+// inputs in one kernel; each also over a trailing dim the window does not extend along, the
+// vectorized channel-last form) and select_and_scatter (max-pool gradients with overlapping
+// windows, padding, windows entirely in the padding) -- x every element type, through the JIT
+// and the reference evaluator, compared bit for bit (tolerance 0: both combine one window
+// position at a time in the element type, in the same order).
 #include <cmath>
 #include <limits>
 #include <string>
@@ -79,6 +80,12 @@ std::vector<ShapeVariant> ReduceWindowVariants(const std::string& reducer) {
       Window({6, 4}, W({3, 2}, {1, 1}, {{1, 1}, {1, 0}}), reducer, /*init_buffer=*/true),
       // More output elements than one block.
       Window({130, 130}, W({2, 2}, {1, 1}), reducer),
+      // A channel-last window (the last dim has window 1, stride 1, no padding or dilation:
+      // the vectorized form of window_emitter.cc; the NHWC pooling above is one too) with base
+      // and window dilations and negative padding on the outer dims, over 6 x 128 x 37 outputs:
+      // more than one block, rows split between blocks (8192 is not a multiple of 37).
+      Window({7, 130, 37}, W({2, 3, 1}, {2, 1, 1}, {{-1, 1}, {2, 0}, {0, 0}}, {2, 1, 1}, {1, 2, 1}),
+             reducer),
   };
 }
 
@@ -100,31 +107,39 @@ TEST(ReduceWindowEmitterTest, NamedBodiesMatchReferenceForEveryElementType) {
 // nor commutative, so any change of the visiting order shows.
 TEST(ReduceWindowEmitterTest, GeneralBodiesMatchReference) {
   for (ElementType type : {E::kF32, E::kF64, E::kBF16, E::kF16, E::kI32, E::kU8, E::kI64}) {
-    const WindowOptions window = W({3, 2}, {2, 1}, {{1, 1}, {0, 1}}, {2, 1}, {1, 2});
-    ShapeVariant variant{
-        {{7, 6}},
-        {},
-        [=](FunctionBuilder& f, ElementType t, const std::vector<Value*>& x,
-            const std::vector<Value*>&) -> StatusOr<Value*> {
-          ACCY_ASSIGN_OR_RETURN(Value * init, f.ConstantScalar(t, 3));
-          auto body = [t](FunctionBuilder& b, std::span<Value* const> a) -> Status {
-            Value* out = nullptr;
-            if (IsFloat(t)) {
-              ACCY_ASSIGN_OR_RETURN(Value * half, b.ConstantScalar(t, 0.5));
-              ACCY_ASSIGN_OR_RETURN(Value * scaled, b.Multiply(a[0], half));
-              ACCY_ASSIGN_OR_RETURN(Value * square, b.Multiply(a[1], a[1]));
-              ACCY_ASSIGN_OR_RETURN(out, b.Add(scaled, square));
-            } else {
-              ACCY_ASSIGN_OR_RETURN(Value * one, b.ConstantScalar(t, 1));
-              ACCY_ASSIGN_OR_RETURN(Value * mixed, b.Xor(a[0], a[1]));
-              ACCY_ASSIGN_OR_RETURN(out, b.Add(mixed, one));
-            }
-            return b.Return({out});
-          };
-          ACCY_ASSIGN_OR_RETURN(std::vector<Value*> r, f.ReduceWindow({x[0]}, {init}, window, body));
-          return r[0];
-        }};
-    CheckVariants("reduce_window general body", type, {variant});
+    for (bool channel_last : {false, true}) {
+      // channel_last: the same window over a trailing dim of 5 it does not extend along.
+      const WindowOptions window =
+          channel_last ? W({3, 2, 1}, {2, 1, 1}, {{1, 1}, {0, 1}, {0, 0}}, {2, 1, 1}, {1, 2, 1})
+                       : W({3, 2}, {2, 1}, {{1, 1}, {0, 1}}, {2, 1}, {1, 2});
+      ShapeVariant variant{
+          {channel_last ? Dims{7, 6, 5} : Dims{7, 6}},
+          {},
+          [=](FunctionBuilder& f, ElementType t, const std::vector<Value*>& x,
+              const std::vector<Value*>&) -> StatusOr<Value*> {
+            ACCY_ASSIGN_OR_RETURN(Value * init, f.ConstantScalar(t, 3));
+            auto body = [t](FunctionBuilder& b, std::span<Value* const> a) -> Status {
+              Value* out = nullptr;
+              if (IsFloat(t)) {
+                ACCY_ASSIGN_OR_RETURN(Value * half, b.ConstantScalar(t, 0.5));
+                ACCY_ASSIGN_OR_RETURN(Value * scaled, b.Multiply(a[0], half));
+                ACCY_ASSIGN_OR_RETURN(Value * square, b.Multiply(a[1], a[1]));
+                ACCY_ASSIGN_OR_RETURN(out, b.Add(scaled, square));
+              } else {
+                ACCY_ASSIGN_OR_RETURN(Value * one, b.ConstantScalar(t, 1));
+                ACCY_ASSIGN_OR_RETURN(Value * mixed, b.Xor(a[0], a[1]));
+                ACCY_ASSIGN_OR_RETURN(out, b.Add(mixed, one));
+              }
+              return b.Return({out});
+            };
+            ACCY_ASSIGN_OR_RETURN(std::vector<Value*> r,
+                                  f.ReduceWindow({x[0]}, {init}, window, body));
+            return r[0];
+          }};
+      CheckVariants(channel_last ? "reduce_window general body, channel last"
+                                 : "reduce_window general body",
+                    type, {variant});
+    }
   }
 }
 
@@ -132,35 +147,41 @@ TEST(ReduceWindowEmitterTest, GeneralBodiesMatchReference) {
 // outputs of one kernel.
 TEST(ReduceWindowEmitterTest, VariadicArgmaxMatchesReference) {
   for (ElementType type : {E::kF32, E::kBF16, E::kI16, E::kU32}) {
-    SCOPED_TRACE(std::string(ElementTypeName(type)));
-    Builder builder("argmax");
-    const TensorType x = TensorType::Create(type, {6, 8}).value();
-    const TensorType idx = TensorType::Create(E::kI32, {6, 8}).value();
-    const WindowOptions window = W({2, 3}, {2, 2}, {{0, 0}, {1, 1}});
-    const TensorType vout = TensorType::Create(type, {3, 4}).value();
-    const TensorType iout = TensorType::Create(E::kI32, {3, 4}).value();
-    auto f = builder.BeginFunction("main", {x, idx}, {vout, iout}).value();
-    ASSERT_OK_AND_ASSIGN(Value * vinit, f.ConstantScalar(type, InitFor("max", type)));
-    ASSERT_OK_AND_ASSIGN(Value * iinit, f.ConstantScalar(E::kI32, -1));
-    auto body = [](FunctionBuilder& b, std::span<Value* const> a) -> Status {
-      // a = (acc value, acc index, value, index)
-      ACCY_ASSIGN_OR_RETURN(Value * keep, b.Compare(a[0], a[2], "GE"));
-      ACCY_ASSIGN_OR_RETURN(Value * v, b.Select(keep, a[0], a[2]));
-      ACCY_ASSIGN_OR_RETURN(Value * i, b.Select(keep, a[1], a[3]));
-      return b.Return({v, i});
-    };
-    ASSERT_OK_AND_ASSIGN(std::vector<Value*> out,
-                         f.ReduceWindow({f.Parameter(0), f.Parameter(1)}, {vinit, iinit}, window,
-                                        body));
-    ASSERT_OK(f.Return(out));
-    ASSERT_OK_AND_ASSIGN(auto module, builder.Finish());
-    std::vector<Tensor> args = {MakeInput(x, 3), MakeInput(idx, 4)};
-    ASSERT_OK_AND_ASSIGN(auto expected, Evaluate(*module, "main", args));
-    ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(std::move(module)));
-    ASSERT_EQ(program->compiled().items().size(), 1u);
-    EXPECT_EQ(program->compiled().items()[0].outputs.size(), 2u);
-    ASSERT_OK_AND_ASSIGN(auto actual, program->Run(args, 2));
-    for (size_t i = 0; i < 2; ++i) EXPECT_TRUE(SameBits(actual[i], expected[i])) << i;
+    // channel_last: over a trailing dim of 4 the window does not extend along.
+    for (bool channel_last : {false, true}) {
+      SCOPED_TRACE(std::string(ElementTypeName(type)) + (channel_last ? " channel last" : ""));
+      Builder builder("argmax");
+      const Dims in_dims = channel_last ? Dims{6, 8, 4} : Dims{6, 8};
+      const Dims out_dims = channel_last ? Dims{3, 4, 4} : Dims{3, 4};
+      const TensorType x = TensorType::Create(type, in_dims).value();
+      const TensorType idx = TensorType::Create(E::kI32, in_dims).value();
+      const WindowOptions window = channel_last ? W({2, 3, 1}, {2, 2, 1}, {{0, 0}, {1, 1}, {0, 0}})
+                                                : W({2, 3}, {2, 2}, {{0, 0}, {1, 1}});
+      const TensorType vout = TensorType::Create(type, out_dims).value();
+      const TensorType iout = TensorType::Create(E::kI32, out_dims).value();
+      auto f = builder.BeginFunction("main", {x, idx}, {vout, iout}).value();
+      ASSERT_OK_AND_ASSIGN(Value * vinit, f.ConstantScalar(type, InitFor("max", type)));
+      ASSERT_OK_AND_ASSIGN(Value * iinit, f.ConstantScalar(E::kI32, -1));
+      auto body = [](FunctionBuilder& b, std::span<Value* const> a) -> Status {
+        // a = (acc value, acc index, value, index)
+        ACCY_ASSIGN_OR_RETURN(Value * keep, b.Compare(a[0], a[2], "GE"));
+        ACCY_ASSIGN_OR_RETURN(Value * v, b.Select(keep, a[0], a[2]));
+        ACCY_ASSIGN_OR_RETURN(Value * i, b.Select(keep, a[1], a[3]));
+        return b.Return({v, i});
+      };
+      ASSERT_OK_AND_ASSIGN(std::vector<Value*> out,
+                           f.ReduceWindow({f.Parameter(0), f.Parameter(1)}, {vinit, iinit}, window,
+                                          body));
+      ASSERT_OK(f.Return(out));
+      ASSERT_OK_AND_ASSIGN(auto module, builder.Finish());
+      std::vector<Tensor> args = {MakeInput(x, 3), MakeInput(idx, 4)};
+      ASSERT_OK_AND_ASSIGN(auto expected, Evaluate(*module, "main", args));
+      ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(std::move(module)));
+      ASSERT_EQ(program->compiled().items().size(), 1u);
+      EXPECT_EQ(program->compiled().items()[0].outputs.size(), 2u);
+      ASSERT_OK_AND_ASSIGN(auto actual, program->Run(args, 2));
+      for (size_t i = 0; i < 2; ++i) EXPECT_TRUE(SameBits(actual[i], expected[i])) << i;
+    }
   }
 }
 

@@ -7,12 +7,15 @@
 // Tolerance: oneDNN accumulates in f32, the reference in double; inputs in [-1, 1], so
 // |onednn - ref| <= 2e-6 * W + 2e-6 |ref| (W = window positions x input features per group);
 // bf16 results round once to bf16 (2^-8 relative) on top.
+#include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "kernels/onednn_isa.h"
 #include "kernels/onednn_kernel.h"
 #include "src/reference/reference_evaluator.h"
 #include "tests/kernels/kernels_test_util.h"
@@ -234,6 +237,102 @@ TEST(OnednnConvolutionSizeTest, ItemsBelowTheThresholdAreLeftToTheJit) {
   kernels::LibraryKernelOptions just_enough;
   just_enough.min_convolution_element_ops = 3888;
   EXPECT_OK(LibraryKernel::Create(planned->item(), planned->fusion(), just_enough).status());
+}
+
+bool SameBytes(const Tensor& a, const Tensor& b) {
+  return a.byte_size() == b.byte_size() &&
+         std::memcmp(a.data(), b.data(), static_cast<size_t>(a.byte_size())) == 0;
+}
+
+// Runs `kernel` (inputs lhs, rhs; one output) over the callers' own buffers, so a test controls
+// the address each run reads its weights from.
+Status RunOver(LibraryKernel& kernel, Tensor& lhs, Tensor& rhs, Tensor& out) {
+  void* buffers[] = {lhs.data(), rhs.data(), out.data()};
+  const int64_t bytes[] = {lhs.byte_size(), rhs.byte_size(), out.byte_size()};
+  return kernel.Run(buffers, bytes, 3);
+}
+
+// The weights layout (onednn_convolution.cc): a parameter declared constant takes the layout
+// the primitive prefers, filled on the first run and again only from a new address.
+TEST(OnednnConvolutionWeightsTest, DeclaredConstantWeightsAreReorderedOncePerAddress) {
+  ASSERT_OK_AND_ASSIGN(auto planned,
+                       PlannedConvolution::Make(kF32, {1, 12, 12, 16}, {3, 3, 16, 16},
+                                                Spec(Nhwc(), {}, {{1, 1}, {1, 1}})));
+  const Function& main = *planned->module().functions()[0];
+  const Value* weights = main.parameter(1);
+  kernels::LibraryKernelOptions options = kAnySize;
+  options.constant_parameters = std::span<const Value* const>(&weights, 1);
+  ASSERT_OK_AND_ASSIGN(LibraryKernel kernel,
+                       LibraryKernel::Create(planned->item(), planned->fusion(), options));
+  // Every ISA oneDNN 2.6 has an optimized NHWC convolution for prefers blocked weights.
+  EXPECT_THAT(kernel.implementation(), HasSubstr("(declared-constant weights reordered once)"));
+  Tensor x = Random(main.parameter_types()[0], 1);
+  Tensor w1 = Random(main.parameter_types()[1], 2);
+  Tensor w2 = Random(main.parameter_types()[1], 3);
+  ASSERT_OK_AND_ASSIGN(Tensor out, Tensor::Allocate(main.result_types()[0]));
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected1,
+                       Evaluate(planned->module(), "main", std::vector<Tensor>{x, w1}));
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected2,
+                       Evaluate(planned->module(), "main", std::vector<Tensor>{x, w2}));
+  const double tol = 2e-6 * 144;  // window 3 x 3 x 16
+  ASSERT_OK(RunOver(kernel, x, w1, out));
+  ExpectClose(out, expected1[0], tol, 2e-6);
+  ASSERT_OK_AND_ASSIGN(Tensor first, out.Clone());
+  // Another address: refilled.
+  ASSERT_OK(RunOver(kernel, x, w2, out));
+  ExpectClose(out, expected2[0], tol, 2e-6);
+  // Back to w1: refilled again, the same bits as its first run.
+  ASSERT_OK(RunOver(kernel, x, w1, out));
+  EXPECT_TRUE(SameBytes(out, first));
+  // New values at the address of the last fill break the promise: the copy is not refilled
+  // (the documented cost of CompileOptions::constant_parameters), so the result is unchanged.
+  std::memcpy(w1.data(), w2.data(), static_cast<size_t>(w1.byte_size()));
+  ASSERT_OK(RunOver(kernel, x, w1, out));
+  EXPECT_TRUE(SameBytes(out, first));
+}
+
+// Weights not declared constant: reordered before every run where the buffer's own layout gets
+// only the im2col + GEMM convolution and the window pays for it (PreferredWeightsPay), so a
+// change of the values at the same address shows in the next run; read in place otherwise.
+TEST(OnednnConvolutionWeightsTest, BufferWeightsFollowTheirValuesOnEveryRun) {
+  struct Case {
+    std::vector<int64_t> lhs, rhs;
+    int64_t window;
+  };
+  for (const Case& c : {Case{{1, 16, 16, 8}, {3, 3, 8, 8}, 72},
+                        Case{{1, 16, 16, 8}, {1, 1, 8, 8}, 8},
+                        Case{{1, 8, 8, 32}, {3, 3, 32, 16}, 288}}) {
+    SCOPED_TRACE("rhs " + std::to_string(c.rhs[0]) + "x" + std::to_string(c.rhs[1]) + "x" +
+                 std::to_string(c.rhs[2]) + "x" + std::to_string(c.rhs[3]));
+    ASSERT_OK_AND_ASSIGN(auto planned,
+                         PlannedConvolution::Make(kF32, c.lhs, c.rhs,
+                                                  Spec(Nhwc(), {}, {{1, 1}, {1, 1}})));
+    const Function& main = *planned->module().functions()[0];
+    ASSERT_OK_AND_ASSIGN(LibraryKernel kernel,
+                         LibraryKernel::Create(planned->item(), planned->fusion(), kAnySize));
+    const std::string& implementation = kernel.implementation();
+    EXPECT_THAT(implementation, ::testing::Not(HasSubstr("declared-constant")));
+    if (kernels::OneDnnHasAvx512Core() && !std::getenv("ONEDNN_MAX_CPU_ISA")) {
+      // Measured there (PreferredWeightsPay): 3x3 over 256 output positions is reordered, 1x1
+      // and 3x3 over 64 positions (8x8) are not.
+      EXPECT_EQ(implementation.find("(weights reordered per run)") != std::string::npos,
+                c.rhs[0] == 3 && c.lhs[1] == 16)
+          << implementation;
+    }
+    Tensor x = Random(main.parameter_types()[0], 1);
+    Tensor w = Random(main.parameter_types()[1], 2);
+    const Tensor w2 = Random(main.parameter_types()[1], 3);
+    ASSERT_OK_AND_ASSIGN(Tensor out, Tensor::Allocate(main.result_types()[0]));
+    ASSERT_OK(RunOver(kernel, x, w, out));
+    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected1,
+                         Evaluate(planned->module(), "main", std::vector<Tensor>{x, w}));
+    ExpectClose(out, expected1[0], 2e-6 * double(c.window), 2e-6);
+    std::memcpy(w.data(), w2.data(), static_cast<size_t>(w.byte_size()));
+    ASSERT_OK(RunOver(kernel, x, w, out));
+    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected2,
+                         Evaluate(planned->module(), "main", std::vector<Tensor>{x, w}));
+    ExpectClose(out, expected2[0], 2e-6 * double(c.window), 2e-6);
+  }
 }
 
 }  // namespace

@@ -15,74 +15,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/test_util.h"
+#include "tests/tools/cli_test_util.h"
 #include "tools/npy.h"
 
 namespace accy::tools {
 namespace {
 
-namespace fs = std::filesystem;
 using ::testing::HasSubstr;
-
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr
-};
-
-// A fresh folder per test, removed afterwards.
-class CliTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           (std::string("accy_cli_test_") + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string Write(const std::string& name, const std::string& text) {
-    const fs::path path = dir_ / name;
-    std::ofstream(path, std::ios::binary) << text;
-    return path.string();
-  }
-
-  // Runs `accy ARGS` in the test folder, with the default object cache inside it (not in the
-  // user's ~/.cache).
-  CommandResult Accy(const std::string& args) {
-    return AccyWithEnv("XDG_CACHE_HOME='" + (dir_ / "xdg").string() + "'", args);
-  }
-  // Runs `env ENV accy ARGS` in the test folder (ENV: NAME=VALUE or -u NAME words).
-  CommandResult AccyWithEnv(const std::string& env, const std::string& args) {
-    const std::string command = "cd '" + dir_.string() + "' && env " + env + " '" +
-                                std::string(ACCY_CLI_PATH) + "' " + args + " 2>&1";
-    CommandResult result;
-    FILE* pipe = ::popen(command.c_str(), "r");
-    if (pipe == nullptr) return result;
-    char buffer[4096];
-    size_t n;
-    while ((n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0) result.output.append(buffer, n);
-    const int status = ::pclose(pipe);
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return result;
-  }
-
-  fs::path dir_;
-};
-
-// Two parameters, two results of different element types.
-constexpr char kAddProgram[] = R"(
-module @add {
-  func.func public @main(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xi32>) {
-    %0 = stablehlo.add %a, %b : tensor<2x2xf32>
-    %1 = stablehlo.convert %0 : (tensor<2x2xf32>) -> tensor<2x2xi32>
-    return %0, %1 : tensor<2x2xf32>, tensor<2x2xi32>
-  }
-}
-)";
-
-Tensor F32Matrix(std::vector<float> values) {
-  return *Tensor::FromVector<float>(*TensorType::Create(ElementType::kF32, {2, 2}), values);
-}
 
 TEST_F(CliTest, RunReadsNpyInputsAndWritesNpyOutputs) {
   Write("add.mlir", kAddProgram);
@@ -508,71 +447,6 @@ TEST_F(CliTest, DemoRejectsBadOptions) {
 }
 
 // ---- accy bench ----
-
-TEST_F(CliTest, BenchReportsCompileKernelsRunTimesAndMemory) {
-  Write("add.mlir", kAddProgram);
-  const CommandResult text = Accy("bench add.mlir --random-inputs 7 --runs 3 --threads 1 --no-cache");
-  ASSERT_EQ(text.exit_code, 0) << text.output;
-  EXPECT_THAT(text.output, HasSubstr("accy bench add.mlir @main: "));
-  EXPECT_THAT(text.output, HasSubstr("1 thread\n"));
-  EXPECT_THAT(text.output, HasSubstr("items: 2 work items; 2 run on JIT kernels, 2 distinct kernels (2 compiled, 0 "
-                                     "from cache)"));
-  EXPECT_THAT(text.output, HasSubstr("over 3 runs (after 1 warm-up)"));
-  EXPECT_THAT(text.output, HasSubstr("compile: "));
-  EXPECT_THAT(text.output, HasSubstr("peak RSS "));
-
-  const CommandResult json =
-      Accy("bench add.mlir --random-inputs 7 --runs 2 --threads 1 --no-cache --format json --profile");
-  ASSERT_EQ(json.exit_code, 0) << json.output;
-  for (const char* field : {"\"work_items\": 2", "\"jit_items\": 2", "\"distinct_kernels\": 2",
-                            "\"kernels_compiled\": 2", "\"runs\": 2", "\"threads\": 1",
-                            "\"compile_ms\": {\"total\": ", "\"run_ms\": {\"median\": ",
-                            "\"peak_memory_bytes\": ", "\"profile\": {\"kinds\": [{\"kind\": "
-                            "\"elementwise_single\", \"runs_on\": \"jit\", \"items\": 2",
-                            "\"slowest_items\": [{\"item\": "}) {
-    EXPECT_THAT(json.output, HasSubstr(field));
-  }
-  // Given inputs work as for `accy run`.
-  ASSERT_OK(WriteNpyFile((dir_ / "a.npy").string(), F32Matrix({1, 2, 3, 4})));
-  const CommandResult given = Accy("bench add.mlir --input a.npy --input a.npy --runs 1");
-  EXPECT_EQ(given.exit_code, 0) << given.output;
-  // Passes can be turned off by name.
-  const CommandResult unpassed = Accy(
-      "bench add.mlir --random-inputs 7 --runs 1 --disable-passes fold-constants,simplify-arithmetic");
-  EXPECT_EQ(unpassed.exit_code, 0) << unpassed.output;
-}
-
-TEST_F(CliTest, BenchErrorsNameTheProblem) {
-  Write("add.mlir", kAddProgram);
-  const CommandResult none = Accy("bench add.mlir");
-  EXPECT_EQ(none.exit_code, 1);
-  EXPECT_THAT(none.output, HasSubstr("@main takes 2 parameters, 0 --input given (or use "
-                                     "--random-inputs SEED)"));
-  ASSERT_OK(WriteNpyFile((dir_ / "a.npy").string(), F32Matrix({1, 2, 3, 4})));
-  ASSERT_OK(WriteNpyFile((dir_ / "v.npy").string(),
-                         *Tensor::Allocate(*TensorType::Create(ElementType::kF32, {4}))));
-  const CommandResult shape = Accy("bench add.mlir --input a.npy --input v.npy");
-  EXPECT_EQ(shape.exit_code, 1);
-  EXPECT_THAT(shape.output, HasSubstr("input 1 (v.npy)"));
-  const CommandResult unreadable = Accy("bench add.mlir --input a.npy --input gone.npy");
-  EXPECT_EQ(unreadable.exit_code, 1);
-  EXPECT_THAT(unreadable.output, HasSubstr("gone.npy"));
-  const CommandResult missing = Accy("bench nothere.mlir --random-inputs 1");
-  EXPECT_EQ(missing.exit_code, 1);
-  EXPECT_THAT(missing.output, HasSubstr("nothere.mlir: cannot open"));
-  const CommandResult pass = Accy("bench add.mlir --random-inputs 1 --disable-passes fold-constants,dce");
-  EXPECT_EQ(pass.exit_code, 1);
-  EXPECT_THAT(pass.output, HasSubstr("unknown graph pass 'dce' (the passes are: "));
-  // Bad command lines: exit 2 with the usage.
-  for (const char* args : {"bench", "bench add.mlir --format xml --random-inputs 1",
-                           "bench add.mlir --runs 0 --random-inputs 1",
-                           "bench add.mlir --random-inputs -3",
-                           "bench add.mlir --input a.npy --random-inputs 1"}) {
-    const CommandResult bad = Accy(args);
-    EXPECT_EQ(bad.exit_code, 2) << args << ": " << bad.output;
-    EXPECT_THAT(bad.output, HasSubstr("usage: accy bench")) << args;
-  }
-}
 
 TEST_F(CliTest, FuzzRunsABatchAndPrintsCoverage) {
   const CommandResult run = Accy("fuzz --seed 3 --programs 4 --threads-list 1,2 --out found");
