@@ -41,7 +41,7 @@
 #include "jit/index_math.h"
 #include "jit/operand_access.h"
 #include "jit/kernel_abi.h"
-#include "llvm/IR/MDBuilder.h"
+#include "jit/kernel_prologue.h"
 #include "src/fusion/fusion_plan.h"
 #include "src/schedule/schedule_plan.h"
 #include "src/util/str_cat.h"
@@ -259,23 +259,10 @@ StatusOr<KernelSignature> EmitDotGeneralKernel(const WorkItem& item, const Fusio
   llvm::IRBuilder<> b(context);
   ElementwiseLowering lowering(module, b);
   llvm::Type* i64 = b.getInt64Ty();
-  llvm::Type* ptr = b.getPtrTy();
-  auto* function = llvm::Function::Create(
-      llvm::FunctionType::get(b.getVoidTy(), {ptr, ptr, i64, i64}, false),
-      llvm::Function::ExternalLinkage, llvm::StringRef(symbol.data(), symbol.size()), module);
-  function->setDoesNotThrow();
-  b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", function));
-  llvm::MDBuilder md(context);
-  llvm::MDNode* domain = md.createAnonymousAliasScopeDomain("accy.dot");
-  llvm::MDNode* input_scope =
-      llvm::MDNode::get(context, {md.createAnonymousAliasScope(domain, "inputs")});
-  llvm::MDNode* output_scope =
-      llvm::MDNode::get(context, {md.createAnonymousAliasScope(domain, "output")});
+  const KernelPrologue prologue(module, b, symbol, signature.inputs.size() + 1, "accy.dot");
+  llvm::Function* function = prologue.function();
   std::vector<llvm::Value*> bases;
-  for (size_t i = 0; i <= signature.inputs.size(); ++i) {
-    bases.push_back(b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, function->getArg(0), i),
-                                 StrCat("buffer", i)));
-  }
+  for (size_t i = 0; i <= signature.inputs.size(); ++i) bases.push_back(prologue.buffer(i));
   llvm::Value* out_base = bases.back();
   auto I64 = [&](int64_t v) { return b.getInt64(v); };
 
@@ -294,8 +281,7 @@ StatusOr<KernelSignature> EmitDotGeneralKernel(const WorkItem& item, const Fusio
     llvm::LoadInst* value = b.CreateAlignedLoad(
         memory, b.CreateInBoundsGEP(memory, bases[static_cast<size_t>(buffer)], index),
         llvm::Align(1));
-    value->setMetadata(llvm::LLVMContext::MD_alias_scope, input_scope);
-    value->setMetadata(llvm::LLVMContext::MD_noalias, output_scope);
+    prologue.Tag(value, KernelPrologue::kInputs);
     return lowering.FromMemory(value, type);
   };
   // An operand element in the accumulator's type (via the result type, as the reference does).
@@ -363,8 +349,7 @@ StatusOr<KernelSignature> EmitDotGeneralKernel(const WorkItem& item, const Fusio
         lowering.ToMemory(values.at(item.output_value), out_type),
         b.CreateInBoundsGEP(out_memory, out_base, b.CreateAdd(b.CreateMul(row, I64(n)), column)),
         llvm::Align(1));
-    store->setMetadata(llvm::LLVMContext::MD_alias_scope, output_scope);
-    store->setMetadata(llvm::LLVMContext::MD_noalias, input_scope);
+    prologue.Tag(store, KernelPrologue::kOutputs);
     b.setFastMathFlags(flags);
     return absl::OkStatus();
   };
@@ -456,8 +441,8 @@ StatusOr<KernelSignature> EmitDotGeneralKernel(const WorkItem& item, const Fusio
   };
 
   // One block at a time, each with the same code whatever range the call covers.
-  llvm::Value* block_begin = function->getArg(2);
-  llvm::Value* block_end = function->getArg(3);
+  llvm::Value* block_begin = prologue.block_begin();
+  llvm::Value* block_end = prologue.block_end();
   EmitFor(b, function, block_begin, block_end, 1, [&](llvm::Value* block) {
     llvm::Value* tile = chunks == 1 ? block : b.CreateUDiv(block, I64(chunks));
     llvm::Value* column0 =

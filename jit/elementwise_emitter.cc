@@ -25,7 +25,7 @@
 #include "jit/elementwise_lowering.h"
 #include "jit/kernel_abi.h"
 #include "jit/streaming_store.h"
-#include "llvm/IR/MDBuilder.h"
+#include "jit/kernel_prologue.h"
 #include "src/fusion/fusion_plan.h"
 #include "src/schedule/schedule_plan.h"
 #include "src/util/str_cat.h"
@@ -108,34 +108,17 @@ StatusOr<KernelSignature> EmitElementwiseKernel(const WorkItem& item, const Fusi
   llvm::LLVMContext& context = module.getContext();
   llvm::IRBuilder<> builder(context);
   ElementwiseLowering lowering(module, builder);
-  llvm::Type* i64 = builder.getInt64Ty();
-  llvm::Type* ptr = builder.getPtrTy();
-  auto* function_type = llvm::FunctionType::get(builder.getVoidTy(), {ptr, ptr, i64, i64}, false);
-  auto* function = llvm::Function::Create(function_type, llvm::Function::ExternalLinkage,
-                                          llvm::StringRef(symbol.data(), symbol.size()), module);
-  function->setDoesNotThrow();
-  llvm::Argument* buffers = function->getArg(0);
-  llvm::Value* block_begin = function->getArg(2);
-  llvm::Value* block_end = function->getArg(3);
-  auto* entry = llvm::BasicBlock::Create(context, "entry", function);
-  auto* exit = llvm::BasicBlock::Create(context, "exit", function);
-  builder.SetInsertPoint(entry);
-
   // Alias scopes: the output never aliases an input (kernel ABI), which spares the vectorizer
   // its runtime overlap checks.
-  llvm::MDBuilder md(context);
-  llvm::MDNode* domain = md.createAnonymousAliasScopeDomain("accy.kernel");
-  llvm::MDNode* input_scope = md.createAnonymousAliasScope(domain, "inputs");
-  llvm::MDNode* output_scope = md.createAnonymousAliasScope(domain, "output");
-  llvm::MDNode* input_list = llvm::MDNode::get(context, {input_scope});
-  llvm::MDNode* output_list = llvm::MDNode::get(context, {output_scope});
-
+  llvm::Type* i64 = builder.getInt64Ty();
+  const KernelPrologue prologue(module, builder, symbol, signature.inputs.size() + 1,
+                                "accy.kernel");
+  llvm::Function* function = prologue.function();
+  llvm::Value* block_begin = prologue.block_begin();
+  llvm::Value* block_end = prologue.block_end();
+  auto* exit = llvm::BasicBlock::Create(context, "exit", function);
   std::vector<llvm::Value*> bases;
-  const size_t buffer_count = signature.inputs.size() + 1;
-  for (size_t b = 0; b < buffer_count; ++b) {
-    llvm::Value* slot = builder.CreateConstInBoundsGEP1_64(ptr, buffers, b);
-    bases.push_back(builder.CreateLoad(ptr, slot, StrCat("buffer", b)));
-  }
+  for (size_t b = 0; b < signature.inputs.size() + 1; ++b) bases.push_back(prologue.buffer(b));
   llvm::Value* out_base = bases.back();
   llvm::Type* out_memory = MemoryType(context, out_type);
 
@@ -144,8 +127,7 @@ StatusOr<KernelSignature> EmitElementwiseKernel(const WorkItem& item, const Fusi
     llvm::Type* memory = MemoryType(context, access.type);
     llvm::Value* address = builder.CreateInBoundsGEP(memory, bases[static_cast<size_t>(access.buffer)], index);
     llvm::LoadInst* value = builder.CreateAlignedLoad(memory, address, llvm::Align(1));
-    value->setMetadata(llvm::LLVMContext::MD_alias_scope, input_list);
-    value->setMetadata(llvm::LLVMContext::MD_noalias, output_list);
+    prologue.Tag(value, KernelPrologue::kInputs);
     return lowering.FromMemory(value, access.type);
   };
 
@@ -217,8 +199,7 @@ StatusOr<KernelSignature> EmitElementwiseKernel(const WorkItem& item, const Fusi
         builder.CreateInBoundsGEP(out_memory, destination, builder.CreateAdd(out_offset, col));
     llvm::StoreInst* store = builder.CreateAlignedStore(
         lowering.ToMemory(values.at(item.output_value), out_type), address, llvm::Align(1));
-    store->setMetadata(llvm::LLVMContext::MD_alias_scope, output_list);
-    store->setMetadata(llvm::LLVMContext::MD_noalias, input_list);
+    prologue.Tag(store, KernelPrologue::kOutputs);
     llvm::Value* next = builder.CreateAdd(col, builder.getInt64(1), "col.next", true, true);
     col->addIncoming(next, builder.GetInsertBlock());
     builder.CreateCondBr(builder.CreateICmpSLT(next, col_end), body, done);

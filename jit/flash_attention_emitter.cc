@@ -232,8 +232,9 @@ void FlashAttentionEmitter::Loop(llvm::Value* begin, llvm::Value* end, const std
 llvm::Value* FlashAttentionEmitter::Load(int buffer, llvm::Value* index) {
   llvm::Type* memory = MemoryType(context_, element_);
   llvm::Value* address = b_.CreateInBoundsGEP(memory, bases_[static_cast<size_t>(buffer)], index);
-  llvm::Value* loaded =
+  llvm::LoadInst* loaded =
       b_.CreateAlignedLoad(memory, address, llvm::Align(ElementByteWidth(element_)));
+  prologue_->Tag(loaded, KernelPrologue::kInputs);
   return lowering_.ConvertElement(loaded, element_, compute_);
 }
 
@@ -283,21 +284,13 @@ StatusOr<KernelSignature> FlashAttentionEmitter::Emit(std::string_view symbol) {
   signature_.block_size = query_tile_;
   signature_.block_count = value_dim_ == 0 ? 0 : batch_ * query_tiles;
 
-  llvm::Type* i64 = b_.getInt64Ty();
   llvm::Type* t = ComputeType();
   vector_ = llvm::FixedVectorType::get(t, lanes_);
-  llvm::Type* ptr = b_.getPtrTy();
-  auto* function_type = llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, i64, i64}, false);
-  function_ = llvm::Function::Create(function_type, llvm::Function::ExternalLinkage,
-                                     llvm::StringRef(symbol.data(), symbol.size()), module_);
-  function_->setDoesNotThrow();
+  prologue_.emplace(module_, b_, symbol, signature_.inputs.size() + 1, "accy.attention");
+  function_ = prologue_->function();
   // The kernel's explicit vectors are whole registers of the target (zmm on AVX-512).
   function_->addFnAttr("min-legal-vector-width", std::to_string(vector_bits_));
-  b_.SetInsertPoint(llvm::BasicBlock::Create(context_, "entry", function_));
-  for (size_t i = 0; i <= signature_.inputs.size(); ++i) {
-    llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(ptr, function_->getArg(0), i);
-    bases_.push_back(b_.CreateLoad(ptr, slot, StrCat("buffer", i)));
-  }
+  for (size_t i = 0; i <= signature_.inputs.size(); ++i) bases_.push_back(prologue_->buffer(i));
   auto stack = [&](llvm::Type* type, int64_t count) {
     llvm::AllocaInst* slot = b_.CreateAlloca(llvm::ArrayType::get(type, static_cast<uint64_t>(std::max<int64_t>(count, 1))));
     slot->setAlignment(llvm::Align(64));
@@ -313,7 +306,7 @@ StatusOr<KernelSignature> FlashAttentionEmitter::Emit(std::string_view symbol) {
   const int64_t rank = static_cast<int64_t>(batch_dims_.size()) + 2;
   if (mask_ != nullptr) PackLanesMajor(mask, query_tiles);
 
-  Loop(function_->getArg(2), function_->getArg(3), "block", [&](llvm::Value* block) {
+  Loop(prologue_->block_begin(), prologue_->block_end(), "block", [&](llvm::Value* block) {
     block_batch_ = b_.CreateUDiv(block, c64(query_tiles));
     block_q_begin_ = b_.CreateMul(b_.CreateURem(block, c64(query_tiles)), c64(query_tile_));
     block_q_end_ = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(block_q_begin_, c64(query_tile_)), c64(queries_));

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -14,6 +15,7 @@
 
 #include "accy/status.h"
 #include "jit/elementwise_lowering.h"
+#include "jit/kernel_prologue.h"
 #include "jit/kernel_signature.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
@@ -169,6 +171,7 @@ class FlashAttentionEmitter {
   int q_buffer_ = -1, k_buffer_ = -1, v_buffer_ = -1;
 
   llvm::Function* function_ = nullptr;
+  std::optional<KernelPrologue> prologue_;  // the function, buffers and alias scopes (Emit)
   std::vector<llvm::Value*> bases_;  // inputs, then the output
   llvm::Type* vector_ = nullptr;     // <lanes_ x compute type>
   // Alignment of a <lanes_> vector slot and of a value_lanes_ chunk slot (offsets on the

@@ -109,7 +109,10 @@ llvm::Value* FlashAttentionEmitter::ScoreVector(const ScoreOperand& op, llvm::Va
   llvm::Value* index = b_.CreateAdd(op.rows, b_.CreateVectorSplat(lanes_, key_offset));
   if (element_ == compute_) {  // f32, f64: one gather
     llvm::Value* pointers = b_.CreateInBoundsGEP(ComputeType(), bases_[static_cast<size_t>(access.buffer)], index);
-    return b_.CreateMaskedGather(vector_, pointers, llvm::Align(ElementByteWidth(element_)));
+    llvm::CallInst* gather =
+        b_.CreateMaskedGather(vector_, pointers, llvm::Align(ElementByteWidth(element_)));
+    prologue_->Tag(gather, KernelPrologue::kInputs);
+    return gather;
   }
   llvm::Value* result = llvm::PoisonValue::get(vector_);
   for (int64_t lane = 0; lane < lanes_; ++lane) {
@@ -221,8 +224,13 @@ llvm::Value* FlashAttentionEmitter::LoadValueChunk(llvm::Value* index, int64_t l
   auto* type = llvm::FixedVectorType::get(memory, static_cast<unsigned>(value_lanes_));
   llvm::Value* address = b_.CreateInBoundsGEP(memory, bases_[static_cast<size_t>(v_buffer_)], index);
   const llvm::Align align(ElementByteWidth(element_));
-  if (lanes == value_lanes_) return Widen(b_.CreateAlignedLoad(type, address, align));
-  return Widen(b_.CreateMaskedLoad(type, address, align, ChunkMask(lanes), llvm::Constant::getNullValue(type)));
+  llvm::Instruction* load =
+      lanes == value_lanes_
+          ? static_cast<llvm::Instruction*>(b_.CreateAlignedLoad(type, address, align))
+          : b_.CreateMaskedLoad(type, address, align, ChunkMask(lanes),
+                                llvm::Constant::getNullValue(type));
+  prologue_->Tag(load, KernelPrologue::kInputs);
+  return Widen(load);
 }
 
 llvm::Value* FlashAttentionEmitter::ChunkMask(int64_t lanes) {
@@ -317,11 +325,11 @@ void FlashAttentionEmitter::StoreRows(llvm::Value* sum_init) {
       llvm::Value* acc = b_.CreateAlignedLoad(chunk_type, b_.CreateInBoundsGEP(t, accumulator_, b_.CreateAdd(acc_row, offset)), ChunkAlign());
       llvm::Value* value = Narrow(b_.CreateFDiv(acc, total));
       llvm::Value* address = b_.CreateInBoundsGEP(memory, bases_.back(), b_.CreateAdd(out_row, offset));
-      if (lanes == value_lanes_) {
-        b_.CreateAlignedStore(value, address, align);
-      } else {
-        b_.CreateMaskedStore(value, address, align, ChunkMask(lanes));
-      }
+      prologue_->Tag(lanes == value_lanes_
+                         ? static_cast<llvm::Instruction*>(
+                               b_.CreateAlignedStore(value, address, align))
+                         : b_.CreateMaskedStore(value, address, align, ChunkMask(lanes)),
+                     KernelPrologue::kOutputs);
     };
     Loop(b_.getInt64(0), b_.getInt64(full_chunks), "outc", [&](llvm::Value* c) { chunk(c, value_lanes_); });
     if (partial != 0) chunk(b_.getInt64(full_chunks), partial);

@@ -23,7 +23,6 @@
 #include "jit/kernel_abi.h"
 #include "jit/reduction_kernel_emitter.h"
 #include "llvm/IR/Intrinsics.h"
-#include "llvm/IR/MDBuilder.h"
 #include "src/schedule/schedule_plan.h"
 #include "src/util/str_cat.h"
 
@@ -62,8 +61,7 @@ llvm::Value* ReductionKernelEmitter::LoadLane(llvm::Value* array, int64_t k, llv
   llvm::Value* address = b_.CreateInBoundsGEP(memory, array, index);
   llvm::LoadInst* load = b_.CreateLoad(memory, address);
   const bool lane = array != scratch_;
-  load->setMetadata(llvm::LLVMContext::MD_alias_scope, lane ? lane_scope_ : output_scope_);
-  load->setMetadata(llvm::LLVMContext::MD_noalias, lane ? not_lane_ : not_output_);
+  prologue_->Tag(load, lane ? kLaneScope : KernelPrologue::kOutputs);
   return lowering_.FromMemory(load, type);
 }
 
@@ -73,8 +71,7 @@ void ReductionKernelEmitter::StoreLane(llvm::Value* array, int64_t k, llvm::Valu
   llvm::Value* address = b_.CreateInBoundsGEP(MemoryType(context_, type), array, index);
   llvm::StoreInst* store = b_.CreateStore(lowering_.ToMemory(value, type), address);
   const bool lane = array != scratch_;
-  store->setMetadata(llvm::LLVMContext::MD_alias_scope, lane ? lane_scope_ : output_scope_);
-  store->setMetadata(llvm::LLVMContext::MD_noalias, lane ? not_lane_ : not_output_);
+  prologue_->Tag(store, lane ? kLaneScope : KernelPrologue::kOutputs);
 }
 
 void ReductionKernelEmitter::StoreOutput(int64_t k, llvm::Value* index, llvm::Value* value) {
@@ -83,8 +80,7 @@ void ReductionKernelEmitter::StoreOutput(int64_t k, llvm::Value* index, llvm::Va
       b_.CreateInBoundsGEP(MemoryType(context_, type), outputs_[static_cast<size_t>(k)], index);
   llvm::StoreInst* store =
       b_.CreateAlignedStore(lowering_.ToMemory(value, type), address, llvm::Align(1));
-  store->setMetadata(llvm::LLVMContext::MD_alias_scope, output_scope_);
-  store->setMetadata(llvm::LLVMContext::MD_noalias, not_output_);
+  prologue_->Tag(store, KernelPrologue::kOutputs);
 }
 
 std::vector<llvm::Value*> ReductionKernelEmitter::Offsets(
@@ -141,8 +137,7 @@ StatusOr<std::vector<llvm::Value*>> ReductionKernelEmitter::EmitInputs(
       llvm::Value* address = b_.CreateInBoundsGEP(
           memory, inputs_[static_cast<size_t>(access.buffer)], index);
       llvm::LoadInst* value = b_.CreateAlignedLoad(memory, address, llvm::Align(1));
-      value->setMetadata(llvm::LLVMContext::MD_alias_scope, input_scope_);
-      value->setMetadata(llvm::LLVMContext::MD_noalias, not_input_);
+      prologue_->Tag(value, KernelPrologue::kInputs);
       loaded[a] = lowering_.FromMemory(value, access.type);
     }
     return loaded[a];
@@ -285,34 +280,16 @@ Status ReductionKernelEmitter::EmitUnitOutputs(const Unit& unit) {
 
 Status ReductionKernelEmitter::Emit(std::string_view symbol) {
   llvm::Type* i64 = b_.getInt64Ty();
-  llvm::Type* ptr = b_.getPtrTy();
-  auto* type = llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, i64, i64}, false);
-  function_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage,
-                                     llvm::StringRef(symbol.data(), symbol.size()), module_);
-  function_->setDoesNotThrow();
-  b_.SetInsertPoint(NewBlock("entry"));
-  llvm::MDBuilder md(context_);
-  llvm::MDNode* domain = md.createAnonymousAliasScopeDomain("accy.reduction");
-  llvm::MDNode* in = md.createAnonymousAliasScope(domain, "inputs");
-  llvm::MDNode* out = md.createAnonymousAliasScope(domain, "outputs");
-  llvm::MDNode* lanes = md.createAnonymousAliasScope(domain, "lanes");
-  input_scope_ = llvm::MDNode::get(context_, {in});
-  output_scope_ = llvm::MDNode::get(context_, {out});
-  lane_scope_ = llvm::MDNode::get(context_, {lanes});
-  not_input_ = llvm::MDNode::get(context_, {out, lanes});
-  not_output_ = llvm::MDNode::get(context_, {in, lanes});
-  not_lane_ = llvm::MDNode::get(context_, {in, out});
-
-  // Buffers: inputs, outputs, scratch (kernel_abi.h).
+  // Buffers: inputs, outputs, scratch (kernel_abi.h); scopes: inputs, outputs, stack lanes.
   const KernelSignature& sig = layout_.signature;
+  const size_t buffers = sig.inputs.size() + sig.outputs.size() + (sig.scratch_bytes > 0 ? 1 : 0);
+  prologue_.emplace(module_, b_, symbol, buffers, "accy.reduction",
+                    std::initializer_list<std::string_view>{"lanes"});
+  function_ = prologue_->function();
   size_t slot = 0;
-  auto next_buffer = [&] {
-    llvm::Value* address = b_.CreateConstInBoundsGEP1_64(ptr, function_->getArg(0), slot++);
-    return b_.CreateLoad(ptr, address);
-  };
-  for (size_t i = 0; i < sig.inputs.size(); ++i) inputs_.push_back(next_buffer());
-  for (size_t i = 0; i < sig.outputs.size(); ++i) outputs_.push_back(next_buffer());
-  if (sig.scratch_bytes > 0) scratch_ = next_buffer();
+  for (size_t i = 0; i < sig.inputs.size(); ++i) inputs_.push_back(prologue_->buffer(slot++));
+  for (size_t i = 0; i < sig.outputs.size(); ++i) outputs_.push_back(prologue_->buffer(slot++));
+  if (sig.scratch_bytes > 0) scratch_ = prologue_->buffer(slot++);
 
   for (int64_t k = 0; k < layout_.num_results; ++k) {
     llvm::AllocaInst* lanes =
@@ -340,14 +317,13 @@ Status ReductionKernelEmitter::Emit(std::string_view symbol) {
     llvm::Type* memory = MemoryType(context_, init.type);
     llvm::LoadInst* value =
         b_.CreateAlignedLoad(memory, inputs_[static_cast<size_t>(init.buffer)], llvm::Align(1));
-    value->setMetadata(llvm::LLVMContext::MD_alias_scope, input_scope_);
-    value->setMetadata(llvm::LLVMContext::MD_noalias, not_input_);
+    prologue_->Tag(value, KernelPrologue::kInputs);
     inits_.push_back(lowering_.FromMemory(value, init.type));
   }
   if (named()) init_accumulator_ = ToAccumulator(inits_[0]);
 
-  llvm::Value* block_begin = function_->getArg(2);
-  llvm::Value* block_end = function_->getArg(3);
+  llvm::Value* block_begin = prologue_->block_begin();
+  llvm::Value* block_end = prologue_->block_end();
   if (layout_.segments == 1) {
     const int64_t per_block = layout_.units_per_block;
     llvm::Value* first = b_.CreateMul(block_begin, I64(per_block));

@@ -9,11 +9,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string_view>
 #include <vector>
 
 #include "accy/status.h"
 #include "jit/elementwise_lowering.h"
+#include "jit/kernel_prologue.h"
 #include "jit/reduction_layout.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
@@ -105,12 +107,10 @@ class ReductionKernelEmitter {
   llvm::Value* init_accumulator_ = nullptr;
   // Alias scopes: inputs, outputs (and scratch), lane arrays; `not_*` lists the other two.
   // They spare the vectorizer runtime overlap checks and let LICM keep lanes in registers.
-  llvm::MDNode* input_scope_ = nullptr;
-  llvm::MDNode* output_scope_ = nullptr;
-  llvm::MDNode* lane_scope_ = nullptr;
-  llvm::MDNode* not_input_ = nullptr;
-  llvm::MDNode* not_output_ = nullptr;
-  llvm::MDNode* not_lane_ = nullptr;
+  // The kernel function, its buffers and alias scopes (made by Emit); kLaneScope is the scope
+  // of the stack lanes, apart from inputs and outputs.
+  static constexpr size_t kLaneScope = 2;
+  std::optional<KernelPrologue> prologue_;
 };
 
 }  // namespace accy::jit

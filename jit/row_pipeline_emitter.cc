@@ -36,7 +36,6 @@
 #include "jit/row_pipeline_emitter_impl.h"
 #include "jit/row_pipeline_plan.h"
 #include "jit/streaming_store.h"
-#include "llvm/IR/MDBuilder.h"
 #include "src/fusion/fusion_plan.h"
 #include "src/schedule/schedule_plan.h"
 #include "src/util/str_cat.h"
@@ -70,8 +69,7 @@ llvm::Value* RowPipelineEmitter::LoadInput(int a, llvm::Value* index) {
   llvm::Value* address =
       b_.CreateInBoundsGEP(memory, bases_[static_cast<size_t>(access.buffer)], index);
   llvm::LoadInst* value = b_.CreateAlignedLoad(memory, address, llvm::Align(1));
-  value->setMetadata(llvm::LLVMContext::MD_alias_scope, input_list_);
-  value->setMetadata(llvm::LLVMContext::MD_noalias, output_list_);
+  prologue_->Tag(value, KernelPrologue::kInputs);
   return lowering_.FromMemory(value, access.type);
 }
 
@@ -171,8 +169,7 @@ llvm::Value* RowPipelineEmitter::CachedAddress(llvm::Value* column) {
 
 void RowPipelineEmitter::StoreOutput(llvm::Value* value, llvm::Value* address) {
   llvm::StoreInst* store = b_.CreateAlignedStore(value, address, llvm::Align(1));
-  store->setMetadata(llvm::LLVMContext::MD_alias_scope, output_list_);
-  store->setMetadata(llvm::LLVMContext::MD_noalias, input_list_);
+  prologue_->Tag(store, KernelPrologue::kOutputs);
 }
 
 // A full f32/f64 divide by a row value (softmax's e / sum) multiplies by the row's reciprocal
@@ -284,22 +281,9 @@ StatusOr<KernelSignature> RowPipelineEmitter::Emit(std::string_view symbol) {
   signature_.block_size = rows_per_block;
   signature_.block_count = plan_.columns == 0 ? 0 : BlockCount(plan_.rows, rows_per_block);
 
-  llvm::Type* i64 = b_.getInt64Ty();
-  llvm::Type* ptr = b_.getPtrTy();
-  auto* function_type = llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, i64, i64}, false);
-  function_ = llvm::Function::Create(function_type, llvm::Function::ExternalLinkage,
-                                     llvm::StringRef(symbol.data(), symbol.size()), module_);
-  function_->setDoesNotThrow();
-  auto* entry = llvm::BasicBlock::Create(context_, "entry", function_);
-  b_.SetInsertPoint(entry);
-  llvm::MDBuilder md(context_);
-  llvm::MDNode* domain = md.createAnonymousAliasScopeDomain("accy.kernel");
-  input_list_ = llvm::MDNode::get(context_, {md.createAnonymousAliasScope(domain, "inputs")});
-  output_list_ = llvm::MDNode::get(context_, {md.createAnonymousAliasScope(domain, "output")});
-  for (size_t i = 0; i <= signature_.inputs.size(); ++i) {
-    llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(ptr, function_->getArg(0), i);
-    bases_.push_back(b_.CreateLoad(ptr, slot, StrCat("buffer", i)));
-  }
+  prologue_.emplace(module_, b_, symbol, signature_.inputs.size() + 1, "accy.kernel");
+  function_ = prologue_->function();
+  for (size_t i = 0; i <= signature_.inputs.size(); ++i) bases_.push_back(prologue_->buffer(i));
   if (streaming_) {
     stage_ = CreateStreamingStage(b_, *function_);
     if (cached_ != nullptr) {
@@ -327,9 +311,9 @@ StatusOr<KernelSignature> RowPipelineEmitter::Emit(std::string_view symbol) {
         float_max_min ? b_.CreateAlloca(llvm::FixedVectorType::get(b_.getInt1Ty(), width)) : nullptr);
   }
 
-  llvm::Value* first_row = b_.CreateMul(function_->getArg(2), b_.getInt64(rows_per_block));
+  llvm::Value* first_row = b_.CreateMul(prologue_->block_begin(), b_.getInt64(rows_per_block));
   llvm::Value* end_row = b_.CreateBinaryIntrinsic(
-      llvm::Intrinsic::smin, b_.CreateMul(function_->getArg(3), b_.getInt64(rows_per_block)),
+      llvm::Intrinsic::smin, b_.CreateMul(prologue_->block_end(), b_.getInt64(rows_per_block)),
       b_.getInt64(plan_.columns == 0 ? 0 : plan_.rows));
   ACCY_RETURN_IF_ERROR(Loop(first_row, end_row, "row", [&](llvm::Value* row) -> Status {
     row_start_ = b_.CreateMul(row, b_.getInt64(plan_.columns));

@@ -7,12 +7,14 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "jit/elementwise_lowering.h"
 #include "jit/emitters.h"
+#include "jit/kernel_prologue.h"
 #include "jit/row_accumulation.h"
 #include "jit/row_pipeline_plan.h"
 #include "llvm/IR/IRBuilder.h"
@@ -78,8 +80,7 @@ class RowPipelineEmitter {
 
   llvm::Function* function_ = nullptr;
   std::vector<llvm::Value*> bases_;
-  llvm::MDNode* input_list_ = nullptr;
-  llvm::MDNode* output_list_ = nullptr;
+  std::optional<KernelPrologue> prologue_;  // the function, buffers and alias scopes (Emit)
   std::vector<llvm::Value*> offsets_;             // per access, for the current row
   std::map<int, llvm::Value*> row_loads_;         // per-row accesses, loaded at row start
   std::map<const Value*, llvm::Value*> row_values_;  // row-space member results

@@ -86,8 +86,7 @@ Status RowPipelineEmitter::EmitReducePass(int pass) {
           const ElementType out_type = item_.output_value->type().element_type();
           llvm::StoreInst* store = b_.CreateAlignedStore(
               lowering_.ToMemory(values.at(cached_), out_type), CachedAddress(column), llvm::Align(1));
-          store->setMetadata(llvm::LLVMContext::MD_alias_scope, output_list_);
-          store->setMetadata(llvm::LLVMContext::MD_noalias, input_list_);
+          prologue_->Tag(store, KernelPrologue::kOutputs);
         }
         std::map<int, llvm::Value*> loads;
         for (size_t r : reduces) {
@@ -123,8 +122,7 @@ Status RowPipelineEmitter::EmitReducePass(int pass) {
                 lane_vector,
                 b_.CreateInBoundsGEP(lane, bases_[static_cast<size_t>(access.buffer)], index),
                 llvm::Align(1));
-            load->setMetadata(llvm::LLVMContext::MD_alias_scope, input_list_);
-            load->setMetadata(llvm::LLVMContext::MD_noalias, output_list_);
+            prologue_->Tag(load, KernelPrologue::kInputs);
             x = load;
           } else if (from_cached(r, length)) {
             // Written by this chunk's map loop (same thread, same row): no alias metadata.

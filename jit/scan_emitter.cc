@@ -16,8 +16,8 @@
 #include "jit/elementwise_lowering.h"
 #include "jit/emitters.h"
 #include "jit/kernel_abi.h"
+#include "jit/kernel_prologue.h"
 #include "llvm/IR/Intrinsics.h"
-#include "llvm/IR/MDBuilder.h"
 #include "src/schedule/schedule_plan.h"
 #include "src/util/str_cat.h"
 
@@ -92,19 +92,10 @@ StatusOr<KernelSignature> EmitScanKernel(const WorkItem& item, const FusionPlan&
   llvm::LLVMContext& context = module.getContext();
   llvm::IRBuilder<> b(context);
   ElementwiseLowering lowering(module, b);
-  llvm::Type* i64 = b.getInt64Ty();
-  llvm::Type* ptr = b.getPtrTy();
-  auto* function = llvm::Function::Create(
-      llvm::FunctionType::get(b.getVoidTy(), {ptr, ptr, i64, i64}, false),
-      llvm::Function::ExternalLinkage, llvm::StringRef(symbol.data(), symbol.size()), module);
-  function->setDoesNotThrow();
-  b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", function));
-  llvm::MDBuilder md(context);
-  llvm::MDNode* domain = md.createAnonymousAliasScopeDomain("accy.scan");
-  llvm::MDNode* input_scope = llvm::MDNode::get(context, {md.createAnonymousAliasScope(domain, "in")});
-  llvm::MDNode* output_scope = llvm::MDNode::get(context, {md.createAnonymousAliasScope(domain, "out")});
-  llvm::Value* in = b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, function->getArg(0), 0));
-  llvm::Value* out = b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, function->getArg(0), 1));
+  const KernelPrologue prologue(module, b, symbol, 2, "accy.scan");
+  llvm::Function* function = prologue.function();
+  llvm::Value* in = prologue.buffer(0);
+  llvm::Value* out = prologue.buffer(1);
 
   const bool is_float = IsFloat(type);
   const ElementType accumulator = is_float ? ElementType::kF64 : type;
@@ -116,9 +107,9 @@ StatusOr<KernelSignature> EmitScanKernel(const WorkItem& item, const FusionPlan&
   sums->setAlignment(llvm::Align(64));
 
   auto I64 = [&](int64_t v) { return b.getInt64(v); };
-  llvm::Value* first = b.CreateMul(function->getArg(2), I64(units_per_block));
+  llvm::Value* first = b.CreateMul(prologue.block_begin(), I64(units_per_block));
   llvm::Value* last = b.CreateBinaryIntrinsic(
-      llvm::Intrinsic::smin, b.CreateMul(function->getArg(3), I64(units_per_block)), I64(units));
+      llvm::Intrinsic::smin, b.CreateMul(prologue.block_end(), I64(units_per_block)), I64(units));
   EmitFor(b, function, first, last, [&](llvm::Value* unit) {
     llvm::Value* o = b.CreateUDiv(unit, I64(tiles_per_outer));
     llvm::Value* j0 = b.CreateMul(b.CreateURem(unit, I64(tiles_per_outer)), I64(tile));
@@ -134,8 +125,7 @@ StatusOr<KernelSignature> EmitScanKernel(const WorkItem& item, const FusionPlan&
         llvm::Value* index = b.CreateAdd(base, j);
         llvm::LoadInst* element =
             b.CreateAlignedLoad(memory, b.CreateInBoundsGEP(memory, in, index), llvm::Align(1));
-        element->setMetadata(llvm::LLVMContext::MD_alias_scope, input_scope);
-        element->setMetadata(llvm::LLVMContext::MD_noalias, output_scope);
+        prologue.Tag(element, KernelPrologue::kInputs);
         llvm::Value* slot = b.CreateInBoundsGEP(acc_type, sums, j);
         llvm::Value* sum = b.CreateLoad(acc_type, slot);
         llvm::Value* value = lowering.FromMemory(element, type);
@@ -147,8 +137,7 @@ StatusOr<KernelSignature> EmitScanKernel(const WorkItem& item, const FusionPlan&
         llvm::StoreInst* store = b.CreateAlignedStore(lowering.ToMemory(rounded, type),
                                                       b.CreateInBoundsGEP(memory, out, index),
                                                       llvm::Align(1));
-        store->setMetadata(llvm::LLVMContext::MD_alias_scope, output_scope);
-        store->setMetadata(llvm::LLVMContext::MD_noalias, input_scope);
+        prologue.Tag(store, KernelPrologue::kOutputs);
       });
     });
   });

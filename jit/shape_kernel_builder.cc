@@ -6,7 +6,6 @@
 #include <cstring>
 #include <limits>
 
-#include "llvm/IR/MDBuilder.h"
 #include "src/util/str_cat.h"
 
 namespace accy::jit {
@@ -42,27 +41,17 @@ int64_t IndexFromBytes(ElementType type, const uint8_t* bytes) {
 
 ShapeKernelBuilder::ShapeKernelBuilder(llvm::Module& module, std::string_view symbol, size_t inputs,
                                        size_t outputs)
-    : module_(module), builder_(module.getContext()), lowering_(module, builder_), inputs_(inputs) {
-  llvm::LLVMContext& context = module.getContext();
-  llvm::Type* i64 = builder_.getInt64Ty();
-  llvm::Type* ptr = builder_.getPtrTy();
-  auto* type = llvm::FunctionType::get(builder_.getVoidTy(), {ptr, ptr, i64, i64}, false);
-  function_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage,
-                                     llvm::StringRef(symbol.data(), symbol.size()), module);
-  function_->setDoesNotThrow();
-  block_begin_ = function_->getArg(2);
-  block_end_ = function_->getArg(3);
-  builder_.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", function_));
-  // Outputs never alias inputs (kernel ABI): the scopes spare the vectorizer runtime overlap
-  // checks and let LICM hoist index loads out of the column loops.
-  llvm::MDBuilder md(context);
-  llvm::MDNode* domain = md.createAnonymousAliasScopeDomain("accy.shape");
-  input_list_ = llvm::MDNode::get(context, {md.createAnonymousAliasScope(domain, "inputs")});
-  output_list_ = llvm::MDNode::get(context, {md.createAnonymousAliasScope(domain, "outputs")});
-  for (size_t b = 0; b < inputs + outputs; ++b) {
-    llvm::Value* slot = builder_.CreateConstInBoundsGEP1_64(ptr, function_->getArg(0), b);
-    bases_.push_back(builder_.CreateLoad(ptr, slot, StrCat("buffer", b)));
-  }
+    : module_(module),
+      builder_(module.getContext()),
+      lowering_(module, builder_),
+      // Outputs never alias inputs (kernel ABI): the scopes spare the vectorizer runtime overlap
+      // checks and let LICM hoist index loads out of the column loops.
+      prologue_(module, builder_, symbol, inputs + outputs, "accy.shape"),
+      inputs_(inputs) {
+  function_ = prologue_.function();
+  block_begin_ = prologue_.block_begin();
+  block_end_ = prologue_.block_end();
+  for (size_t b = 0; b < inputs + outputs; ++b) bases_.push_back(prologue_.buffer(b));
 }
 
 llvm::Value* ShapeKernelBuilder::Address(size_t buffer, llvm::Type* type, llvm::Value* index) {
@@ -70,9 +59,7 @@ llvm::Value* ShapeKernelBuilder::Address(size_t buffer, llvm::Type* type, llvm::
 }
 
 void ShapeKernelBuilder::Tag(llvm::Instruction* access, size_t buffer) {
-  const bool input = buffer < inputs_;
-  access->setMetadata(llvm::LLVMContext::MD_alias_scope, input ? input_list_ : output_list_);
-  access->setMetadata(llvm::LLVMContext::MD_noalias, input ? output_list_ : input_list_);
+  prologue_.Tag(access, buffer < inputs_ ? KernelPrologue::kInputs : KernelPrologue::kOutputs);
 }
 
 llvm::Value* ShapeKernelBuilder::LoadBits(size_t buffer, ElementType type, llvm::Value* index) {

@@ -19,6 +19,7 @@
 #include "accy/status.h"
 #include "jit/elementwise_lowering.h"
 #include "jit/kernel_abi.h"
+#include "jit/kernel_prologue.h"
 #include "jit/kernel_signature.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
@@ -112,13 +113,12 @@ class ShapeKernelBuilder {
   llvm::Module& module_;
   llvm::IRBuilder<> builder_;
   ElementwiseLowering lowering_;
+  KernelPrologue prologue_;
   llvm::Function* function_ = nullptr;
   size_t inputs_ = 0;
   std::vector<llvm::Value*> bases_;
   llvm::Value* block_begin_ = nullptr;
   llvm::Value* block_end_ = nullptr;
-  llvm::MDNode* input_list_ = nullptr;
-  llvm::MDNode* output_list_ = nullptr;
 };
 
 // Spec "bitcast_convert" between i1 and a wider type (num_bits(i1) = 1): element i of the i1

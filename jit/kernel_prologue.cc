@@ -1,0 +1,52 @@
+// KernelPrologue (jit/kernel_prologue.h).
+#include "jit/kernel_prologue.h"
+
+#include <string>
+
+#include "llvm/IR/MDBuilder.h"
+
+namespace accy::jit {
+
+KernelPrologue::KernelPrologue(llvm::Module& module, llvm::IRBuilder<>& builder,
+                               std::string_view symbol, size_t buffer_count,
+                               std::string_view domain,
+                               std::initializer_list<std::string_view> extra_scopes) {
+  llvm::LLVMContext& context = module.getContext();
+  llvm::Type* i64 = builder.getInt64Ty();
+  llvm::Type* ptr = builder.getPtrTy();
+  auto* type = llvm::FunctionType::get(builder.getVoidTy(), {ptr, ptr, i64, i64}, false);
+  function_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage,
+                                     llvm::StringRef(symbol.data(), symbol.size()), module);
+  function_->setDoesNotThrow();
+  builder.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", function_));
+
+  llvm::MDBuilder md(context);
+  llvm::MDNode* scope_domain =
+      md.createAnonymousAliasScopeDomain(llvm::StringRef(domain.data(), domain.size()));
+  std::vector<llvm::MDNode*> scopes = {md.createAnonymousAliasScope(scope_domain, "inputs"),
+                                       md.createAnonymousAliasScope(scope_domain, "outputs")};
+  for (std::string_view name : extra_scopes) {
+    scopes.push_back(
+        md.createAnonymousAliasScope(scope_domain, llvm::StringRef(name.data(), name.size())));
+  }
+  for (size_t k = 0; k < scopes.size(); ++k) {
+    scopes_.push_back(llvm::MDNode::get(context, {scopes[k]}));
+    std::vector<llvm::Metadata*> rest;
+    for (size_t j = 0; j < scopes.size(); ++j) {
+      if (j != k) rest.push_back(scopes[j]);
+    }
+    others_.push_back(llvm::MDNode::get(context, rest));
+  }
+
+  for (size_t i = 0; i < buffer_count; ++i) {
+    llvm::Value* slot = builder.CreateConstInBoundsGEP1_64(ptr, function_->getArg(0), i);
+    buffers_.push_back(builder.CreateLoad(ptr, slot, "buffer" + std::to_string(i)));
+  }
+}
+
+void KernelPrologue::Tag(llvm::Instruction* access, size_t k) const {
+  access->setMetadata(llvm::LLVMContext::MD_alias_scope, scopes_[k]);
+  access->setMetadata(llvm::LLVMContext::MD_noalias, others_[k]);
+}
+
+}  // namespace accy::jit
