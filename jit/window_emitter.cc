@@ -13,6 +13,7 @@
 // false), and the source element is combined into the output at the selected position through
 // the scatter region. A window entirely in the padding selects nothing.
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "jit/region_lowering.h"
@@ -50,6 +51,47 @@ Status WindowLoops(ShapeKernelBuilder& k, const std::vector<int64_t>& window, si
     position[d] = w;
     return WindowLoops(k, window, d + 1, position, fn);
   });
+}
+
+// Where window position `w` of the window starting at `start` falls (the first `start.size()`
+// dims): whether it is on an input element (not padding, not a base-dilation hole), and that
+// element's linear index in the input (meaningless when it is not).
+struct WindowPoint {
+  llvm::Value* on_input;
+  llvm::Value* at;
+};
+WindowPoint PointOf(ShapeKernelBuilder& k, const WindowGeometry& g,
+                    const std::vector<llvm::Value*>& start, const std::vector<llvm::Value*>& w,
+                    const std::vector<int64_t>& in_dims, const std::vector<int64_t>& in_strides) {
+  llvm::IRBuilder<>& b = k.ir();
+  WindowPoint point{b.getTrue(), k.Int(0)};
+  for (size_t d = 0; d < start.size(); ++d) {
+    llvm::Value* q = b.CreateAdd(start[d], b.CreateMul(w[d], k.Int(g.window_dilations[d])));
+    // Unsigned: a negative position (low padding) is out of range too.
+    llvm::Value* inside = b.CreateICmpULT(q, k.Int(g.DilatedInput(d, in_dims[d])));
+    llvm::Value* index = q;
+    if (g.base_dilations[d] != 1) {
+      inside = b.CreateAnd(
+          inside, b.CreateICmpEQ(b.CreateURem(q, k.Int(g.base_dilations[d])), k.Int(0)));
+      index = b.CreateUDiv(q, k.Int(g.base_dilations[d]));
+    }
+    point.on_input = b.CreateAnd(point.on_input, inside);
+    point.at = b.CreateAdd(point.at, b.CreateMul(index, k.Int(in_strides[d])));
+  }
+  return point;
+}
+
+// reduce_window's body over (accumulators..., elements...), with its n results.
+StatusOr<std::vector<llvm::Value*>> LowerBody(ShapeKernelBuilder& k, const Operation& op,
+                                              std::span<llvm::Value* const> arguments, size_t n) {
+  ACCY_ASSIGN_OR_RETURN(std::vector<llvm::Value*> results,
+                        LowerScalarRegion(k.lowering(), *op.region(0), arguments,
+                                          "shape emitter: reduce_window body"));
+  if (results.size() != n) {
+    return absl::InvalidArgumentError(StrCat("jit: shape emitter: reduce_window body returns ",
+                                             results.size(), " values, expected ", n));
+  }
+  return results;
 }
 
 // A window that does not extend along the last dim (size 1, stride 1, no padding, no base
@@ -109,13 +151,7 @@ Status EmitChannelLastReduceWindow(ShapeKernelBuilder& k, const Operation& op,
             }
             for (size_t i = 0; i < n; ++i) arguments.push_back(element(i, c));
             ACCY_ASSIGN_OR_RETURN(std::vector<llvm::Value*> results,
-                                  LowerScalarRegion(k.lowering(), *op.region(0), arguments,
-                                                    "shape emitter: reduce_window body"));
-            if (results.size() != n) {
-              return absl::InvalidArgumentError(
-                  StrCat("jit: shape emitter: reduce_window body returns ", results.size(),
-                         " values, expected ", n));
-            }
+                                  LowerBody(k, op, arguments, n));
             for (size_t i = 0; i < n; ++i) {
               k.StoreElement(first_output + i, types[i], at_out, results[i]);
             }
@@ -125,23 +161,7 @@ Status EmitChannelLastReduceWindow(ShapeKernelBuilder& k, const Operation& op,
         std::vector<llvm::Value*> position(outer_rank);
         return WindowLoops(
             k, outer_window, 0, position, [&](const std::vector<llvm::Value*>& w) -> Status {
-              llvm::Value* on_input = b.getTrue();
-              llvm::Value* at = k.Int(0);
-              for (size_t d = 0; d < outer_rank; ++d) {
-                llvm::Value* q =
-                    b.CreateAdd(start[d], b.CreateMul(w[d], k.Int(g.window_dilations[d])));
-                // Unsigned: a negative position (low padding) is out of range too.
-                llvm::Value* inside = b.CreateICmpULT(q, k.Int(g.DilatedInput(d, in_dims[d])));
-                llvm::Value* index = q;
-                if (g.base_dilations[d] != 1) {
-                  inside = b.CreateAnd(
-                      inside,
-                      b.CreateICmpEQ(b.CreateURem(q, k.Int(g.base_dilations[d])), k.Int(0)));
-                  index = b.CreateUDiv(q, k.Int(g.base_dilations[d]));
-                }
-                on_input = b.CreateAnd(on_input, inside);
-                at = b.CreateAdd(at, b.CreateMul(index, k.Int(in_strides[d])));
-              }
+              const auto [on_input, at] = PointOf(k, g, start, w, in_dims, in_strides);
               ACCY_RETURN_IF_ERROR(k.If(on_input, [&]() -> Status {
                 return combine([&](size_t i, llvm::Value* c) {
                   return k.LoadElement(inputs[i], types[i], b.CreateAdd(at, c));
@@ -213,24 +233,7 @@ StatusOr<KernelSignature> EmitReduceWindowKernel(const Operation& op, llvm::Modu
         ACCY_RETURN_IF_ERROR(WindowLoops(
             k, g.window_dimensions, 0, position,
             [&](const std::vector<llvm::Value*>& w) -> Status {
-              llvm::Value* on_input = b.getTrue();
-              llvm::Value* at = k.Int(0);
-              for (size_t d = 0; d < rank; ++d) {
-                llvm::Value* q =
-                    b.CreateAdd(start[d], b.CreateMul(w[d], k.Int(g.window_dilations[d])));
-                // Unsigned: a negative position (low padding) is out of range too.
-                llvm::Value* inside =
-                    b.CreateICmpULT(q, k.Int(g.DilatedInput(d, in_dims[d])));
-                llvm::Value* index = q;
-                if (g.base_dilations[d] != 1) {
-                  inside = b.CreateAnd(
-                      inside, b.CreateICmpEQ(b.CreateURem(q, k.Int(g.base_dilations[d])),
-                                             k.Int(0)));
-                  index = b.CreateUDiv(q, k.Int(g.base_dilations[d]));
-                }
-                on_input = b.CreateAnd(on_input, inside);
-                at = b.CreateAdd(at, b.CreateMul(index, k.Int(in_strides[d])));
-              }
+              auto [on_input, at] = PointOf(k, g, start, w, in_dims, in_strides);
               // Padding reads element 0 (in bounds) and takes the init value instead.
               at = b.CreateSelect(on_input, at, k.Int(0));
               std::vector<llvm::Value*> arguments;
@@ -246,13 +249,7 @@ StatusOr<KernelSignature> EmitReduceWindowKernel(const Operation& op, llvm::Modu
                 arguments.push_back(value);
               }
               ACCY_ASSIGN_OR_RETURN(std::vector<llvm::Value*> results,
-                                    LowerScalarRegion(k.lowering(), *op.region(0), arguments,
-                                                      "shape emitter: reduce_window body"));
-              if (results.size() != n) {
-                return absl::InvalidArgumentError(
-                    StrCat("jit: shape emitter: reduce_window body returns ", results.size(),
-                           " values, expected ", n));
-              }
+                                    LowerBody(k, op, arguments, n));
               for (size_t i = 0; i < n; ++i) b.CreateStore(results[i], acc_slots[i]);
               return absl::OkStatus();
             }));
