@@ -64,6 +64,15 @@ class ElementwiseLowering {
   llvm::Value* Convert(llvm::Value* value, ElementType from, ElementType to);
   llvm::Value* IntToFloat(llvm::Value* value, ElementType from, ElementType to);
   llvm::Value* CallLibm(const char* name, ElementType type, std::span<llvm::Value* const> args);
+  // A double special function of src/util/special_math.h (the JIT binds `symbol` to it) on a
+  // compute-form float or double, rounded once back to the compute type.
+  llvm::Value* CallSpecialMath(const char* symbol, llvm::Value* x);
+  // reduce_precision and chlo.next_after on the storage form's bits (no f32 detour for
+  // f16/bf16): the reference evaluator's ReducePrecisionBits / NextAfterBits in IR.
+  StatusOr<llvm::Value*> ReducePrecision(const Operation& op, ElementType type, llvm::Value* x);
+  llvm::Value* NextAfter(ElementType type, llvm::Value* from, llvm::Value* to);
+  llvm::Value* ToBits(llvm::Value* value, ElementType type);
+  llvm::Value* FromBits(llvm::Value* bits, ElementType type);
   StatusOr<llvm::Value*> Unary(OpKind kind, ElementType type, llvm::Value* x);
   StatusOr<llvm::Value*> Binary(OpKind kind, ElementType type, llvm::Value* a, llvm::Value* b);
   StatusOr<llvm::Value*> FloatUnary(OpKind kind, ElementType type, llvm::Value* x);

@@ -37,6 +37,7 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/Transforms/Utils/Cloning.h"
+#include "src/util/special_math.h"
 #include "src/util/str_cat.h"
 
 namespace accy::jit {
@@ -80,8 +81,23 @@ struct MathFunction {
   int arity;
 };
 constexpr MathFunction kVectorMath[] = {
-    {"exp", 1},  {"expm1", 1}, {"log", 1}, {"log1p", 1}, {"tanh", 1},
-    {"sin", 1},  {"cos", 1},   {"cbrt", 1}, {"pow", 2},   {"atan2", 2},
+    {"exp", 1},  {"expm1", 1}, {"log", 1},   {"log1p", 1}, {"tanh", 1},  {"sin", 1},
+    {"cos", 1},  {"cbrt", 1},  {"pow", 2},   {"atan2", 2}, {"tan", 1},   {"asin", 1},
+    {"acos", 1}, {"atan", 1},  {"sinh", 1},  {"cosh", 1},  {"asinh", 1}, {"acosh", 1},
+    {"atanh", 1}, {"erf", 1},  {"erfc", 1},
+};
+
+// The special functions without a libm version that kernels call by these names
+// (ElementwiseLowering::CallSpecialMath): double -> double, pure.
+struct SpecialMathSymbol {
+  const char* name;
+  double (*function)(double);
+};
+constexpr SpecialMathSymbol kSpecialMath[] = {
+    {"accy_erf_inv", &special::ErfInv},
+    {"accy_lgamma", &special::Lgamma},
+    {"accy_digamma", &special::Digamma},
+    {"accy_bessel_i1e", &special::BesselI1e},
 };
 
 void InitializeLlvmOnce() {
@@ -349,6 +365,16 @@ StatusOr<std::unique_ptr<JitCompiler>> JitCompiler::Create(const JitCompilerOpti
   auto libmvec = llvm::orc::DynamicLibrarySearchGenerator::Load("libmvec.so.1", prefix);
   if (!libmvec) return LlvmError("loading glibc's libmvec.so.1", libmvec.takeError());
   impl->jit->getMainJITDylib().addGenerator(std::move(*libmvec));
+  llvm::orc::SymbolMap special_math;
+  for (const SpecialMathSymbol& symbol : kSpecialMath) {
+    special_math[impl->jit->mangleAndIntern(symbol.name)] = llvm::orc::ExecutorSymbolDef(
+        llvm::orc::ExecutorAddr::fromPtr(symbol.function),
+        llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
+  }
+  if (llvm::Error error =
+          impl->jit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(special_math)))) {
+    return LlvmError("defining the special-function symbols", std::move(error));
+  }
   impl->BuildVectorMathTable();
   return std::unique_ptr<JitCompiler>(new JitCompiler(std::move(impl)));
 }

@@ -169,6 +169,37 @@ class FunctionBuilder {
   StatusOr<Value*> RoundNearestAfz(Value* x);
   StatusOr<Value*> IsFinite(Value* x);
   StatusOr<Value*> Popcnt(Value* x);
+  // tan (spec "tan"), float types.
+  StatusOr<Value*> Tan(Value* x);
+  // CHLO elementwise ops (chlo dialect, ChloOps.td; docs/numerics.md "CHLO" for how each is
+  // computed and its error bound), float types only, result type = operand type except the
+  // is_*inf tests (i1). Errors: kInvalidArgument naming the op for a non-float operand.
+  StatusOr<Value*> Asin(Value* x);
+  StatusOr<Value*> Acos(Value* x);
+  StatusOr<Value*> Atan(Value* x);
+  StatusOr<Value*> Sinh(Value* x);
+  StatusOr<Value*> Cosh(Value* x);
+  StatusOr<Value*> Asinh(Value* x);
+  StatusOr<Value*> Acosh(Value* x);
+  StatusOr<Value*> Atanh(Value* x);
+  StatusOr<Value*> Erf(Value* x);
+  StatusOr<Value*> Erfc(Value* x);
+  // Inverse of erf on [-1, 1]: +-inf at +-1, NaN outside.
+  StatusOr<Value*> ErfInv(Value* x);
+  // log|Gamma(x)|: +inf at the poles (0, -1, -2, ...).
+  StatusOr<Value*> Lgamma(Value* x);
+  // Gamma'(x)/Gamma(x): NaN at the poles (0, -1, -2, ...), as XLA.
+  StatusOr<Value*> Digamma(Value* x);
+  // exp(-|x|) I1(x), the exponentially scaled modified Bessel function of order 1.
+  StatusOr<Value*> BesselI1e(Value* x);
+  StatusOr<Value*> IsInf(Value* x);
+  StatusOr<Value*> IsPosInf(Value* x);
+  StatusOr<Value*> IsNegInf(Value* x);
+  // reduce_precision (spec "reduce_precision"): `x` rounded (nearest even) to a float format of
+  // `exponent_bits` (1..64) and `mantissa_bits` (0..64) and back to x's type; overflow gives
+  // +-inf, values below the format's smallest normal give +-0, NaN stays NaN (+-inf when
+  // mantissa_bits is 0). Errors: kInvalidArgument for a non-float `x` or bits out of range.
+  StatusOr<Value*> ReducePrecision(Value* x, int64_t exponent_bits, int64_t mantissa_bits);
   // convert to another element type, same shape.
   StatusOr<Value*> Convert(Value* x, ElementType to);
   // bitcast_convert to `result_type` (spec rules on bit widths and the trailing dim).
@@ -184,6 +215,9 @@ class FunctionBuilder {
   StatusOr<Value*> Minimum(Value* lhs, Value* rhs);
   StatusOr<Value*> Power(Value* lhs, Value* rhs);
   StatusOr<Value*> Atan2(Value* lhs, Value* rhs);
+  // chlo.next_after: the representable value next to lhs in the direction of rhs (rhs when
+  // they are equal, NaN when either is NaN); float types.
+  StatusOr<Value*> NextAfter(Value* lhs, Value* rhs);
   StatusOr<Value*> And(Value* lhs, Value* rhs);
   StatusOr<Value*> Or(Value* lhs, Value* rhs);
   StatusOr<Value*> Xor(Value* lhs, Value* rhs);

@@ -173,6 +173,14 @@ const OpInfo& GetOpInfo(OpKind kind);
 std::string_view OpName(OpKind kind);
 // Inverse of OpName (without the "stablehlo." prefix); kInvalidArgument for an unknown name.
 StatusOr<OpKind> ParseOpKind(std::string_view name);
+// The name an op has in MLIR text: "stablehlo.add", "chlo.erf" (a table name with a dialect
+// prefix is already qualified).
+std::string QualifiedOpName(OpKind kind);
+// Inverse of QualifiedOpName for the names an importer meets: "stablehlo.<name>" for a StableHLO
+// row, the table's "chlo.<name>" for a CHLO row, and "chlo.tan" for tan (CHLO's tan is
+// StableHLO's). kInvalidArgument "unknown op '<name>'" for anything else, including
+// "stablehlo.chlo.erf" and the bare "add".
+StatusOr<OpKind> ParseQualifiedOpKind(std::string_view name);
 
 // The op table's category: abs .. bitcast_convert (bitcast only same width, see IsElementwise),
 // add .. compare, select and clamp. False for an invalid kind.

@@ -187,6 +187,24 @@ ACCY_UNARY_METHOD(RoundNearestEven, kRoundNearestEven)
 ACCY_UNARY_METHOD(RoundNearestAfz, kRoundNearestAfz)
 ACCY_UNARY_METHOD(IsFinite, kIsFinite)
 ACCY_UNARY_METHOD(Popcnt, kPopcnt)
+ACCY_UNARY_METHOD(Tan, kTan)
+ACCY_UNARY_METHOD(Asin, kAsin)
+ACCY_UNARY_METHOD(Acos, kAcos)
+ACCY_UNARY_METHOD(Atan, kAtan)
+ACCY_UNARY_METHOD(Sinh, kSinh)
+ACCY_UNARY_METHOD(Cosh, kCosh)
+ACCY_UNARY_METHOD(Asinh, kAsinh)
+ACCY_UNARY_METHOD(Acosh, kAcosh)
+ACCY_UNARY_METHOD(Atanh, kAtanh)
+ACCY_UNARY_METHOD(Erf, kErf)
+ACCY_UNARY_METHOD(Erfc, kErfc)
+ACCY_UNARY_METHOD(ErfInv, kErfInv)
+ACCY_UNARY_METHOD(Lgamma, kLgamma)
+ACCY_UNARY_METHOD(Digamma, kDigamma)
+ACCY_UNARY_METHOD(BesselI1e, kBesselI1e)
+ACCY_UNARY_METHOD(IsInf, kIsInf)
+ACCY_UNARY_METHOD(IsPosInf, kIsPosInf)
+ACCY_UNARY_METHOD(IsNegInf, kIsNegInf)
 #undef ACCY_UNARY_METHOD
 
 #define ACCY_BINARY_METHOD(Method, Kind)                               \
@@ -202,6 +220,7 @@ ACCY_BINARY_METHOD(Maximum, kMaximum)
 ACCY_BINARY_METHOD(Minimum, kMinimum)
 ACCY_BINARY_METHOD(Power, kPower)
 ACCY_BINARY_METHOD(Atan2, kAtan2)
+ACCY_BINARY_METHOD(NextAfter, kNextAfter)
 ACCY_BINARY_METHOD(And, kAnd)
 ACCY_BINARY_METHOD(Or, kOr)
 ACCY_BINARY_METHOD(Xor, kXor)
@@ -222,6 +241,16 @@ StatusOr<Value*> FunctionBuilder::Convert(Value* x, ElementType to) {
 
 StatusOr<Value*> FunctionBuilder::BitcastConvert(Value* x, const TensorType& result_type) {
   return SingleResult(CreateOp(OpKind::kBitcastConvert, {x}, {result_type}));
+}
+
+StatusOr<Value*> FunctionBuilder::ReducePrecision(Value* x, int64_t exponent_bits,
+                                                  int64_t mantissa_bits) {
+  ACCY_RETURN_IF_ERROR(CheckOperands(OpKind::kReducePrecision, std::span<Value* const>(&x, 1)));
+  std::vector<NamedAttribute> attrs = {{"exponent_bits", exponent_bits},
+                                       {"mantissa_bits", mantissa_bits}};
+  ACCY_ASSIGN_OR_RETURN(auto types, ir_internal::InferResultTypes(OpKind::kReducePrecision,
+                                                                  TypesOf({&x, 1}), attrs));
+  return SingleResult(CreateOp(OpKind::kReducePrecision, {x}, *types, std::move(attrs)));
 }
 
 StatusOr<Value*> FunctionBuilder::Compare(Value* lhs, Value* rhs, std::string_view direction,

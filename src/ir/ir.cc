@@ -51,6 +51,28 @@ StatusOr<OpKind> ParseOpKind(std::string_view name) {
   return absl::InvalidArgumentError(StrCat("unknown op '", name, "'"));
 }
 
+std::string QualifiedOpName(OpKind kind) {
+  const std::string_view name = OpName(kind);
+  if (name.find('.') != std::string_view::npos) return std::string(name);
+  return StrCat("stablehlo.", name);
+}
+
+StatusOr<OpKind> ParseQualifiedOpKind(std::string_view name) {
+  constexpr std::string_view kStableHlo = "stablehlo.";
+  if (name.starts_with(kStableHlo)) {
+    const std::string_view short_name = name.substr(kStableHlo.size());
+    if (short_name.find('.') == std::string_view::npos) {
+      StatusOr<OpKind> kind = ParseOpKind(short_name);
+      if (kind.ok()) return kind;
+    }
+  } else if (name.starts_with("chlo.")) {
+    if (name == "chlo.tan") return OpKind::kTan;
+    StatusOr<OpKind> kind = ParseOpKind(name);
+    if (kind.ok()) return kind;
+  }
+  return absl::InvalidArgumentError(StrCat("unknown op '", name, "'"));
+}
+
 std::string_view OpCategoryName(OpCategory category) {
   switch (category) {
     case OpCategory::kConstant:

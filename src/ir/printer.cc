@@ -100,6 +100,11 @@ std::string SameOperandsAndResultType(const Operation& op) {
   return result.ToString();
 }
 
+// chlo's elementwise format: `operand types -> result type`, no parentheses.
+std::string ChloType(const Operation& op) {
+  return StrCat(TypeList(OperandTypes(op)), " -> ", op.result(0)->type().ToString());
+}
+
 std::string Bool(bool value) { return value ? "true" : "false"; }
 
 // Fields of a `#stablehlo.gather<...>` / `#stablehlo.scatter<...>` struct, printed as stablehlo's
@@ -210,7 +215,7 @@ class ModulePrinter {
 
   // Everything after `%N = `; ops with regions span several lines.
   void PrintOpBody(const Operation& op, int depth) {
-    const std::string name = StrCat("stablehlo.", op.name());
+    const std::string name = QualifiedOpName(op.kind());
     switch (op.kind()) {
       case OpKind::kConstant: {
         const DenseElements* value = op.GetDense("value");
@@ -256,6 +261,35 @@ class ModulePrinter {
       case OpKind::kShiftRightArithmetic:
       case OpKind::kClamp:
         out_ += StrCat(name, " ", Operands(op), " : ", SameOperandsAndResultType(op));
+        return;
+      case OpKind::kTan:
+        out_ += StrCat(name, " ", Operands(op), " : ", SameOperandsAndResultType(op));
+        return;
+      case OpKind::kReducePrecision:
+        out_ += StrCat(name, " ", Operands(op), ", format = e",
+                       op.GetInt("exponent_bits").value_or(0), "m",
+                       op.GetInt("mantissa_bits").value_or(0), " : ",
+                       SameOperandsAndResultType(op));
+        return;
+      case OpKind::kAsin:
+      case OpKind::kAcos:
+      case OpKind::kAtan:
+      case OpKind::kSinh:
+      case OpKind::kCosh:
+      case OpKind::kAsinh:
+      case OpKind::kAcosh:
+      case OpKind::kAtanh:
+      case OpKind::kErf:
+      case OpKind::kErfc:
+      case OpKind::kErfInv:
+      case OpKind::kLgamma:
+      case OpKind::kDigamma:
+      case OpKind::kBesselI1e:
+      case OpKind::kIsInf:
+      case OpKind::kIsPosInf:
+      case OpKind::kIsNegInf:
+      case OpKind::kNextAfter:
+        out_ += StrCat(name, " ", Operands(op), " : ", ChloType(op));
         return;
       case OpKind::kIsFinite:
       case OpKind::kBitcastConvert:

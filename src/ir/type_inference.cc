@@ -81,11 +81,34 @@ Status CheckUniqueInRange(std::string_view op, std::string_view attr,
   return absl::OkStatus();
 }
 
-StatusOr<std::vector<TensorType>> InferUnary(OpKind kind, std::span<const TensorType> operands) {
+// reduce_precision's exponent_bits (>= 1) and mantissa_bits (>= 0), spec "reduce_precision"
+// constraints (C2, C3); at most 64 each so the bit masks stay defined.
+Status CheckReducePrecisionBits(std::string_view op, const AttributeView& attrs) {
+  for (const char* name : {"exponent_bits", "mantissa_bits"}) {
+    const AttributeValue* value = attrs.Find(name);
+    if (value == nullptr) return Error(op, StrCat("missing int attribute ", name));
+    if (!std::holds_alternative<int64_t>(*value)) {
+      return WrongAttributeKind(op, name, "an int", *value);
+    }
+    const int64_t bits = std::get<int64_t>(*value);
+    const int64_t low = std::string_view(name) == "exponent_bits" ? 1 : 0;
+    if (bits < low || bits > 64) {
+      return Error(op, StrCat(name, " is ", bits, ", expected ", low, " to 64"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+StatusOr<std::vector<TensorType>> InferUnary(OpKind kind, std::span<const TensorType> operands,
+                                             const AttributeView& attrs) {
   std::string_view op = OpName(kind);
   ACCY_RETURN_IF_ERROR(CheckOperandCount(op, operands, 1));
   ACCY_RETURN_IF_ERROR(CheckElementClass(kind, "operand 0", operands[0]));
-  if (kind == OpKind::kIsFinite) return std::vector<TensorType>{operands[0].WithElementType(ElementType::kI1)};
+  if (kind == OpKind::kReducePrecision) ACCY_RETURN_IF_ERROR(CheckReducePrecisionBits(op, attrs));
+  if (kind == OpKind::kIsFinite || kind == OpKind::kIsInf || kind == OpKind::kIsPosInf ||
+      kind == OpKind::kIsNegInf) {
+    return std::vector<TensorType>{operands[0].WithElementType(ElementType::kI1)};
+  }
   return std::vector<TensorType>{operands[0]};
 }
 
@@ -470,7 +493,7 @@ StatusOr<std::optional<std::vector<TensorType>>> InferResultTypes(
   AttributeView attrs(attributes);
   using Result = std::optional<std::vector<TensorType>>;
   if (IsElementwiseUnary(kind) && kind != OpKind::kConvert && kind != OpKind::kBitcastConvert) {
-    ACCY_ASSIGN_OR_RETURN(auto types, InferUnary(kind, operand_types));
+    ACCY_ASSIGN_OR_RETURN(auto types, InferUnary(kind, operand_types, attrs));
     return Result(std::move(types));
   }
   if (IsElementwiseBinary(kind)) {

@@ -11,9 +11,11 @@
 #include <bit>
 #include <cmath>
 #include <string>
+#include <type_traits>
 
 #include "src/reference/evaluator_internal.h"
 #include "src/reference/scalar.h"
+#include "src/util/special_math.h"
 
 namespace accy::reference {
 namespace {
@@ -90,6 +92,46 @@ T FloatUnary(OpKind kind, T x) {
       return RoundHalfToEven(x);
     case OpKind::kRoundNearestAfz:
       return std::round(x);
+    case OpKind::kTan:
+      return std::tan(x);
+    case OpKind::kAsin:
+      return std::asin(x);
+    case OpKind::kAcos:
+      return std::acos(x);
+    case OpKind::kAtan:
+      return std::atan(x);
+    // f32: CHLO's decomposition exp(x + log 1/2) +- exp(-x + log 1/2), as the JIT (sinh below
+    // |x| = 1 is the double function; docs/numerics.md "CHLO").
+    case OpKind::kSinh:
+      if constexpr (std::is_same_v<T, float>) {
+        if (std::fabs(x) < 1.0f) return static_cast<float>(std::sinh(static_cast<double>(x)));
+        return std::exp(x + std::log(0.5f)) - std::exp(-x + std::log(0.5f));
+      }
+      return std::sinh(x);
+    case OpKind::kCosh:
+      if constexpr (std::is_same_v<T, float>) {
+        return std::exp(x + std::log(0.5f)) + std::exp(-x + std::log(0.5f));
+      }
+      return std::cosh(x);
+    case OpKind::kAsinh:
+      return std::asinh(x);
+    case OpKind::kAcosh:
+      return std::acosh(x);
+    case OpKind::kAtanh:
+      return std::atanh(x);
+    case OpKind::kErf:
+      return std::erf(x);
+    case OpKind::kErfc:
+      return std::erfc(x);
+    // No libm version: the double implementations, rounded once (special_math.h).
+    case OpKind::kErfInv:
+      return static_cast<T>(special::ErfInv(x));
+    case OpKind::kLgamma:
+      return static_cast<T>(special::Lgamma(x));
+    case OpKind::kDigamma:
+      return static_cast<T>(special::Digamma(x));
+    case OpKind::kBesselI1e:
+      return static_cast<T>(special::BesselI1e(x));
     default:
       ACCY_CHECK(false && "float unary op not handled");
       return x;
@@ -233,12 +275,85 @@ Status CheckBinaryElementType(OpKind kind, ElementType type) {
   return CheckElementType(kind, type);
 }
 
+FloatFormat FormatOf(ElementType type) {
+  switch (type) {
+    case ElementType::kF16:
+      return {5, 10};
+    case ElementType::kBF16:
+      return {8, 7};
+    case ElementType::kF32:
+      return {8, 23};
+    default:
+      return {11, 52};
+  }
+}
+
+uint64_t ReducePrecisionBits(uint64_t bits, FloatFormat from, int64_t exponent_bits,
+                             int64_t mantissa_bits) {
+  const int width = 1 + from.exponent_bits + from.mantissa_bits;
+  const uint64_t exponent_mask = ((uint64_t{1} << from.exponent_bits) - 1) << from.mantissa_bits;
+  const uint64_t mantissa_mask = (uint64_t{1} << from.mantissa_bits) - 1;
+  const uint64_t sign = bits & (uint64_t{1} << (width - 1));
+  const bool is_nan = (bits & exponent_mask) == exponent_mask && (bits & mantissa_mask) != 0;
+  if (is_nan) return mantissa_bits > 0 ? bits : sign | exponent_mask;
+  uint64_t result = bits;
+  if (mantissa_bits < from.mantissa_bits) {
+    // Round to nearest even at the kept mantissa's last bit; a carry into the exponent is the
+    // correct rounding up to the next binade (or to infinity).
+    const int dropped = from.mantissa_bits - static_cast<int>(mantissa_bits);
+    const uint64_t last_kept = uint64_t{1} << dropped;
+    const uint64_t bias = (last_kept >> 1) - 1 + ((result & last_kept) >> dropped);
+    result = (result + bias) & ~(last_kept - 1);
+  }
+  if (exponent_bits < from.exponent_bits) {
+    const int64_t bias = (int64_t{1} << (from.exponent_bits - 1)) - 1;
+    const int64_t reduced_bias = (int64_t{1} << (exponent_bits - 1)) - 1;
+    const uint64_t exponent = result & exponent_mask;
+    const uint64_t max_exponent = static_cast<uint64_t>(bias + reduced_bias) << from.mantissa_bits;
+    const uint64_t min_exponent = static_cast<uint64_t>(bias - reduced_bias) << from.mantissa_bits;
+    if (exponent > max_exponent) {
+      result = sign | exponent_mask;  // overflow: +-inf
+    } else if (exponent <= min_exponent) {
+      result = sign;  // below the reduced format's smallest normal: +-0
+    }
+  }
+  return result;
+}
+
+uint64_t NextAfterBits(uint64_t from_bits, uint64_t to_bits, FloatFormat format) {
+  const int width = 1 + format.exponent_bits + format.mantissa_bits;
+  const uint64_t sign_bit = uint64_t{1} << (width - 1);
+  const uint64_t magnitude_mask = sign_bit - 1;
+  const uint64_t infinity = ((uint64_t{1} << format.exponent_bits) - 1) << format.mantissa_bits;
+  const uint64_t from_magnitude = from_bits & magnitude_mask;
+  const uint64_t to_magnitude = to_bits & magnitude_mask;
+  if (from_magnitude > infinity) return from_bits;  // NaN
+  if (to_magnitude > infinity) return to_bits;
+  // As sign-magnitude integers: equal values (+0 == -0 included) give `to`.
+  auto ordered = [&](uint64_t bits) {
+    const int64_t magnitude = static_cast<int64_t>(bits & magnitude_mask);
+    return (bits & sign_bit) != 0 ? -magnitude : magnitude;
+  };
+  const int64_t from = ordered(from_bits);
+  const int64_t to = ordered(to_bits);
+  if (from == to) return to_bits;
+  if (from_magnitude == 0) return (to_bits & sign_bit) | 1;  // smallest subnormal toward `to`
+  // Away from zero when moving toward the same side's larger magnitude, else toward it.
+  const bool away = (from < to) == ((from_bits & sign_bit) == 0);
+  return away ? from_bits + 1 : from_bits - 1;
+}
+
 void ApplyUnary(OpKind kind, const Tensor& x, int64_t ix, Tensor& out, int64_t io) {
   const ElementType type = x.element_type();
   if (IsFloat(type)) {
     const double value = LoadFloat(x, ix);
-    if (kind == OpKind::kIsFinite) {
-      StoreInt(out, io, std::isfinite(value) ? 1 : 0);
+    if (kind == OpKind::kIsFinite || kind == OpKind::kIsInf || kind == OpKind::kIsPosInf ||
+        kind == OpKind::kIsNegInf) {
+      bool holds = std::isfinite(value);
+      if (kind == OpKind::kIsInf) holds = std::isinf(value);
+      if (kind == OpKind::kIsPosInf) holds = std::isinf(value) && value > 0;
+      if (kind == OpKind::kIsNegInf) holds = std::isinf(value) && value < 0;
+      StoreInt(out, io, holds ? 1 : 0);
       return;
     }
     const double result = type == ElementType::kF64
@@ -255,6 +370,10 @@ void ApplyBinary(OpKind kind, const Tensor& a, int64_t ia, const Tensor& b, int6
                  Tensor& out, int64_t io) {
   const ElementType type = a.element_type();
   ACCY_CHECK(b.element_type() == type && out.element_type() == type);
+  if (kind == OpKind::kNextAfter) {  // on the element type's own bits (f16/bf16 too)
+    StoreBits(out, io, NextAfterBits(LoadBits(a, ia), LoadBits(b, ib), FormatOf(type)));
+    return;
+  }
   if (IsFloat(type)) {
     const double lhs = LoadFloat(a, ia);
     const double rhs = LoadFloat(b, ib);

@@ -18,8 +18,28 @@ namespace accy::reference {
 // kInvalidArgument naming the op and type unless unary op `kind` (abs .. popcnt, not convert or
 // bitcast_convert) is defined by the spec for element type `type`.
 Status CheckUnaryElementType(OpKind kind, ElementType type);
-// out[io] = kind(x[ix]). `out` has x's element type (i1 for is_finite). Checked types only.
+// out[io] = kind(x[ix]). `out` has x's element type (i1 for is_finite and the is_*inf
+// tests). Checked types only; not reduce_precision (ReducePrecisionBits, with its attributes).
 void ApplyUnary(OpKind kind, const Tensor& x, int64_t ix, Tensor& out, int64_t io);
+
+// Exponent and mantissa widths (bits) of a float element type: f16 5/10, bf16 8/7, f32 8/23,
+// f64 11/52 (f64 for any other type).
+struct FloatFormat {
+  int exponent_bits;
+  int mantissa_bits;
+};
+FloatFormat FormatOf(ElementType type);
+
+// reduce_precision (spec "reduce_precision") of one element's bits in format `from`, to
+// `exponent_bits` (1..64) and `mantissa_bits` (0..64) and back: round to nearest even, +-inf on
+// overflow, +-0 below the reduced format's smallest normal, NaN kept (+-inf when mantissa_bits
+// is 0), as the StableHLO interpreter and XLA compute it.
+uint64_t ReducePrecisionBits(uint64_t bits, FloatFormat from, int64_t exponent_bits,
+                             int64_t mantissa_bits);
+
+// chlo.next_after of two elements' bits in `format`: NaN if either is NaN (the NaN operand),
+// `to` when equal (so +0 toward -0 is -0), else one step of the sign-magnitude encoding.
+uint64_t NextAfterBits(uint64_t from_bits, uint64_t to_bits, FloatFormat format);
 
 // As CheckUnaryElementType for the binary ops add .. shift_right_arithmetic (not compare).
 Status CheckBinaryElementType(OpKind kind, ElementType type);

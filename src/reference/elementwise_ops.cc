@@ -312,12 +312,30 @@ StatusOr<std::vector<Tensor>> EvaluateElementwiseOp(const Operation& op,
     ACCY_RETURN_IF_ERROR(ExpectOperandCount(op, operands, 3));
     ACCY_RETURN_IF_ERROR(CheckSameElementTypes(op, operands, out.element_type()));
     ACCY_RETURN_IF_ERROR(EvaluateClamp(op, operands, out));
+  } else if (kind == OpKind::kReducePrecision) {
+    ACCY_RETURN_IF_ERROR(ExpectOperandCount(op, operands, 1));
+    ACCY_RETURN_IF_ERROR(CheckUnaryElementType(kind, operands[0].element_type()));
+    ACCY_RETURN_IF_ERROR(ExpectElementCount(op, operands[0], count, false, "operand"));
+    const std::optional<int64_t> exponent_bits = op.GetInt("exponent_bits");
+    const std::optional<int64_t> mantissa_bits = op.GetInt("mantissa_bits");
+    if (!exponent_bits || !mantissa_bits || *exponent_bits < 1 || *exponent_bits > 64 ||
+        *mantissa_bits < 0 || *mantissa_bits > 64) {
+      return OpError(op, "needs int attributes exponent_bits (1..64) and mantissa_bits (0..64)");
+    }
+    const FloatFormat format = FormatOf(operands[0].element_type());
+    for (int64_t i = 0; i < count; ++i) {
+      StoreBits(out, i, ReducePrecisionBits(LoadBits(operands[0], i), format, *exponent_bits,
+                                            *mantissa_bits));
+    }
   } else if (IsElementwiseUnary(kind)) {
     ACCY_RETURN_IF_ERROR(ExpectOperandCount(op, operands, 1));
     ACCY_RETURN_IF_ERROR(CheckUnaryElementType(kind, operands[0].element_type()));
     ACCY_RETURN_IF_ERROR(ExpectElementCount(op, operands[0], count, false, "operand"));
     const ElementType expected =
-        kind == OpKind::kIsFinite ? ElementType::kI1 : operands[0].element_type();
+        kind == OpKind::kIsFinite || kind == OpKind::kIsInf || kind == OpKind::kIsPosInf ||
+                kind == OpKind::kIsNegInf
+            ? ElementType::kI1
+            : operands[0].element_type();
     if (out.element_type() != expected) {
       return OpError(op, "result type " + out.type().ToString() + " has the wrong element type");
     }

@@ -263,6 +263,26 @@ class Evaluator {
       case OpKind::kCompare:
       case OpKind::kSelect:
       case OpKind::kClamp:
+      case OpKind::kTan:
+      case OpKind::kReducePrecision:
+      case OpKind::kAsin:
+      case OpKind::kAcos:
+      case OpKind::kAtan:
+      case OpKind::kSinh:
+      case OpKind::kCosh:
+      case OpKind::kAsinh:
+      case OpKind::kAcosh:
+      case OpKind::kAtanh:
+      case OpKind::kErf:
+      case OpKind::kErfc:
+      case OpKind::kErfInv:
+      case OpKind::kLgamma:
+      case OpKind::kDigamma:
+      case OpKind::kBesselI1e:
+      case OpKind::kIsInf:
+      case OpKind::kIsPosInf:
+      case OpKind::kIsNegInf:
+      case OpKind::kNextAfter:
         return EvaluateElementwiseOp(op, operands);
       case OpKind::kBroadcastInDim:
       case OpKind::kReshape:

@@ -242,7 +242,8 @@ StatusOr<std::vector<NamedAttribute>> ConvertAttributes(OpKind kind, const OpSyn
     } else if (name == "padding") {
       ACCY_ASSIGN_OR_RETURN(std::vector<int64_t> pairs, ToPaddingPairs(value, name));
       out.push_back({name, std::move(pairs)});
-    } else if (name == "dimension" || name == "iota_dimension") {
+    } else if (name == "dimension" || name == "iota_dimension" || name == "exponent_bits" ||
+               name == "mantissa_bits") {
       ACCY_ASSIGN_OR_RETURN(int64_t number, ToInt(value, name));
       out.push_back({name, number});
     } else if (name == "indices_are_sorted" || name == "unique_indices") {

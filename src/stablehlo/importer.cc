@@ -444,8 +444,7 @@ Status Importer::EmitCustomCall(FunctionBuilder& fb, NameTable& names, const OpS
 
 Status Importer::EmitStableHloOp(FunctionBuilder& fb, NameTable& names, const OpSyntax& op) {
   const std::string_view name = op.name;
-  StatusOr<OpKind> kind = absl::InvalidArgumentError("");
-  if (name.starts_with("stablehlo.")) kind = ParseOpKind(name.substr(10));
+  StatusOr<OpKind> kind = ParseQualifiedOpKind(name);
   const bool accy_only = kind.ok() && (*kind == OpKind::kCumsum || *kind == OpKind::kKernelCall ||
                                        *kind == OpKind::kReturn);
   const bool is_dot = name == "stablehlo.dot";

@@ -2,6 +2,7 @@
 // stablehlo/dialect/StablehloOps.td and AssemblyFormat.cpp (and func/check ops), each desugared
 // into the generic shape of OpSyntax with the attribute names the generic form uses
 // (`dims = [..]` of broadcast_in_dim becomes broadcast_dimensions, ...).
+#include <charconv>
 #include <string>
 #include <utility>
 
@@ -74,6 +75,13 @@ Status Parser::ParsePrettyOp(OpSyntax* op) {
     return UnimplementedAt(loc, StrCat("op '", name, "' is not supported: it is the StableHLO "
                                        "reference interpreter's own I/O, not a StableHLO op"));
   }
+  if (name.starts_with("chlo.")) {
+    // chlo's elementwise format `operands attr-dict : operand types -> result type`
+    // (ParseOpTypes reads the arrow form; the same-type form is accepted too).
+    StatusOr<OpKind> kind = ParseQualifiedOpKind(name);
+    if (kind.ok() && HasSameTypeForm(*kind)) return ParseSameTypeOp(op);
+    return UnimplementedAt(loc, StrCat("op '", name, "' is not supported"));
+  }
   if (!name.starts_with("stablehlo.")) {
     return UnimplementedAt(loc, StrCat("op '", name, "' is not supported"));
   }
@@ -94,6 +102,7 @@ Status Parser::ParsePrettyOp(OpSyntax* op) {
   if (short_name == "convolution") return ParseConvolution(op);
   if (short_name == "while") return ParseWhile(op);
   if (short_name == "custom_call") return ParseCustomCall(op);
+  if (short_name == "reduce_precision") return ParseReducePrecision(op);
   StatusOr<OpKind> kind = ParseOpKind(short_name);
   if (kind.ok() && HasSameTypeForm(*kind)) return ParseSameTypeOp(op);
   return UnimplementedAt(loc, StrCat("op '", name, "' is not supported"));
@@ -115,6 +124,46 @@ Status Parser::ParseSameTypeOp(OpSyntax* op) {
                                     ", found ", op->result_types.size(), " types"));
   }
   // SameOperandsAndResultType: the one type is every operand's and the result's.
+  op->operand_types = std::vector<TensorType>(op->operands.size(), op->result_types[0]);
+  return absl::OkStatus();
+}
+
+// `%x, format = e5m10 attr-dict : type` (stablehlo's ExponentMantissa directive): the format
+// word becomes the generic form's exponent_bits and mantissa_bits.
+Status Parser::ParseReducePrecision(OpSyntax* op) {
+  ValueRef operand;
+  ACCY_RETURN_IF_ERROR(ParseValueRef(&operand));
+  op->operands.push_back(std::move(operand));
+  if (!Consume(TokenKind::kComma) || !Is(TokenKind::kBareId) || tok_.text != "format") {
+    return ErrorExpected("'format = e<exponent bits>m<mantissa bits>'");
+  }
+  Advance();
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kEqual, "'=' after format"));
+  const SourceLoc format_loc = tok_.loc;
+  const std::string word = Is(TokenKind::kBareId) ? std::string(tok_.text) : std::string();
+  int64_t exponent_bits = 0;
+  int64_t mantissa_bits = 0;
+  const size_t m = word.find('m');
+  auto digits = [](std::string_view text, int64_t* out) {
+    if (text.empty() || text.size() > 9) return false;
+    const auto result = std::from_chars(text.data(), text.data() + text.size(), *out);
+    return result.ec == std::errc() && result.ptr == text.data() + text.size();
+  };
+  if (word.size() < 4 || word[0] != 'e' || m == std::string::npos ||
+      !digits(std::string_view(word).substr(1, m - 1), &exponent_bits) ||
+      !digits(std::string_view(word).substr(m + 1), &mantissa_bits)) {
+    return ErrorExpected("a format e<exponent bits>m<mantissa bits> such as e5m10");
+  }
+  Advance();
+  op->attributes.push_back({"exponent_bits", IntValue(exponent_bits, format_loc)});
+  op->attributes.push_back({"mantissa_bits", IntValue(mantissa_bits, format_loc)});
+  const SourceLoc type_loc = tok_.loc;
+  ACCY_RETURN_IF_ERROR(ParseFunctionalTail(op));
+  if (op->operand_types.has_value()) return absl::OkStatus();
+  if (op->result_types.size() != 1) {
+    return ErrorAt(type_loc, StrCat("expected one type for ", op->name, ", found ",
+                                    op->result_types.size(), " types"));
+  }
   op->operand_types = std::vector<TensorType>(op->operands.size(), op->result_types[0]);
   return absl::OkStatus();
 }

@@ -478,7 +478,18 @@ Status Parser::ParseOpTypes(std::optional<std::vector<TensorType>>* inputs,
     *inputs = std::move(operand_types);
     return absl::OkStatus();
   }
-  return ParseTypeList(types);
+  ACCY_RETURN_IF_ERROR(ParseTypeList(types));
+  if (!Consume(TokenKind::kArrow)) return absl::OkStatus();
+  // `operand types -> result type(s)` without parentheses (chlo's elementwise format).
+  *inputs = std::move(*types);
+  types->clear();
+  if (Consume(TokenKind::kLParen)) {
+    ACCY_RETURN_IF_ERROR(ParseTypeList(types));
+    return Expect(TokenKind::kRParen, "')' closing the result types");
+  }
+  ACCY_ASSIGN_OR_RETURN(TensorType type, ParseType());
+  types->push_back(std::move(type));
+  return absl::OkStatus();
 }
 
 }  // namespace accy::stablehlo_internal

@@ -101,6 +101,7 @@ class Parser {
   Status ParsePrettyOp(OpSyntax* op);
   Status ParseSameTypeOp(OpSyntax* op);
   Status ParseCompare(OpSyntax* op);
+  Status ParseReducePrecision(OpSyntax* op);
   Status ParseSelect(OpSyntax* op);
   Status ParseDimsOp(OpSyntax* op, std::string_view keyword, std::string_view attribute);
   Status ParseSlice(OpSyntax* op);

@@ -313,7 +313,11 @@ bool ExactFloatUnary(OpKind kind) {
   switch (kind) {
     case OpKind::kExponential: case OpKind::kExponentialMinusOne: case OpKind::kLog:
     case OpKind::kLogPlusOne: case OpKind::kLogistic: case OpKind::kTanh: case OpKind::kCbrt:
-    case OpKind::kSine: case OpKind::kCosine:
+    case OpKind::kSine: case OpKind::kCosine: case OpKind::kTan: case OpKind::kAsin:
+    case OpKind::kAcos: case OpKind::kAtan: case OpKind::kSinh: case OpKind::kCosh:
+    case OpKind::kAsinh: case OpKind::kAcosh: case OpKind::kAtanh: case OpKind::kErf:
+    case OpKind::kErfc: case OpKind::kErfInv: case OpKind::kLgamma: case OpKind::kDigamma:
+    case OpKind::kBesselI1e:
       return false;
     default:
       return true;
@@ -325,14 +329,32 @@ bool ExactFloatUnary(OpKind kind) {
 int Generator::Unary(OpKind kind, int x) {
   const FuzzValue& v = V(x);
   const ElementType e = v.type.element_type();
-  TensorType result = kind == OpKind::kIsFinite ? v.type.WithElementType(ElementType::kI1) : v.type;
+  const bool predicate = kind == OpKind::kIsFinite || kind == OpKind::kIsInf ||
+                         kind == OpKind::kIsPosInf || kind == OpKind::kIsNegInf;
+  TensorType result = predicate ? v.type.WithElementType(ElementType::kI1) : v.type;
+  std::vector<NamedAttribute> attributes;
+  if (kind == OpKind::kReducePrecision) {  // formats narrower and wider than the operand's
+    attributes = {{"exponent_bits", static_cast<int64_t>(1 + U(11))},
+                  {"mantissa_bits", static_cast<int64_t>(U(53))}};
+  }
   const bool exact = !IsFloat(e) || ExactFloatUnary(kind);
   double b = v.bound;
   bool nf = v.non_finite;
   switch (kind) {
     case OpKind::kSign: case OpKind::kLogistic: case OpKind::kTanh: case OpKind::kSine:
-    case OpKind::kCosine: case OpKind::kIsFinite:
+    case OpKind::kCosine: case OpKind::kIsFinite: case OpKind::kIsInf: case OpKind::kIsPosInf:
+    case OpKind::kIsNegInf: case OpKind::kBesselI1e:
       b = 1; break;
+    case OpKind::kErf: b = 1; break;
+    case OpKind::kErfc: b = 2; break;
+    case OpKind::kAtan: b = 1.6; break;
+    case OpKind::kAsin: case OpKind::kAcos: b = 3.2; nf = true; break;
+    case OpKind::kAsinh: b = std::log(2 * b + 1) + 1; break;
+    case OpKind::kSinh: case OpKind::kCosh:
+      b = b > 700 ? kInf : std::cosh(b); break;
+    case OpKind::kTan: case OpKind::kAcosh: case OpKind::kAtanh: case OpKind::kErfInv:
+    case OpKind::kLgamma: case OpKind::kDigamma:
+      b = kInf; nf = true; break;
     case OpKind::kExponential: case OpKind::kExponentialMinusOne:
       b = b > 700 ? kInf : std::exp(b); break;
     case OpKind::kLog: case OpKind::kLogPlusOne: case OpKind::kRsqrt:
@@ -346,7 +368,7 @@ int Generator::Unary(OpKind kind, int x) {
     default: break;
   }
   if (!IsFloat(result.element_type())) nf = false;
-  return AddOp(std::string(OpName(kind)), kind, {x}, result, {}, exact, b, nf);
+  return AddOp(std::string(OpName(kind)), kind, {x}, result, std::move(attributes), exact, b, nf);
 }
 
 int Generator::Binary(OpKind kind, int a, int b) {
@@ -409,7 +431,11 @@ bool Generator::StepUnary(int forced) {
       OpKind::kExponentialMinusOne, OpKind::kLog, OpKind::kLogPlusOne, OpKind::kLogistic,
       OpKind::kTanh, OpKind::kSqrt, OpKind::kRsqrt, OpKind::kCbrt, OpKind::kSine,
       OpKind::kCosine, OpKind::kFloor, OpKind::kCeil, OpKind::kRoundNearestEven,
-      OpKind::kRoundNearestAfz, OpKind::kIsFinite, OpKind::kPopcnt};
+      OpKind::kRoundNearestAfz, OpKind::kIsFinite, OpKind::kPopcnt, OpKind::kTan,
+      OpKind::kReducePrecision, OpKind::kAsin, OpKind::kAcos, OpKind::kAtan, OpKind::kSinh,
+      OpKind::kCosh, OpKind::kAsinh, OpKind::kAcosh, OpKind::kAtanh, OpKind::kErf,
+      OpKind::kErfc, OpKind::kErfInv, OpKind::kLgamma, OpKind::kDigamma, OpKind::kBesselI1e,
+      OpKind::kIsInf, OpKind::kIsPosInf, OpKind::kIsNegInf};
   const OpKind kind = kUnary[U(std::size(kUnary))];
   const ElementClass classes = GetOpInfo(kind).element_classes;
   // Approximate operands only where the op is well-conditioned (docs/fuzzing.md).
@@ -442,7 +468,8 @@ bool Generator::StepBinary(int forced) {
       OpKind::kAdd, OpKind::kSubtract, OpKind::kMultiply, OpKind::kDivide, OpKind::kRemainder,
       OpKind::kMaximum, OpKind::kMinimum, OpKind::kPower, OpKind::kAtan2, OpKind::kAnd,
       OpKind::kOr, OpKind::kXor, OpKind::kShiftLeft, OpKind::kShiftRightLogical,
-      OpKind::kShiftRightArithmetic, OpKind::kAdd, OpKind::kMultiply, OpKind::kSubtract};
+      OpKind::kShiftRightArithmetic, OpKind::kAdd, OpKind::kMultiply, OpKind::kSubtract,
+      OpKind::kNextAfter};
   const OpKind kind = kBinary[U(std::size(kBinary))];
   const ElementClass classes = GetOpInfo(kind).element_classes;
   const bool stable = kind == OpKind::kAdd || kind == OpKind::kSubtract ||

@@ -21,6 +21,11 @@ bool ExactForFloats(OpKind kind) {
     case OpKind::kRoundNearestEven:
     case OpKind::kRoundNearestAfz:
     case OpKind::kIsFinite:
+    case OpKind::kIsInf:
+    case OpKind::kIsPosInf:
+    case OpKind::kIsNegInf:
+    case OpKind::kReducePrecision:
+    case OpKind::kNextAfter:
     case OpKind::kSqrt:
     case OpKind::kConvert:
     case OpKind::kBitcastConvert:

@@ -79,6 +79,26 @@ const OpCase kOpCases[] = {
     {OpKind::kShiftLeft, S | U},
     {OpKind::kShiftRightLogical, S | U},
     {OpKind::kShiftRightArithmetic, S | U},
+    {OpKind::kTan, F, kMathUlp, 1},
+    {OpKind::kAsin, F, kMathUlp, 1},
+    {OpKind::kAcos, F, kMathUlp, 1},
+    {OpKind::kAtan, F, kMathUlp, 1},
+    {OpKind::kSinh, F, kMathUlp, 1},
+    {OpKind::kCosh, F, kMathUlp, 1},
+    {OpKind::kAsinh, F, kMathUlp, 1},
+    {OpKind::kAcosh, F, kMathUlp, 1},
+    {OpKind::kAtanh, F, kMathUlp, 1},
+    {OpKind::kErf, F, kMathUlp, 1},
+    {OpKind::kErfc, F, kMathUlp, 1},
+    // The same double functions (src/util/special_math.h) on both sides, rounded alike.
+    {OpKind::kErfInv, F},
+    {OpKind::kLgamma, F},
+    {OpKind::kDigamma, F},
+    {OpKind::kBesselI1e, F},
+    {OpKind::kIsInf, F},
+    {OpKind::kIsPosInf, F},
+    {OpKind::kIsNegInf, F},
+    {OpKind::kNextAfter, F},
 };
 
 const std::vector<std::vector<int64_t>> kShapes = {{0},    {1},       {7},        {17},
@@ -89,7 +109,11 @@ unsigned ClassOf(ElementType type) {
 }
 
 std::string CaseName(const ::testing::TestParamInfo<OpCase>& info) {
-  return std::string(OpName(info.param.kind));
+  std::string name(OpName(info.param.kind));
+  for (char& c : name) {
+    if (c == '.') c = '_';  // chlo.erf -> chlo_erf: gtest names are identifiers
+  }
+  return name;
 }
 
 // Builds main(x_0.., per shape) -> one `kind` result per shape, runs it through the JIT (2
@@ -101,7 +125,10 @@ void CheckOp(OpKind kind, ElementType type, int arity, int64_t ulp,
   Builder builder("op_test");
   std::vector<TensorType> params, results;
   const ElementType result_element =
-      kind == OpKind::kIsFinite || kind == OpKind::kCompare ? ElementType::kI1 : type;
+      kind == OpKind::kIsFinite || kind == OpKind::kCompare || kind == OpKind::kIsInf ||
+              kind == OpKind::kIsPosInf || kind == OpKind::kIsNegInf
+          ? ElementType::kI1
+          : type;
   for (const auto& dims : shapes) {
     for (int a = 0; a < arity; ++a) params.push_back(builder.Type(type, dims).value());
     results.push_back(builder.Type(result_element, dims).value());
@@ -196,6 +223,22 @@ TEST(ElementwiseSpecialValuesTest, InlineExpTanhLogisticReproduceSpecialValuesOf
       EXPECT_TRUE(std::memcmp(&got[i], &want[i], sizeof(float)) == 0 ||
                   (std::isnan(got[i]) && std::isnan(e)))
           << "x = " << specials[i % std::size(specials)] << ": " << got[i] << " vs " << e;
+    }
+  }
+}
+
+// reduce_precision on the operand's own bits: formats narrower and wider in exponent and
+// mantissa than every float type, mantissa 0 (NaN becomes inf) included; bit-exact.
+TEST(ElementwiseReducePrecisionTest, EveryFormatIsExactOnEveryFloatType) {
+  for (ElementType type : {ElementType::kF16, ElementType::kBF16, ElementType::kF32,
+                           ElementType::kF64}) {
+    for (auto [exponent_bits, mantissa_bits] :
+         {std::pair<int64_t, int64_t>{5, 10}, {8, 7}, {8, 23}, {11, 52}, {2, 0}, {4, 3},
+          {1, 1}, {20, 60}}) {
+      SCOPED_TRACE("e" + std::to_string(exponent_bits) + "m" + std::to_string(mantissa_bits));
+      CheckOp(OpKind::kReducePrecision, type, 1, 0,
+              {{"exponent_bits", exponent_bits}, {"mantissa_bits", mantissa_bits}},
+              {{1023}, {17}});
     }
   }
 }

@@ -125,8 +125,21 @@ TEST(RoundTripTest, EveryElementwiseOp) {
                          &FunctionBuilder::Logistic, &FunctionBuilder::Tanh, &FunctionBuilder::Sqrt,
                          &FunctionBuilder::Rsqrt, &FunctionBuilder::Cbrt, &FunctionBuilder::Sine,
                          &FunctionBuilder::Cosine, &FunctionBuilder::Floor, &FunctionBuilder::Ceil,
-                         &FunctionBuilder::RoundNearestEven, &FunctionBuilder::RoundNearestAfz}) {
+                         &FunctionBuilder::RoundNearestEven, &FunctionBuilder::RoundNearestAfz,
+                         &FunctionBuilder::Tan, &FunctionBuilder::Asin, &FunctionBuilder::Acos,
+                         &FunctionBuilder::Atan, &FunctionBuilder::Sinh, &FunctionBuilder::Cosh,
+                         &FunctionBuilder::Asinh, &FunctionBuilder::Acosh, &FunctionBuilder::Atanh,
+                         &FunctionBuilder::Erf, &FunctionBuilder::Erfc, &FunctionBuilder::ErfInv,
+                         &FunctionBuilder::Lgamma, &FunctionBuilder::Digamma,
+                         &FunctionBuilder::BesselI1e}) {
           ACCY_ASSIGN_OR_RETURN(x, (fb.*op)(x));
+        }
+        ACCY_ASSIGN_OR_RETURN(x, fb.ReducePrecision(x, 5, 10));
+        ACCY_ASSIGN_OR_RETURN(x, fb.NextAfter(x, y));
+        for (Unary op : {&FunctionBuilder::IsInf, &FunctionBuilder::IsPosInf,
+                         &FunctionBuilder::IsNegInf}) {
+          ACCY_ASSIGN_OR_RETURN(Value * test, (fb.*op)(x));
+          ACCY_ASSIGN_OR_RETURN(x, fb.Select(test, y, x));
         }
         for (Unary op : {&FunctionBuilder::Not, &FunctionBuilder::Popcnt}) {
           ACCY_ASSIGN_OR_RETURN(a, (fb.*op)(a));

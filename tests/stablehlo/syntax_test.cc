@@ -87,6 +87,33 @@ func.func @f(%a: tensor<3xf32>, %b: tensor<3xf32>) -> (tensor<3xi1>, tensor<3xi1
   }
 }
 
+TEST(SyntaxTest, ChloElementwiseFormsAndReducePrecisionFormat) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(R"mlir(
+func.func @f(%a: tensor<3xf32>, %b: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xi1>) {
+  %0 = chlo.lgamma %a : tensor<3xf32> -> tensor<3xf32>
+  %1 = chlo.next_after %0, %b : tensor<3xf32>, tensor<3xf32> -> tensor<3xf32>
+  %2 = chlo.tan %1 : tensor<3xf32> -> tensor<3xf32>
+  %3 = "chlo.erf_inv"(%2) : (tensor<3xf32>) -> tensor<3xf32>
+  %4 = stablehlo.reduce_precision %3, format = e5m10 : tensor<3xf32>
+  %5 = "stablehlo.reduce_precision"(%4) {exponent_bits = 8 : i32, mantissa_bits = 7 : i32} : (tensor<3xf32>) -> tensor<3xf32>
+  %6 = chlo.is_inf %5 : tensor<3xf32> -> tensor<3xi1>
+  return %5, %6 : tensor<3xf32>, tensor<3xi1>
+})mlir"));
+  EXPECT_THAT(KindsOf(*module->functions()[0]->entry_block()),
+              ElementsAre(OpKind::kLgamma, OpKind::kNextAfter, OpKind::kTan, OpKind::kErfInv,
+                          OpKind::kReducePrecision, OpKind::kReducePrecision, OpKind::kIsInf,
+                          OpKind::kReturn));
+  EXPECT_EQ(OpAt(*module, 4).GetInt("exponent_bits"), 5);
+  EXPECT_EQ(OpAt(*module, 4).GetInt("mantissa_bits"), 10);
+  EXPECT_EQ(OpAt(*module, 5).GetInt("exponent_bits"), 8);
+  EXPECT_EQ(OpAt(*module, 5).GetInt("mantissa_bits"), 7);
+  EXPECT_EQ(OpAt(*module, 6).result(0)->type().element_type(), ElementType::kI1);
+  const std::string printed = PrintModule(*module);
+  EXPECT_THAT(printed, ::testing::HasSubstr("chlo.next_after %0, %arg1 : tensor<3xf32>, tensor<3xf32> -> tensor<3xf32>"));
+  EXPECT_THAT(printed, ::testing::HasSubstr("stablehlo.tan"));
+  EXPECT_THAT(printed, ::testing::HasSubstr("stablehlo.reduce_precision %3, format = e5m10 : tensor<3xf32>"));
+}
+
 TEST(SyntaxTest, DotGeneralDimensionsAndPrecision) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(R"mlir(
 func.func @f(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>, %c: tensor<3x4xf32>, %d: tensor<4xf32>) -> (tensor<2x3x5xf32>, tensor<3xf32>) {
