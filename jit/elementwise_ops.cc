@@ -317,8 +317,9 @@ StatusOr<llvm::Value*> ElementwiseLowering::ReducePrecision(const Operation& op,
         overflows, builder_.CreateOr(sign, constant(exponent_mask)),
         builder_.CreateSelect(underflows, sign, result));
   }
-  // NaN stays NaN; with no mantissa bits left it has no NaN encoding and becomes +-inf.
-  llvm::Value* nan = *mantissa_bits > 0 ? bits : builder_.CreateOr(sign, constant(exponent_mask));
+  // NaN stays NaN; with no mantissa bits left it has no NaN encoding and becomes +inf (either
+  // sign, as the interpreter and XLA).
+  llvm::Value* nan = *mantissa_bits > 0 ? bits : constant(exponent_mask);
   return FromBits(builder_.CreateSelect(is_nan, nan, result), type);
 }
 
@@ -476,13 +477,17 @@ StatusOr<llvm::Value*> ElementwiseLowering::FloatUnary(OpKind kind, ElementType 
       llvm::Value* down_args[] = {builder_.CreateFAdd(builder_.CreateFNeg(x), log_half)};
       llvm::Value* up = CallLibm("exp", type, up_args);
       llvm::Value* down = CallLibm("exp", type, down_args);
+      // Above |x| = 88 the rounding of x + log 1/2 can overflow the largest finite results:
+      // the double function there (reference::kSinhCoshF32Limit).
+      llvm::Value* magnitude = builder_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+      llvm::Value* huge = builder_.CreateFCmpOGT(magnitude, llvm::ConstantFP::get(t, 88.0));
       if (kind == OpKind::kCosh) {
-        r = builder_.CreateFAdd(up, down);
+        r = builder_.CreateSelect(huge, call_wide("cosh"), builder_.CreateFAdd(up, down));
         break;
       }
-      llvm::Value* small = builder_.CreateFCmpOLT(
-          builder_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x), llvm::ConstantFP::get(t, 1.0));
-      r = builder_.CreateSelect(small, call_wide("sinh"), builder_.CreateFSub(up, down));
+      llvm::Value* small = builder_.CreateFCmpOLT(magnitude, llvm::ConstantFP::get(t, 1.0));
+      r = builder_.CreateSelect(builder_.CreateOr(small, huge), call_wide("sinh"),
+                                builder_.CreateFSub(up, down));
       break;
     }
     case OpKind::kAsinh:

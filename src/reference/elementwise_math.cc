@@ -52,6 +52,10 @@ T IeeeMinimum(T a, T b) {
   return a < b ? a : b;
 }
 
+// Above this |x| the f32 sinh/cosh decomposition's rounding of x + log 1/2 can turn the largest
+// finite results into inf: the double function instead (the JIT's choice too).
+constexpr float kSinhCoshF32Limit = 88.0f;
+
 template <typename T>
 T FloatUnary(OpKind kind, T x) {
   switch (kind) {
@@ -104,12 +108,17 @@ T FloatUnary(OpKind kind, T x) {
     // |x| = 1 is the double function; docs/numerics.md "CHLO").
     case OpKind::kSinh:
       if constexpr (std::is_same_v<T, float>) {
-        if (std::fabs(x) < 1.0f) return static_cast<float>(std::sinh(static_cast<double>(x)));
+        if (std::fabs(x) < 1.0f || std::fabs(x) > kSinhCoshF32Limit) {
+          return static_cast<float>(std::sinh(static_cast<double>(x)));
+        }
         return std::exp(x + std::log(0.5f)) - std::exp(-x + std::log(0.5f));
       }
       return std::sinh(x);
     case OpKind::kCosh:
       if constexpr (std::is_same_v<T, float>) {
+        if (std::fabs(x) > kSinhCoshF32Limit) {
+          return static_cast<float>(std::cosh(static_cast<double>(x)));
+        }
         return std::exp(x + std::log(0.5f)) + std::exp(-x + std::log(0.5f));
       }
       return std::cosh(x);
@@ -295,7 +304,9 @@ uint64_t ReducePrecisionBits(uint64_t bits, FloatFormat from, int64_t exponent_b
   const uint64_t mantissa_mask = (uint64_t{1} << from.mantissa_bits) - 1;
   const uint64_t sign = bits & (uint64_t{1} << (width - 1));
   const bool is_nan = (bits & exponent_mask) == exponent_mask && (bits & mantissa_mask) != 0;
-  if (is_nan) return mantissa_bits > 0 ? bits : sign | exponent_mask;
+  // A NaN stays as it is; with no mantissa bits it becomes +inf whatever its sign (the
+  // interpreter's and XLA's choice: the reduced format has no NaN).
+  if (is_nan) return mantissa_bits > 0 ? bits : exponent_mask;
   uint64_t result = bits;
   if (mantissa_bits < from.mantissa_bits) {
     // Round to nearest even at the kept mantissa's last bit; a carry into the exponent is the

@@ -32,7 +32,7 @@ FloatFormat FormatOf(ElementType type);
 
 // reduce_precision (spec "reduce_precision") of one element's bits in format `from`, to
 // `exponent_bits` (1..64) and `mantissa_bits` (0..64) and back: round to nearest even, +-inf on
-// overflow, +-0 below the reduced format's smallest normal, NaN kept (+-inf when mantissa_bits
+// overflow, +-0 below the reduced format's smallest normal, NaN kept (+inf when mantissa_bits
 // is 0), as the StableHLO interpreter and XLA compute it.
 uint64_t ReducePrecisionBits(uint64_t bits, FloatFormat from, int64_t exponent_bits,
                              int64_t mantissa_bits);
