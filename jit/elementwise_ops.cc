@@ -17,6 +17,7 @@
 #include "jit/elementwise_lowering.h"
 #include "jit/vector_math.h"
 #include "llvm/IR/Intrinsics.h"
+#include "src/util/float_format.h"
 #include "src/util/str_cat.h"
 
 namespace accy::jit {
@@ -256,28 +257,6 @@ llvm::Value* ElementwiseLowering::FromBits(llvm::Value* bits, ElementType type) 
   return storage == bits->getType() ? bits : builder_.CreateBitCast(bits, storage);
 }
 
-namespace {
-
-// Exponent and mantissa widths of the float types (reference::FormatOf's table).
-struct FloatBits {
-  unsigned exponent;
-  unsigned mantissa;
-};
-FloatBits FloatBitsOf(ElementType type) {
-  switch (type) {
-    case ElementType::kF16:
-      return {5, 10};
-    case ElementType::kBF16:
-      return {8, 7};
-    case ElementType::kF32:
-      return {8, 23};
-    default:
-      return {11, 52};
-  }
-}
-
-}  // namespace
-
 StatusOr<llvm::Value*> ElementwiseLowering::ReducePrecision(const Operation& op, ElementType type,
                                                             llvm::Value* x) {
   const std::optional<int64_t> exponent_bits = op.GetInt("exponent_bits");
@@ -288,31 +267,33 @@ StatusOr<llvm::Value*> ElementwiseLowering::ReducePrecision(const Operation& op,
         "jit: reduce_precision needs a float operand and int attributes exponent_bits >= 1, "
         "mantissa_bits >= 0");
   }
-  const FloatBits from = FloatBitsOf(type);
-  const unsigned width = 1 + from.exponent + from.mantissa;
+  const FloatFormat format = FormatOf(type);
+  const unsigned exponent = static_cast<unsigned>(format.exponent_bits);
+  const unsigned mantissa = static_cast<unsigned>(format.mantissa_bits);
+  const unsigned width = 1 + exponent + mantissa;
   llvm::Type* t = builder_.getIntNTy(width);
   auto constant = [&](uint64_t v) { return llvm::ConstantInt::get(t, v); };
-  const uint64_t exponent_mask = ((uint64_t{1} << from.exponent) - 1) << from.mantissa;
+  const uint64_t exponent_mask = ((uint64_t{1} << exponent) - 1) << mantissa;
   llvm::Value* bits = ToBits(x, type);
   llvm::Value* sign = builder_.CreateAnd(bits, constant(uint64_t{1} << (width - 1)));
   llvm::Value* magnitude = builder_.CreateAnd(bits, constant((uint64_t{1} << (width - 1)) - 1));
   llvm::Value* is_nan = builder_.CreateICmpUGT(magnitude, constant(exponent_mask));
   llvm::Value* result = bits;
-  if (*mantissa_bits < from.mantissa) {
-    const unsigned dropped = from.mantissa - static_cast<unsigned>(*mantissa_bits);
+  if (*mantissa_bits < static_cast<int64_t>(mantissa)) {
+    const unsigned dropped = mantissa - static_cast<unsigned>(*mantissa_bits);
     const uint64_t last_kept = uint64_t{1} << dropped;
     llvm::Value* last_bit = builder_.CreateAnd(builder_.CreateLShr(bits, dropped), constant(1));
     llvm::Value* bias = builder_.CreateAdd(last_bit, constant((last_kept >> 1) - 1));
     result = builder_.CreateAnd(builder_.CreateAdd(bits, bias), constant(~(last_kept - 1)));
   }
-  if (*exponent_bits < from.exponent) {
-    const uint64_t bias = (uint64_t{1} << (from.exponent - 1)) - 1;
+  if (*exponent_bits < static_cast<int64_t>(exponent)) {
+    const uint64_t bias = (uint64_t{1} << (exponent - 1)) - 1;
     const uint64_t reduced_bias = (uint64_t{1} << (*exponent_bits - 1)) - 1;
-    llvm::Value* exponent = builder_.CreateAnd(result, constant(exponent_mask));
+    llvm::Value* biased = builder_.CreateAnd(result, constant(exponent_mask));
     llvm::Value* overflows =
-        builder_.CreateICmpUGT(exponent, constant((bias + reduced_bias) << from.mantissa));
+        builder_.CreateICmpUGT(biased, constant((bias + reduced_bias) << mantissa));
     llvm::Value* underflows =
-        builder_.CreateICmpULE(exponent, constant((bias - reduced_bias) << from.mantissa));
+        builder_.CreateICmpULE(biased, constant((bias - reduced_bias) << mantissa));
     result = builder_.CreateSelect(
         overflows, builder_.CreateOr(sign, constant(exponent_mask)),
         builder_.CreateSelect(underflows, sign, result));
@@ -325,12 +306,12 @@ StatusOr<llvm::Value*> ElementwiseLowering::ReducePrecision(const Operation& op,
 
 llvm::Value* ElementwiseLowering::NextAfter(ElementType type, llvm::Value* from_value,
                                             llvm::Value* to_value) {
-  const FloatBits format = FloatBitsOf(type);
-  const unsigned width = 1 + format.exponent + format.mantissa;
+  const FloatFormat format = FormatOf(type);
+  const unsigned width = static_cast<unsigned>(1 + format.exponent_bits + format.mantissa_bits);
   llvm::Type* t = builder_.getIntNTy(width);
   auto constant = [&](uint64_t v) { return llvm::ConstantInt::get(t, v); };
   const uint64_t sign_bit = uint64_t{1} << (width - 1);
-  const uint64_t infinity = ((uint64_t{1} << format.exponent) - 1) << format.mantissa;
+  const uint64_t infinity = ((uint64_t{1} << format.exponent_bits) - 1) << format.mantissa_bits;
   llvm::Value* from = ToBits(from_value, type);
   llvm::Value* to = ToBits(to_value, type);
   llvm::Value* from_magnitude = builder_.CreateAnd(from, constant(sign_bit - 1));

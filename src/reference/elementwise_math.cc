@@ -284,19 +284,6 @@ Status CheckBinaryElementType(OpKind kind, ElementType type) {
   return CheckElementType(kind, type);
 }
 
-FloatFormat FormatOf(ElementType type) {
-  switch (type) {
-    case ElementType::kF16:
-      return {5, 10};
-    case ElementType::kBF16:
-      return {8, 7};
-    case ElementType::kF32:
-      return {8, 23};
-    default:
-      return {11, 52};
-  }
-}
-
 uint64_t ReducePrecisionBits(uint64_t bits, FloatFormat from, int64_t exponent_bits,
                              int64_t mantissa_bits) {
   const int width = 1 + from.exponent_bits + from.mantissa_bits;

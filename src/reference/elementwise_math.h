@@ -12,6 +12,7 @@
 #include "accy/ir.h"
 #include "accy/status.h"
 #include "accy/tensor.h"
+#include "src/util/float_format.h"
 
 namespace accy::reference {
 
@@ -21,14 +22,6 @@ Status CheckUnaryElementType(OpKind kind, ElementType type);
 // out[io] = kind(x[ix]). `out` has x's element type (i1 for is_finite and the is_*inf
 // tests). Checked types only; not reduce_precision (ReducePrecisionBits, with its attributes).
 void ApplyUnary(OpKind kind, const Tensor& x, int64_t ix, Tensor& out, int64_t io);
-
-// Exponent and mantissa widths (bits) of a float element type: f16 5/10, bf16 8/7, f32 8/23,
-// f64 11/52 (f64 for any other type).
-struct FloatFormat {
-  int exponent_bits;
-  int mantissa_bits;
-};
-FloatFormat FormatOf(ElementType type);
 
 // reduce_precision (spec "reduce_precision") of one element's bits in format `from`, to
 // `exponent_bits` (1..64) and `mantissa_bits` (0..64) and back: round to nearest even, +-inf on
