@@ -140,6 +140,14 @@ StatusOr<KernelSignature> EmitSelectAndScatterKernel(const Operation& select_and
                                                      llvm::Module& module,
                                                      std::string_view symbol);
 
+// Shape kernels of sort_emitter.cc: sort (any comparator, operands and dimension; a stable
+// merge sort of an index permutation per row in a scratch slot per block of rows) and top_k
+// (a heap selection per last-dim row in the indices output).
+StatusOr<KernelSignature> EmitSortKernel(const Operation& sort, llvm::Module& module,
+                                         std::string_view symbol);
+StatusOr<KernelSignature> EmitTopKKernel(const Operation& top_k, llvm::Module& module,
+                                         std::string_view symbol);
+
 }  // namespace accy::jit
 
 #endif  // ACCY_JIT_SHAPE_KERNEL_BUILDER_H_

@@ -446,8 +446,10 @@ Status Importer::EmitStableHloOp(FunctionBuilder& fb, NameTable& names, const Op
   const std::string_view name = op.name;
   StatusOr<OpKind> kind = absl::InvalidArgumentError("");
   if (name.starts_with("stablehlo.")) kind = ParseOpKind(name.substr(10));
+  // Op table rows that are no stablehlo.* op: accy's own, and CHLO's top_k.
   const bool accy_only = kind.ok() && (*kind == OpKind::kCumsum || *kind == OpKind::kKernelCall ||
-                                       *kind == OpKind::kReturn);
+                                       *kind == OpKind::kReturn || *kind == OpKind::kTopK);
+  if (name == "chlo.top_k") kind = OpKind::kTopK;
   const bool is_dot = name == "stablehlo.dot";
   if ((!kind.ok() || accy_only) && !is_dot) {
     return UnimplementedAt(op.loc, StrCat("op '", name, "' is not supported"));

@@ -1,0 +1,379 @@
+// Shape kernels for sort (StableHLO spec "sort") and top_k (CHLO "top_k")
+// (shape_kernel_builder.h), computing the orders src/reference/sort_ops.cc computes.
+//
+// sort: every row along `dimension` (a fixed start and stride in the row-major inputs) sorts an
+// index permutation with a stable bottom-up merge sort: insertion-sorted runs of kSortRun
+// elements, then merge passes of doubling width between two halves of a per-block scratch
+// slot; the comparator region is lowered inline (region_lowering.h) on the elements the two
+// indices name, so any comparator body runs, and a stable sort also serves is_stable = false.
+// Every operand is then gathered through the permutation as raw bits. Blocks are runs of rows,
+// at most kMaxSortBlocks of them, each with its own scratch slot, so blocks run in parallel.
+// top_k: per last-dim row, a heap of the k best indices kept in the indices output (a partial
+// selection: O(n log k)), then sorted in place by heap extraction, best first. "Better" is
+// TOTALORDER greater on the values (floats compared as sign-magnitude bits mapped to two's
+// complement), equal values by lower index, a strict total order, so the result is unique.
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <vector>
+
+#include "jit/region_lowering.h"
+#include "jit/shape_kernel_builder.h"
+#include "src/util/str_cat.h"
+
+namespace accy::jit {
+namespace {
+
+// Elements of the insertion-sorted runs the merge passes start from.
+constexpr int64_t kSortRun = 16;
+// Blocks of a sort kernel: enough to spread rows over threads; each needs a scratch slot.
+constexpr int64_t kMaxSortBlocks = 256;
+// Scratch bytes a sort kernel's slots may take together (a single row takes what it needs).
+constexpr int64_t kSortScratchBudget = int64_t{16} << 20;
+// Elements of top_k rows per block, as the shape kernels' blocks.
+constexpr int64_t kTopKBlockElements = kShapeBlockElements;
+
+// Rows of `dims` along `dimension`: count, the dim's size and stride; row r starts at
+// (r / stride) * size * stride + r % stride.
+struct RowGeometry {
+  int64_t rows = 0;
+  int64_t size = 0;
+  int64_t stride = 1;
+};
+
+RowGeometry RowsAlong(const std::vector<int64_t>& dims, int64_t dimension) {
+  RowGeometry g;
+  g.size = dims[static_cast<size_t>(dimension)];
+  int64_t outer = 1;
+  for (int64_t d = 0; d < dimension; ++d) outer *= dims[static_cast<size_t>(d)];
+  for (size_t d = static_cast<size_t>(dimension) + 1; d < dims.size(); ++d) g.stride *= dims[d];
+  g.rows = outer * g.stride;
+  return g;
+}
+
+// i64 variables in entry-block stack slots (SROA makes registers of them).
+class Vars {
+ public:
+  explicit Vars(ShapeKernelBuilder& k) : k_(k) {}
+  llvm::Value* New(std::string_view name, llvm::Value* init) {
+    llvm::Value* slot = k_.EntryAlloca(k_.ir().getInt64Ty(), name);
+    k_.ir().CreateStore(init, slot);
+    return slot;
+  }
+  llvm::Value* Get(llvm::Value* slot) { return k_.ir().CreateLoad(k_.ir().getInt64Ty(), slot); }
+  void Set(llvm::Value* slot, llvm::Value* value) { k_.ir().CreateStore(value, slot); }
+
+ private:
+  ShapeKernelBuilder& k_;
+};
+
+// while (condition()) body(); `condition` is emitted at the loop head each iteration.
+Status While(ShapeKernelBuilder& k, const std::function<StatusOr<llvm::Value*>()>& condition,
+             const std::function<Status()>& body) {
+  llvm::IRBuilder<>& b = k.ir();
+  llvm::Function* function = b.GetInsertBlock()->getParent();
+  llvm::LLVMContext& context = b.getContext();
+  auto* head = llvm::BasicBlock::Create(context, "while", function);
+  auto* loop = llvm::BasicBlock::Create(context, "while_body", function);
+  auto* done = llvm::BasicBlock::Create(context, "while_done", function);
+  b.CreateBr(head);
+  b.SetInsertPoint(head);
+  ACCY_ASSIGN_OR_RETURN(llvm::Value* go, condition());
+  b.CreateCondBr(go, loop, done);
+  b.SetInsertPoint(loop);
+  ACCY_RETURN_IF_ERROR(body());
+  b.CreateBr(head);
+  b.SetInsertPoint(done);
+  return absl::OkStatus();
+}
+
+llvm::Value* Min(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y) {
+  return b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, x, y);
+}
+llvm::Value* Max(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y) {
+  return b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, x, y);
+}
+
+// An i32 index slot of scratch (or output) buffer `buffer` at element `at`, as i64.
+llvm::Value* LoadIndex32(ShapeKernelBuilder& k, size_t buffer, llvm::Value* at) {
+  return k.ir().CreateSExt(k.LoadBits(buffer, ElementType::kI32, at), k.ir().getInt64Ty());
+}
+void StoreIndex32(ShapeKernelBuilder& k, size_t buffer, llvm::Value* at, llvm::Value* index) {
+  k.StoreBits(buffer, ElementType::kI32, at, k.ir().CreateTrunc(index, k.ir().getInt32Ty()));
+}
+
+}  // namespace
+
+StatusOr<KernelSignature> EmitSortKernel(const Operation& op, llvm::Module& module,
+                                         std::string_view symbol) {
+  const size_t n = static_cast<size_t>(op.num_operands());
+  const std::vector<int64_t>& dims = op.operand(0)->type().dims();
+  int64_t dimension = op.GetInt("dimension").value_or(0);
+  if (dimension < 0) dimension += static_cast<int64_t>(dims.size());
+  const RowGeometry g = RowsAlong(dims, dimension);
+  if (g.size > std::numeric_limits<int32_t>::max()) {
+    return absl::UnimplementedError(StrCat("jit: shape emitter: sort along a dim of ", g.size,
+                                           " elements (at most 2^31 - 1 are supported)"));
+  }
+  KernelSignature signature;
+  std::vector<size_t> inputs;
+  for (size_t i = 0; i < n; ++i) {
+    inputs.push_back(AddInput(signature, op.operand(static_cast<int64_t>(i))));
+  }
+  for (size_t i = 0; i < n; ++i) signature.outputs.push_back(op.result(static_cast<int64_t>(i)));
+  const size_t first_output = signature.inputs.size();
+  const size_t scratch = first_output + n;
+  const int64_t slot_elements = 2 * g.size;  // two i32 permutations per slot
+  if (g.rows > 0 && g.size > 0) {
+    const int64_t by_budget = std::max<int64_t>(1, kSortScratchBudget / (slot_elements * 4));
+    signature.block_count = std::min({g.rows, kMaxSortBlocks, by_budget});
+    signature.block_size = (g.rows + signature.block_count - 1) / signature.block_count;
+    signature.block_count = BlockCount(g.rows, signature.block_size);
+    signature.scratch_bytes = signature.block_count * slot_elements * 4;
+  }
+  ShapeKernelBuilder k(module, symbol, signature.inputs.size(),
+                       signature.outputs.size() + (signature.scratch_bytes > 0 ? 1 : 0));
+  if (signature.block_count == 0) {
+    k.Finish();
+    return signature;
+  }
+  llvm::IRBuilder<>& b = k.ir();
+  Vars vars(k);
+  std::vector<ElementType> types;
+  for (size_t i = 0; i < n; ++i) types.push_back(op.operand(static_cast<int64_t>(i))->type().element_type());
+  llvm::Value* stride = k.Int(g.stride);
+  llvm::Value* size = k.Int(g.size);
+
+  Status status = k.Loop(k.block_begin(), k.block_end(), [&](llvm::Value* block) -> Status {
+    llvm::Value* slot = b.CreateMul(block, k.Int(slot_elements));
+    llvm::Value* row_begin = b.CreateMul(block, k.Int(signature.block_size));
+    llvm::Value* row_end = Min(b, b.CreateAdd(row_begin, k.Int(signature.block_size)),
+                               k.Int(g.rows));
+    return k.Loop(row_begin, row_end, [&](llvm::Value* row) -> Status {
+      llvm::Value* base = b.CreateAdd(
+          b.CreateMul(b.CreateUDiv(row, stride), k.Int(g.size * g.stride)),
+          b.CreateURem(row, stride));
+      // comparator(in0[lhs], in0[rhs], in1[lhs], ...) for row positions lhs, rhs (i64).
+      auto less = [&](llvm::Value* lhs, llvm::Value* rhs) -> StatusOr<llvm::Value*> {
+        std::vector<llvm::Value*> args;
+        for (size_t i = 0; i < n; ++i) {
+          for (llvm::Value* at : {lhs, rhs}) {
+            args.push_back(k.LoadElement(inputs[i], types[i],
+                                         b.CreateAdd(base, b.CreateMul(at, stride))));
+          }
+        }
+        ACCY_ASSIGN_OR_RETURN(
+            std::vector<llvm::Value*> result,
+            LowerScalarRegion(k.lowering(), *op.region(0), args, "shape emitter: sort comparator"));
+        if (result.size() != 1 || !result[0]->getType()->isIntegerTy(1)) {
+          return absl::InvalidArgumentError(
+              "jit: shape emitter: sort comparator must return one tensor<i1>");
+        }
+        return result[0];
+      };
+      // Insertion-sorted runs of kSortRun in the slot's first half.
+      ACCY_RETURN_IF_ERROR(k.Loop(k.Int(0), size, [&](llvm::Value* run) -> Status {
+        llvm::Value* run_end = Min(b, b.CreateAdd(run, k.Int(kSortRun)), size);
+        StoreIndex32(k, scratch, b.CreateAdd(slot, run), run);
+        return k.Loop(b.CreateAdd(run, k.Int(1)), run_end, [&](llvm::Value* i) -> Status {
+          llvm::Value* j = vars.New("j", i);
+          // x = i: positions [run, i) hold a sorted permutation of themselves.
+          ACCY_RETURN_IF_ERROR(While(
+              k,
+              [&]() -> StatusOr<llvm::Value*> {
+                llvm::Value* jv = vars.Get(j);
+                llvm::Value* prev = LoadIndex32(
+                    k, scratch, b.CreateAdd(slot, Max(b, b.CreateSub(jv, k.Int(1)), run)));
+                ACCY_ASSIGN_OR_RETURN(llvm::Value* before, less(i, prev));
+                return b.CreateAnd(b.CreateICmpSGT(jv, run), before);
+              },
+              [&]() -> Status {
+                llvm::Value* jv = vars.Get(j);
+                llvm::Value* prev_at = b.CreateAdd(slot, b.CreateSub(jv, k.Int(1)));
+                StoreIndex32(k, scratch, b.CreateAdd(slot, jv), LoadIndex32(k, scratch, prev_at));
+                vars.Set(j, b.CreateSub(jv, k.Int(1)));
+                return absl::OkStatus();
+              }));
+          StoreIndex32(k, scratch, b.CreateAdd(slot, vars.Get(j)), i);
+          return absl::OkStatus();
+        });
+      }, kSortRun));
+      // Merge passes: runs of `width` from src to dst, then swap halves.
+      llvm::Value* width = vars.New("width", k.Int(kSortRun));
+      llvm::Value* src = vars.New("src", slot);
+      llvm::Value* dst = vars.New("dst", b.CreateAdd(slot, size));
+      ACCY_RETURN_IF_ERROR(While(
+          k, [&]() -> StatusOr<llvm::Value*> { return b.CreateICmpSLT(vars.Get(width), size); },
+          [&]() -> Status {
+            llvm::Value* w = vars.Get(width);
+            llvm::Value* from = vars.Get(src);
+            llvm::Value* to = vars.Get(dst);
+            llvm::Value* lo = vars.New("lo", k.Int(0));
+            ACCY_RETURN_IF_ERROR(While(
+                k, [&]() -> StatusOr<llvm::Value*> { return b.CreateICmpSLT(vars.Get(lo), size); },
+                [&]() -> Status {
+                  llvm::Value* l = vars.Get(lo);
+                  llvm::Value* mid = Min(b, b.CreateAdd(l, w), size);
+                  llvm::Value* hi = Min(b, b.CreateAdd(mid, w), size);
+                  llvm::Value* left = vars.New("left", l);
+                  llvm::Value* right = vars.New("right", mid);
+                  ACCY_RETURN_IF_ERROR(k.Loop(l, hi, [&](llvm::Value* out) -> Status {
+                    llvm::Value* li = vars.Get(left);
+                    llvm::Value* ri = vars.Get(right);
+                    // Clamped so that both loads stay in the run; the flags decide.
+                    llvm::Value* lv = LoadIndex32(
+                        k, scratch, b.CreateAdd(from, Min(b, li, b.CreateSub(mid, k.Int(1)))));
+                    llvm::Value* rv = LoadIndex32(
+                        k, scratch, b.CreateAdd(from, Min(b, ri, b.CreateSub(hi, k.Int(1)))));
+                    ACCY_ASSIGN_OR_RETURN(llvm::Value* right_first, less(rv, lv));
+                    // Stable: the right element goes first only when strictly before.
+                    llvm::Value* take_right = b.CreateAnd(
+                        b.CreateICmpSLT(ri, hi), b.CreateOr(b.CreateICmpSGE(li, mid), right_first));
+                    StoreIndex32(k, scratch, b.CreateAdd(to, out),
+                                 b.CreateSelect(take_right, rv, lv));
+                    llvm::Value* step = b.CreateZExt(take_right, b.getInt64Ty());
+                    vars.Set(right, b.CreateAdd(ri, step));
+                    vars.Set(left, b.CreateAdd(li, b.CreateSub(k.Int(1), step)));
+                    return absl::OkStatus();
+                  }));
+                  vars.Set(lo, hi);
+                  return absl::OkStatus();
+                }));
+            vars.Set(src, to);
+            vars.Set(dst, from);
+            vars.Set(width, b.CreateMul(w, k.Int(2)));
+            return absl::OkStatus();
+          }));
+      // Gather every operand through the permutation.
+      llvm::Value* perm = vars.Get(src);
+      return k.Loop(k.Int(0), size, [&](llvm::Value* p) -> Status {
+        llvm::Value* q = LoadIndex32(k, scratch, b.CreateAdd(perm, p));
+        llvm::Value* from = b.CreateAdd(base, b.CreateMul(q, stride));
+        llvm::Value* to = b.CreateAdd(base, b.CreateMul(p, stride));
+        for (size_t i = 0; i < n; ++i) {
+          k.StoreBits(first_output + i, types[i], to, k.LoadBits(inputs[i], types[i], from));
+        }
+        return absl::OkStatus();
+      });
+    });
+  });
+  ACCY_RETURN_IF_ERROR(status);
+  k.Finish();
+  return signature;
+}
+
+StatusOr<KernelSignature> EmitTopKKernel(const Operation& op, llvm::Module& module,
+                                         std::string_view symbol) {
+  const TensorType& type = op.operand(0)->type();
+  const ElementType element = type.element_type();
+  const int64_t n = type.dim(type.rank() - 1);
+  const int64_t k_count = op.GetInt("k").value_or(0);
+  const int64_t rows = n > 0 ? type.element_count() / n : 0;
+  if (n > std::numeric_limits<int32_t>::max()) {
+    return absl::UnimplementedError(StrCat("jit: shape emitter: top_k over a last dim of ", n,
+                                           " elements (at most 2^31 - 1 are supported)"));
+  }
+  KernelSignature signature;
+  const size_t input = AddInput(signature, op.operand(0));
+  signature.outputs = {op.result(0), op.result(1)};
+  const size_t values_out = signature.inputs.size();
+  const size_t heap = values_out + 1;  // the indices output holds each row's heap
+  if (rows > 0 && k_count > 0) {
+    signature.block_size = std::max<int64_t>(1, kTopKBlockElements / n);
+    signature.block_count = BlockCount(rows, signature.block_size);
+  }
+  ShapeKernelBuilder k(module, symbol, signature.inputs.size(), signature.outputs.size());
+  if (signature.block_count == 0) {
+    k.Finish();
+    return signature;
+  }
+  llvm::IRBuilder<>& b = k.ir();
+  Vars vars(k);
+  const unsigned bits = static_cast<unsigned>(ElementByteWidth(element) * 8);
+  // The TOTALORDER key of an element's bits: floats' sign-magnitude mapped onto two's
+  // complement (negative values flip their magnitude bits), compared signed; other types as
+  // they order (unsigned and i1 unsigned).
+  const bool is_unsigned = IsUnsigned(element) || IsBool(element);
+  auto key = [&](llvm::Value* raw) -> llvm::Value* {
+    if (!IsFloat(element)) return raw;
+    llvm::Value* magnitude = b.getInt(llvm::APInt::getSignedMaxValue(bits));
+    return b.CreateSelect(b.CreateICmpSLT(raw, b.getIntN(bits, 0)), b.CreateXor(raw, magnitude),
+                          raw);
+  };
+  auto [lo, hi] = k.BlockElements(signature.block_size, rows);
+  Status status = k.Loop(lo, hi, [&](llvm::Value* row) -> Status {
+    llvm::Value* base = b.CreateMul(row, k.Int(n));
+    llvm::Value* heap_base = b.CreateMul(row, k.Int(k_count));
+    // better(a, b): value a after value b in TOTALORDER, or equal values and a < b.
+    auto better = [&](llvm::Value* x, llvm::Value* y) -> llvm::Value* {
+      llvm::Value* kx = key(k.LoadBits(input, element, b.CreateAdd(base, x)));
+      llvm::Value* ky = key(k.LoadBits(input, element, b.CreateAdd(base, y)));
+      llvm::Value* greater = is_unsigned ? b.CreateICmpUGT(kx, ky) : b.CreateICmpSGT(kx, ky);
+      return b.CreateOr(greater, b.CreateAnd(b.CreateICmpEQ(kx, ky), b.CreateICmpSLT(x, y)));
+    };
+    auto at = [&](llvm::Value* p) { return b.CreateAdd(heap_base, p); };
+    // Restores the heap (every parent worse than its children: the root is the worst kept)
+    // from heap position `start` down, over positions [0, size).
+    auto sift_down = [&](llvm::Value* start, llvm::Value* size) -> Status {
+      llvm::Value* pos = vars.New("pos", start);
+      llvm::Value* child = vars.New("child", b.CreateAdd(b.CreateMul(start, k.Int(2)), k.Int(1)));
+      return While(
+          k, [&]() -> StatusOr<llvm::Value*> { return b.CreateICmpSLT(vars.Get(child), size); },
+          [&]() -> Status {
+            llvm::Value* c = vars.Get(child);
+            llvm::Value* r = b.CreateAdd(c, k.Int(1));
+            llvm::Value* cv = LoadIndex32(k, heap, at(c));
+            llvm::Value* rv = LoadIndex32(k, heap, at(Min(b, r, b.CreateSub(size, k.Int(1)))));
+            llvm::Value* use_right = b.CreateAnd(b.CreateICmpSLT(r, size), better(cv, rv));
+            llvm::Value* worse_child = b.CreateSelect(use_right, r, c);
+            llvm::Value* worse_v = b.CreateSelect(use_right, rv, cv);
+            llvm::Value* p = vars.Get(pos);
+            llvm::Value* pv = LoadIndex32(k, heap, at(p));
+            // The parent must be worse than its worse child; swap when it is better.
+            llvm::Value* swap = better(pv, worse_v);
+            StoreIndex32(k, heap, at(p), b.CreateSelect(swap, worse_v, pv));
+            StoreIndex32(k, heap, at(worse_child), b.CreateSelect(swap, pv, worse_v));
+            vars.Set(pos, b.CreateSelect(swap, worse_child, p));
+            vars.Set(child, b.CreateSelect(
+                                swap, b.CreateAdd(b.CreateMul(worse_child, k.Int(2)), k.Int(1)),
+                                size));
+            return absl::OkStatus();
+          });
+    };
+    llvm::Value* kept = k.Int(k_count);
+    // The first k indices, made a heap.
+    ACCY_RETURN_IF_ERROR(k.Loop(k.Int(0), kept, [&](llvm::Value* i) -> Status {
+      StoreIndex32(k, heap, at(i), i);
+      return absl::OkStatus();
+    }));
+    ACCY_RETURN_IF_ERROR(k.Loop(k.Int(0), k.Int(k_count / 2), [&](llvm::Value* t) -> Status {
+      return sift_down(b.CreateSub(k.Int(k_count / 2 - 1), t), kept);
+    }));
+    // Every later element better than the worst kept replaces it.
+    ACCY_RETURN_IF_ERROR(k.Loop(kept, k.Int(n), [&](llvm::Value* i) -> Status {
+      llvm::Value* root = LoadIndex32(k, heap, at(k.Int(0)));
+      return k.If(better(i, root), [&]() -> Status {
+        StoreIndex32(k, heap, at(k.Int(0)), i);
+        return sift_down(k.Int(0), kept);
+      });
+    }));
+    // Heap extraction: the worst kept goes to the end, best first in the end.
+    ACCY_RETURN_IF_ERROR(k.Loop(k.Int(0), k.Int(k_count - 1), [&](llvm::Value* t) -> Status {
+      llvm::Value* e = b.CreateSub(k.Int(k_count - 1), t);
+      llvm::Value* root = LoadIndex32(k, heap, at(k.Int(0)));
+      StoreIndex32(k, heap, at(k.Int(0)), LoadIndex32(k, heap, at(e)));
+      StoreIndex32(k, heap, at(e), root);
+      return sift_down(k.Int(0), e);
+    }));
+    return k.Loop(k.Int(0), kept, [&](llvm::Value* p) -> Status {
+      llvm::Value* q = LoadIndex32(k, heap, at(p));
+      k.StoreBits(values_out, element, at(p), k.LoadBits(input, element, b.CreateAdd(base, q)));
+      return absl::OkStatus();
+    });
+  });
+  ACCY_RETURN_IF_ERROR(status);
+  k.Finish();
+  return signature;
+}
+
+}  // namespace accy::jit
