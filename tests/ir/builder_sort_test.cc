@@ -75,7 +75,8 @@ TEST_F(SortBuilderTest, SortRejectsEveryBrokenConstraint) {
                   "sort: comparator has 4 arguments, expected 2");
   EXPECT_REJECTED(f, with_args({T(kF64), T(kF64)}),
                   "sort: comparator argument 0 has type tensor<f64>, expected tensor<f32>");
-  EXPECT_REJECTED(f, f.CreateOp(OpKind::kSort, {x}, {T(kF32, {2, 5})}, {}, {}),
+  EXPECT_REJECTED(f, f.CreateOp(OpKind::kSort, {x}, {T(kF32, {2, 5})},
+                                {{"dimension", int64_t{0}}}, {}),
                   "sort: has 0 regions, expected 1");
   EXPECT_REJECTED(f, f.CreateOp(OpKind::kSort, {x}, {T(kF32, {2, 5})},
                                 {{"dimension", int64_t{0}}, {"is_stable", int64_t{1}}},

@@ -163,7 +163,7 @@ TEST(SortEmitterTest, SortKernelTakesAScratchSlotPerBlockOfRows) {
   ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(std::move(module)));
   ASSERT_EQ(program->compiled().items().size(), 1u);
   const CompiledItem& item = program->compiled().items()[0];
-  // 1000 rows over 250 blocks of 4 rows; each block two i32 permutations of 64 elements.
+  // 1000 rows over 250 blocks of 4 rows; each block two f32 copies of a 64-element row.
   EXPECT_EQ(item.launch.block_count, 250);
   EXPECT_EQ(item.block_size, 4);
   EXPECT_EQ(item.scratch_bytes, 250 * 2 * 64 * 4);
