@@ -37,6 +37,7 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/Transforms/Utils/Cloning.h"
+#include "jit/sort_runtime.h"
 #include "src/util/str_cat.h"
 
 namespace accy::jit {
@@ -349,6 +350,17 @@ StatusOr<std::unique_ptr<JitCompiler>> JitCompiler::Create(const JitCompilerOpti
   auto libmvec = llvm::orc::DynamicLibrarySearchGenerator::Load("libmvec.so.1", prefix);
   if (!libmvec) return LlvmError("loading glibc's libmvec.so.1", libmvec.takeError());
   impl->jit->getMainJITDylib().addGenerator(std::move(*libmvec));
+  // The runtime functions sort kernels call (sort_runtime.h), by name: objects refer to the
+  // names, so cached objects stay valid in any process.
+  llvm::orc::SymbolMap runtime;
+  for (const SortRuntimeSymbol& symbol : kSortRuntimeSymbols) {
+    runtime[impl->jit->mangleAndIntern(symbol.name)] = llvm::orc::ExecutorSymbolDef(
+        llvm::orc::ExecutorAddr::fromPtr(symbol.address), llvm::JITSymbolFlags::Exported);
+  }
+  if (llvm::Error error =
+          impl->jit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime)))) {
+    return LlvmError("defining the sort runtime symbols", std::move(error));
+  }
   impl->BuildVectorMathTable();
   return std::unique_ptr<JitCompiler>(new JitCompiler(std::move(impl)));
 }

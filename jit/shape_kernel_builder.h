@@ -69,6 +69,9 @@ class ShapeKernelBuilder {
   // `lanes` consecutive elements from `index` as one <lanes x iN> vector of raw bits.
   llvm::Value* LoadBitsVector(size_t buffer, ElementType type, llvm::Value* index, int64_t lanes);
   void StoreBitsVector(size_t buffer, ElementType type, llvm::Value* index, llvm::Value* bits);
+  // The address of element `index` (i64) of buffer `buffer`, for passing a row to a runtime
+  // function (sort_runtime.h).
+  llvm::Value* ElementPointer(size_t buffer, ElementType type, llvm::Value* index);
   // An element's raw bits as a constant (iN), from its little-endian bytes.
   llvm::Value* BitsConstant(ElementType type, const uint8_t* bytes);
   // The element in storage form (elementwise_lowering.h), for computing with it.

@@ -1,8 +1,9 @@
 // sort and top_k through the shape emitter (jit/sort_emitter.cc) -- sort along the last, first
 // and middle dims of rank 1-3 inputs, rows long enough for several merge passes, one-element
 // and empty dims, two operands (key and payload: the payload shows that ties keep their order),
-// ascending and descending in TOTALORDER, a JAX-style comparator canonicalizing NaNs and zeros,
-// a multi-key comparator; top_k with k from 0 to the whole row -- x every element type, through
+// ascending and descending in TOTALORDER (16-64-bit types through the vqsort fast path, with
+// either argument order), a JAX-style comparator canonicalizing NaNs and zeros, a multi-key
+// comparator (the general merge sort); top_k with k from 0 to the whole row -- x every element type, through
 // the JIT and the reference evaluator (std::stable_sort, a different algorithm), compared bit
 // for bit.
 #include <string>
@@ -85,6 +86,17 @@ ShapeVariant TopK(Dims operand, int64_t k, size_t result) {
           }};
 }
 
+// compare <direction> with the arguments swapped (rhs, lhs).
+ComparatorFor Swapped(std::string direction) {
+  return [direction](ElementType type) -> RegionBodyFn {
+    return [direction, type](FunctionBuilder& b, std::span<Value* const> a) -> Status {
+      ACCY_ASSIGN_OR_RETURN(Value * c,
+                            b.Compare(a[1], a[0], direction, IsFloat(type) ? "TOTALORDER" : ""));
+      return b.Return({c});
+    };
+  };
+}
+
 ComparatorFor Ascending() {
   return [](ElementType t) { return Direction("LT", t); };
 }
@@ -108,6 +120,9 @@ TEST(SortEmitterTest, SingleOperandSortsMatchTheReferenceForEveryType) {
                       Sort({{0, 5}}, 1, Ascending()),
                       Sort({{4, 0}}, 1, Ascending()),
                       Sort({{17}}, 0, Ascending()),  // one run plus one element
+                      // compare GT (rhs, lhs) is ascending; LT (rhs, lhs) descending.
+                      Sort({{5, 300}}, 1, Swapped("GT")),
+                      Sort({{300, 5}}, 0, Swapped("LT")),
                   });
   }
 }
@@ -153,20 +168,37 @@ TEST(TopKEmitterTest, ValuesAndIndicesMatchTheReferenceForEveryType) {
   }
 }
 
-TEST(SortEmitterTest, SortKernelTakesAScratchSlotPerBlockOfRows) {
+// The scratch of the one item of a sort of `operands` [1000, 64] f32 / i8 along dim 1.
+StatusOr<CompiledItem> SortItem(size_t operands, RegionBodyFn comparator) {
   Builder builder("sort_blocks");
-  const TensorType type = TensorType::Create(ElementType::kF32, {1000, 64}).value();
-  ASSERT_OK_AND_ASSIGN(FunctionBuilder f, builder.BeginFunction("main", {type}, {type}));
-  ASSERT_OK_AND_ASSIGN(Value * sorted, f.Sort(f.Parameter(0), 1, "LT"));
-  ASSERT_OK(f.Return({sorted}));
-  ASSERT_OK_AND_ASSIGN(auto module, builder.Finish());
-  ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(std::move(module)));
-  ASSERT_EQ(program->compiled().items().size(), 1u);
-  const CompiledItem& item = program->compiled().items()[0];
-  // 1000 rows over 250 blocks of 4 rows; each block two f32 copies of a 64-element row.
-  EXPECT_EQ(item.launch.block_count, 250);
-  EXPECT_EQ(item.block_size, 4);
-  EXPECT_EQ(item.scratch_bytes, 250 * 2 * 64 * 4);
+  const TensorType f32 = TensorType::Create(ElementType::kF32, {1000, 64}).value();
+  const TensorType i8 = TensorType::Create(ElementType::kI8, {1000, 64}).value();
+  std::vector<TensorType> types = {f32, i8};
+  types.resize(operands);
+  ACCY_ASSIGN_OR_RETURN(FunctionBuilder f, builder.BeginFunction("main", types, types));
+  std::vector<Value*> inputs;
+  for (size_t i = 0; i < operands; ++i) inputs.push_back(f.Parameter(static_cast<int64_t>(i)));
+  ACCY_ASSIGN_OR_RETURN(std::vector<Value*> sorted, f.Sort(inputs, 1, std::move(comparator)));
+  ACCY_RETURN_IF_ERROR(f.Return(sorted));
+  ACCY_ASSIGN_OR_RETURN(auto module, builder.Finish());
+  ACCY_ASSIGN_OR_RETURN(auto program, JitProgram::Create(std::move(module)));
+  if (program->compiled().items().size() != 1) return absl::InternalError("expected one item");
+  return program->compiled().items()[0];
+}
+
+TEST(SortEmitterTest, SortKernelTakesAScratchSlotPerBlockOfRows) {
+  // 1000 rows over 250 blocks of 4 rows. The single-key fast path (vqsort) takes one f32 key
+  // copy of a 64-element row per block; the general merge sort two copies of every operand.
+  ASSERT_OK_AND_ASSIGN(CompiledItem fast, SortItem(1, Direction("LT", E::kF32)));
+  EXPECT_EQ(fast.launch.block_count, 250);
+  EXPECT_EQ(fast.block_size, 4);
+  EXPECT_EQ(fast.scratch_bytes, 250 * 64 * 4);
+  ASSERT_OK_AND_ASSIGN(CompiledItem general, SortItem(2, Direction("LT", E::kF32)));
+  EXPECT_EQ(general.launch.block_count, 250);
+  EXPECT_EQ(general.scratch_bytes, 250 * 2 * 64 * (4 + 1));
+  // A comparator that is not a plain compare of the two arguments takes the general path.
+  ASSERT_OK_AND_ASSIGN(CompiledItem jax, SortItem(1, JaxFloatLess(E::kF32)));
+  EXPECT_EQ(jax.scratch_bytes, 250 * 2 * 64 * 4);
 }
 
 }  // namespace
