@@ -32,7 +32,7 @@ struct KernelTarget {
 
 // kind shape: transpose, slice, pad, concatenate, iota, reverse, reshape, materialized
 // broadcast_in_dim, gather, scatter, dynamic_slice, dynamic_update_slice (shape_emitter.cc),
-// reduce_window and select_and_scatter (window_emitter.cc).
+// reduce_window and select_and_scatter (window_emitter.cc), sort and top_k (sort_emitter.cc).
 StatusOr<KernelSignature> EmitShapeKernel(const WorkItem& item, const FusionPlan& fusion,
                                           llvm::Module& module, std::string_view symbol);
 // kinds reduction (a reduce, or a reduction_input cluster rooted at one; reduction_emitter.cc,

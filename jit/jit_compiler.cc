@@ -38,6 +38,7 @@
 #include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "src/util/special_math.h"
+#include "jit/sort_runtime.h"
 #include "src/util/str_cat.h"
 
 namespace accy::jit {
@@ -374,6 +375,17 @@ StatusOr<std::unique_ptr<JitCompiler>> JitCompiler::Create(const JitCompilerOpti
   if (llvm::Error error =
           impl->jit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(special_math)))) {
     return LlvmError("defining the special-function symbols", std::move(error));
+  }
+  // The runtime functions sort kernels call (sort_runtime.h), by name: objects refer to the
+  // names, so cached objects stay valid in any process.
+  llvm::orc::SymbolMap runtime;
+  for (const SortRuntimeSymbol& symbol : kSortRuntimeSymbols) {
+    runtime[impl->jit->mangleAndIntern(symbol.name)] = llvm::orc::ExecutorSymbolDef(
+        llvm::orc::ExecutorAddr::fromPtr(symbol.address), llvm::JITSymbolFlags::Exported);
+  }
+  if (llvm::Error error =
+          impl->jit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime)))) {
+    return LlvmError("defining the sort runtime symbols", std::move(error));
   }
   impl->BuildVectorMathTable();
   return std::unique_ptr<JitCompiler>(new JitCompiler(std::move(impl)));

@@ -41,7 +41,9 @@ namespace accy::jit {
 //   blocks wrote to scratch, in a fixed order). Ranges never straddle the two phases.
 //
 // The kernel never allocates, never calls back into accy, and leaves the floating-point
-// environment (MXCSR: rounding, FTZ/DAZ) untouched.
+// environment (MXCSR: rounding, FTZ/DAZ) untouched. One exception: the sort kernels' single-key
+// fast path calls the runtime functions of jit/sort_runtime.h (Highway's vqsort), whose
+// per-thread sorter allocates once, on a thread's first call.
 using KernelFunction = void (*)(void* const* buffers, const int64_t* buffer_bytes,
                                 int64_t block_begin, int64_t block_end);
 

@@ -587,6 +587,10 @@ StatusOr<KernelSignature> EmitShapeKernel(const WorkItem& item, const FusionPlan
       return EmitReduceWindowKernel(op, module, symbol);
     case OpKind::kSelectAndScatter:
       return EmitSelectAndScatterKernel(op, module, symbol);
+    case OpKind::kSort:
+      return EmitSortKernel(op, module, symbol);
+    case OpKind::kTopK:
+      return EmitTopKKernel(op, module, symbol);
     default:
       return absl::UnimplementedError(StrCat("jit: shape emitter: op ", op.name(), " (work item ",
                                              item.id, ") is not a shape op"));

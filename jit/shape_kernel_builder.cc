@@ -76,6 +76,12 @@ void ShapeKernelBuilder::StoreBits(size_t buffer, ElementType type, llvm::Value*
   Tag(builder_.CreateAlignedStore(bits, Address(buffer, bits_type, index), llvm::Align(1)), buffer);
 }
 
+llvm::Value* ShapeKernelBuilder::ElementPointer(size_t buffer, ElementType type,
+                                               llvm::Value* index) {
+  return Address(buffer, builder_.getIntNTy(static_cast<unsigned>(ElementByteWidth(type) * 8)),
+                 index);
+}
+
 llvm::Value* ShapeKernelBuilder::BitsConstant(ElementType type, const uint8_t* bytes) {
   uint64_t bits = 0;
   std::memcpy(&bits, bytes, static_cast<size_t>(ElementByteWidth(type)));

@@ -69,6 +69,9 @@ class ShapeKernelBuilder {
   // `lanes` consecutive elements from `index` as one <lanes x iN> vector of raw bits.
   llvm::Value* LoadBitsVector(size_t buffer, ElementType type, llvm::Value* index, int64_t lanes);
   void StoreBitsVector(size_t buffer, ElementType type, llvm::Value* index, llvm::Value* bits);
+  // The address of element `index` (i64) of buffer `buffer`, for passing a row to a runtime
+  // function (sort_runtime.h).
+  llvm::Value* ElementPointer(size_t buffer, ElementType type, llvm::Value* index);
   // An element's raw bits as a constant (iN), from its little-endian bytes.
   llvm::Value* BitsConstant(ElementType type, const uint8_t* bytes);
   // The element in storage form (elementwise_lowering.h), for computing with it.
@@ -139,6 +142,14 @@ StatusOr<KernelSignature> EmitReduceWindowKernel(const Operation& reduce_window,
 StatusOr<KernelSignature> EmitSelectAndScatterKernel(const Operation& select_and_scatter,
                                                      llvm::Module& module,
                                                      std::string_view symbol);
+
+// Shape kernels of sort_emitter.cc: sort (any comparator, operands and dimension; a stable
+// merge sort of an index permutation per row in a scratch slot per block of rows) and top_k
+// (a heap selection per last-dim row in the indices output).
+StatusOr<KernelSignature> EmitSortKernel(const Operation& sort, llvm::Module& module,
+                                         std::string_view symbol);
+StatusOr<KernelSignature> EmitTopKKernel(const Operation& top_k, llvm::Module& module,
+                                         std::string_view symbol);
 
 }  // namespace accy::jit
 

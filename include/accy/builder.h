@@ -306,6 +306,26 @@ class FunctionBuilder {
   StatusOr<Value*> SelectAndScatter(Value* operand, Value* source, Value* init,
                                     const WindowOptions& window, RegionBodyFn select,
                                     RegionBodyFn scatter);
+  // sort (spec "sort"): sorts the N `inputs` (one shape, any element types) together along
+  // `dimension` (-rank <= dimension < rank; negative counts from the end) by `comparator`, a
+  // region over 2N rank-0 tensors (lhs0, rhs0, lhs1, rhs1, ...) of the inputs' element types
+  // returning tensor<i1>: true when the lhs elements go before the rhs elements. It should be a
+  // strict weak order (the spec leaves other comparators' results implementation-defined); with
+  // `is_stable` equivalent elements keep their order (accy always sorts stably). Results have
+  // the inputs' types. Errors: kInvalidArgument "sort: ..." naming the broken constraint (no
+  // inputs, input i of another shape, dimension out of range, a comparator of the wrong arity,
+  // argument types or result type).
+  StatusOr<std::vector<Value*>> Sort(std::vector<Value*> inputs, int64_t dimension,
+                                     RegionBodyFn comparator, bool is_stable = false);
+  // sort of one input with the comparator `compare <direction>, lhs, rhs` (`direction` LT for
+  // ascending or GT for descending; floats compare in TOTALORDER, so -NaN < -inf < ... < -0 <
+  // +0 < ... < +inf < +NaN), stable. Errors as above; kInvalidArgument for another direction.
+  StatusOr<Value*> Sort(Value* x, int64_t dimension, std::string_view direction);
+  // top_k (CHLO "top_k"): along the last dim of `x` (rank >= 1), the k largest elements in
+  // TOTALORDER (floats: +NaN first, -NaN last), descending, equal elements by lower index first;
+  // results {values (x's element type), indices (i32)}, both x's shape with last dim k.
+  // Errors: kInvalidArgument "top_k: ..." for rank 0 or k outside [0, last dim size].
+  StatusOr<std::vector<Value*>> TopK(Value* x, int64_t k);
   // cumsum (accy): inclusive prefix sum along `dimension`, same type as `x`.
   StatusOr<Value*> Cumsum(Value* x, int64_t dimension);
   // while: `cond` returns a tensor<i1>, `body` returns new loop-carried values of the same types.

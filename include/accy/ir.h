@@ -95,6 +95,13 @@ enum class OpKind : uint16_t {
 //   select_and_scatter   operands: operand, source, init_value (rank 0); attrs: window_dimensions,
 //                        window_strides, padding (as reduce_window); region 0: select over two
 //                        rank-0 tensors returning tensor<i1>, region 1: scatter over two
+//   sort                 operands: inputs... (one shape); attrs: dimension (in [-rank, rank); a
+//                        negative one counts from the end), is_stable (bool, absent: false);
+//                        region 0: comparator over 2N rank-0 tensors (lhs0, rhs0, lhs1, ...)
+//                        returning tensor<i1>; results: the inputs' types
+//   top_k                operands: operand (rank >= 1); attrs: k (0 <= k <= last dim); results:
+//                        values (the operand's type, last dim k) and indices (i32); prints as
+//                        chlo.top_k
 //   cumsum               operands: operand; attrs: dimension
 //   while                operands: initial values; results of the same types;
 //                        region 0: cond (returns tensor<i1>), region 1: body

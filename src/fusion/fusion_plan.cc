@@ -38,6 +38,7 @@ bool RegionsAreOpaque(const Operation& op) {
     case OpKind::kReduceWindow:
     case OpKind::kScatter:
     case OpKind::kSelectAndScatter:
+    case OpKind::kSort:
     case OpKind::kWhile:
       return true;
     default:

@@ -10,7 +10,7 @@
 // `applies stablehlo.add` shorthand; constants go hex from kMaxInlineConstantElements + 1
 // elements; floats that need more than 6 digits print their shortest round-trip digits. accy's
 // own ops print as `stablehlo.custom_call @accy.cumsum` and `stablehlo.custom_call @<target>`
-// with `accy.*` attributes.
+// with `accy.*` attributes; top_k prints as CHLO's `chlo.top_k`.
 //
 // Reads the module only; thread-safe for concurrent prints of a finished module.
 #include "accy/ir.h"
@@ -382,6 +382,21 @@ class ModulePrinter {
       case OpKind::kReduceWindow:
       case OpKind::kSelectAndScatter:
         PrintWindowOp(op, name, depth);
+        return;
+      case OpKind::kSort: {
+        // sort has no pretty form: the generic one JAX writes.
+        out_ += StrCat("\"", name, "\"(", Operands(op), ") <{dimension = ",
+                       op.GetInt("dimension").value_or(0), " : i64, is_stable = ",
+                       Bool(op.GetBool("is_stable").value_or(false)), "}> (");
+        if (op.num_regions() > 0) AppendRegion(*op.region(0), depth, /*block_header=*/true);
+        out_ += StrCat(") : ", FunctionalType(op));
+        return;
+      }
+      case OpKind::kTopK:
+        // CHLO's assembly format: `chlo.top_k(%x, k = 3) : tensor<..> -> (tensor<..>, ..)`.
+        out_ += StrCat("chlo.top_k(", Operands(op), ", k = ", op.GetInt("k").value_or(0),
+                       ") : ", op.operand(0)->type().ToString(), " -> (",
+                       TypeList(ResultTypes(op)), ")");
         return;
       case OpKind::kWhile:
         PrintWhile(op, name, depth);

@@ -550,6 +550,12 @@ StatusOr<std::optional<std::vector<TensorType>>> InferResultTypes(
     case OpKind::kSelectAndScatter:
       types = InferSelectAndScatter(operand_types, attributes);
       break;
+    case OpKind::kSort:
+      types = InferSort(operand_types, attributes);
+      break;
+    case OpKind::kTopK:
+      types = InferTopK(operand_types, attributes);
+      break;
     case OpKind::kCumsum:
       types = InferCumsum(operand_types, attrs);
       break;

@@ -59,6 +59,14 @@ StatusOr<std::vector<TensorType>> InferReduceWindow(std::span<const TensorType> 
 StatusOr<std::vector<TensorType>> InferSelectAndScatter(
     std::span<const TensorType> operand_types, std::span<const NamedAttribute> attributes);
 
+// sort (type_inference_sort.cc): spec "sort" C1-C4 (the comparator's signature, C5, is the
+// verifier's). top_k: CHLO "top_k": one operand of rank >= 1, 0 <= k <= its last dim; results
+// values (the operand's element type) and indices (i32), the operand's shape with last dim k.
+StatusOr<std::vector<TensorType>> InferSort(std::span<const TensorType> operand_types,
+                                            std::span<const NamedAttribute> attributes);
+StatusOr<std::vector<TensorType>> InferTopK(std::span<const TensorType> operand_types,
+                                            std::span<const NamedAttribute> attributes);
+
 // "[1, 2, 3]".
 std::string DimsToString(std::span<const int64_t> dims);
 

@@ -104,6 +104,18 @@ Status VerifyRegions(const Operation& op) {
       return CheckRegionSignature(op, *op.region(1), "scatter", pair,
                                   std::span<const TensorType>(&scalar, 1));
     }
+    case OpKind::kSort: {
+      // Spec "sort" (C5): comparator: (tensor<E0>, tensor<E0>, ..., tensor<EN-1>, tensor<EN-1>)
+      // -> tensor<i1>, Ei = element_type(inputs[i]).
+      std::vector<TensorType> args;
+      for (const TensorType& scalar : ScalarsOf(operand_types)) {
+        args.push_back(scalar);
+        args.push_back(scalar);
+      }
+      const TensorType pred = *TensorType::Create(ElementType::kI1, {});
+      return CheckRegionSignature(op, *op.region(0), "comparator", args,
+                                  std::span<const TensorType>(&pred, 1));
+    }
     case OpKind::kWhile: {
       TensorType pred = *TensorType::Create(ElementType::kI1, {});
       ACCY_RETURN_IF_ERROR(CheckRegionSignature(op, *op.region(0), "cond", operand_types,

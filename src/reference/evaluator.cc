@@ -301,6 +301,9 @@ class Evaluator {
       case OpKind::kReduceWindow:
       case OpKind::kSelectAndScatter:
         return EvaluateWindowOp(op, operands, eval_region);
+      case OpKind::kSort:
+      case OpKind::kTopK:
+        return EvaluateSortOp(op, operands, eval_region);
       case OpKind::kDotGeneral:
         return EvaluateDotGeneral(op, operands);
       case OpKind::kConvolution:

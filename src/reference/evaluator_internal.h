@@ -1,6 +1,6 @@
 // Internal interface between the reference evaluator's driver (evaluator.cc) and its op
 // families (elementwise_ops.cc, reduction_ops.cc, shape_ops.cc, gather_scatter.cc,
-// window_ops.cc, dot_general.cc, convolution.cc). Each family function evaluates one verified op on already-evaluated operand
+// window_ops.cc, sort_ops.cc, dot_general.cc, convolution.cc). Each family function evaluates one verified op on already-evaluated operand
 // tensors and returns new owned result tensors, one per op result.
 #ifndef ACCY_SRC_REFERENCE_EVALUATOR_INTERNAL_H_
 #define ACCY_SRC_REFERENCE_EVALUATOR_INTERNAL_H_
@@ -46,6 +46,10 @@ StatusOr<std::vector<Tensor>> EvaluateGatherScatterOp(const Operation& op,
 StatusOr<std::vector<Tensor>> EvaluateWindowOp(const Operation& op,
                                                std::span<const Tensor> operands,
                                                const RegionEvaluator& eval_region);
+// sort (comparator through `eval_region`) and top_k (sort_ops.cc).
+StatusOr<std::vector<Tensor>> EvaluateSortOp(const Operation& op,
+                                             std::span<const Tensor> operands,
+                                             const RegionEvaluator& eval_region);
 // dot_general.
 StatusOr<std::vector<Tensor>> EvaluateDotGeneral(const Operation& op,
                                                  std::span<const Tensor> operands);

@@ -246,7 +246,11 @@ StatusOr<std::vector<NamedAttribute>> ConvertAttributes(OpKind kind, const OpSyn
                name == "mantissa_bits") {
       ACCY_ASSIGN_OR_RETURN(int64_t number, ToInt(value, name));
       out.push_back({name, number});
-    } else if (name == "indices_are_sorted" || name == "unique_indices") {
+    } else if (name == "k" && kind == OpKind::kTopK) {
+      ACCY_ASSIGN_OR_RETURN(int64_t number, ToInt(value, name));
+      out.push_back({name, number});
+    } else if (name == "indices_are_sorted" || name == "unique_indices" ||
+               (name == "is_stable" && kind == OpKind::kSort)) {
       ACCY_ASSIGN_OR_RETURN(bool flag, ToBool(value, name));
       out.push_back({name, flag});
     } else if (name == "comparison_direction") {

@@ -75,6 +75,7 @@ Status Parser::ParsePrettyOp(OpSyntax* op) {
     return UnimplementedAt(loc, StrCat("op '", name, "' is not supported: it is the StableHLO "
                                        "reference interpreter's own I/O, not a StableHLO op"));
   }
+  if (name == "chlo.top_k") return ParseTopK(op);  // the one CHLO op with a form of its own
   if (name.starts_with("chlo.")) {
     // chlo's elementwise format `operands attr-dict : operand types -> result type`
     // (ParseOpTypes reads the arrow form; the same-type form is accepted too).
@@ -477,6 +478,30 @@ Status Parser::ParseWhile(OpSyntax* op) {
     ACCY_RETURN_IF_ERROR(ParseRegion(&region));
     op->regions.push_back(std::move(region));
   }
+  return absl::OkStatus();
+}
+
+Status Parser::ParseTopK(OpSyntax* op) {
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kLParen, "'(' after chlo.top_k"));
+  op->operands.emplace_back();
+  ACCY_RETURN_IF_ERROR(ParseValueRef(&op->operands.back()));
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kComma, "',' before k"));
+  const SourceLoc loc = tok_.loc;
+  ACCY_RETURN_IF_ERROR(ExpectKeyword("k"));
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kEqual, "'=' after k"));
+  ACCY_ASSIGN_OR_RETURN(int64_t k, ParseInteger("the top_k k"));
+  op->attributes.push_back({"k", IntValue(k, loc)});
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kRParen, "')' closing chlo.top_k"));
+  ACCY_RETURN_IF_ERROR(ParseOptionalAttributeDict(&op->attributes));
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kColon, "':' before the chlo.top_k type"));
+  std::vector<TensorType> inputs;
+  ACCY_ASSIGN_OR_RETURN(TensorType input, ParseType());
+  inputs.push_back(std::move(input));
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kArrow, "'->' in the chlo.top_k type"));
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kLParen, "'(' opening the chlo.top_k result types"));
+  ACCY_RETURN_IF_ERROR(ParseTypeList(&op->result_types));
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kRParen, "')' closing the chlo.top_k result types"));
+  op->operand_types = std::move(inputs);
   return absl::OkStatus();
 }
 

@@ -122,6 +122,8 @@ class Parser {
                          std::string_view second_field, std::string_view spatial_field,
                          AttrValue* numbers);
   Status ParseWhile(OpSyntax* op);
+  // chlo.top_k's assembly format: `(%x, k = N) attr-dict : type -> (type, type)`.
+  Status ParseTopK(OpSyntax* op);
   Status ParseConstant(OpSyntax* op);
   Status ParseCustomCall(OpSyntax* op);
   Status ParseCall(OpSyntax* op);

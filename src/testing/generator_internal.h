@@ -91,6 +91,8 @@ class Generator {
   bool StepReverse();
   bool StepReduceWindow();
   bool StepSelectAndScatter();
+  bool StepSort();  // generator_sort_steps.cc
+  bool StepTopK();
   bool StepGather();
   bool StepScatter();
   bool StepDynamicSlice(bool update);

@@ -615,6 +615,8 @@ FuzzProgram Generator::Run() {
       {2, [](Generator& g) { return g.StepCumsum(); }},
       {2, [](Generator& g) { return g.StepReduceWindow(); }},
       {1, [](Generator& g) { return g.StepSelectAndScatter(); }},
+      {2, [](Generator& g) { return g.StepSort(); }},
+      {1, [](Generator& g) { return g.StepTopK(); }},
       {options_.while_loops ? 2 : 0, [](Generator& g) { return g.StepWhile(); }},
       {options_.kernel_calls ? 3 : 0, [](Generator& g) { return g.StepKernelCall(); }},
       {options_.kernel_calls ? 2 : 0, [](Generator& g) { return g.StepWindowKernel(); }},

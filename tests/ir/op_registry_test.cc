@@ -30,7 +30,7 @@ std::set<OpKind> KindsWhere(bool (*predicate)(const OpInfo&)) {
 }
 
 TEST(OpRegistryTest, EveryOpKindHasItsRowInEnumOrder) {
-  ASSERT_EQ(kNumOpKinds, 83);
+  ASSERT_EQ(kNumOpKinds, 85);
   for (int i = 0; i < kNumOpKinds; ++i) {
     const OpKind kind = static_cast<OpKind>(i);
     EXPECT_EQ(kAllOpKinds[i], kind);
@@ -53,8 +53,8 @@ TEST(OpRegistryTest, NamesAreUniqueAndRoundTripThroughParseOpKind) {
     ASSERT_OK_AND_ASSIGN(OpKind parsed, ParseOpKind(OpName(kind)));
     EXPECT_EQ(parsed, kind) << OpName(kind);
   }
-  EXPECT_EQ(names.size(), 83u);
-  for (std::string_view name : {"stablehlo.add", "sort", ""}) {
+  EXPECT_EQ(names.size(), 85u);
+  for (std::string_view name : {"stablehlo.add", "top_k", "sorted", ""}) {
     const Status status = ParseOpKind(name).status();
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << name;
     EXPECT_EQ(status.message(), StrCat("unknown op '", name, "'"));
@@ -102,8 +102,8 @@ TEST(OpRegistryTest, PredicatesAgreeWithCategoryAndTheRangesTheyReplaced) {
             (std::set<OpKind>{OpKind::kBroadcastInDim, OpKind::kReshape, OpKind::kTranspose,
                               OpKind::kSlice, OpKind::kPad, OpKind::kConcatenate, OpKind::kIota,
                               OpKind::kReverse, OpKind::kGather, OpKind::kScatter,
-                              OpKind::kSelectAndScatter, OpKind::kDynamicSlice,
-                              OpKind::kDynamicUpdateSlice}));
+                              OpKind::kSelectAndScatter, OpKind::kSort, OpKind::kTopK,
+                              OpKind::kDynamicSlice, OpKind::kDynamicUpdateSlice}));
   EXPECT_EQ(GetOpInfo(OpKind::kConstant).category, OpCategory::kConstant);
   EXPECT_EQ(GetOpInfo(OpKind::kDotGeneral).category, OpCategory::kContraction);
   EXPECT_EQ(GetOpInfo(OpKind::kReduce).category, OpCategory::kReduction);
@@ -161,18 +161,21 @@ TEST(OpRegistryTest, OnlyKernelCallIsImpureAndOnlyTheSymmetricOpsCommute) {
 
 TEST(OpRegistryTest, RegionCountsAndArities) {
   EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.regions > 0; }),
-            (std::set<OpKind>{OpKind::kScatter, OpKind::kSelectAndScatter, OpKind::kReduce,
-                              OpKind::kReduceWindow, OpKind::kWhile}));
+            (std::set<OpKind>{OpKind::kScatter, OpKind::kSelectAndScatter, OpKind::kSort,
+                              OpKind::kReduce, OpKind::kReduceWindow, OpKind::kWhile}));
+  EXPECT_EQ(GetOpInfo(OpKind::kSort).regions, 1);
+  EXPECT_EQ(GetOpInfo(OpKind::kTopK).results, 2);
   EXPECT_EQ(GetOpInfo(OpKind::kScatter).regions, 1);
   EXPECT_EQ(GetOpInfo(OpKind::kReduceWindow).regions, 1);
   EXPECT_EQ(GetOpInfo(OpKind::kSelectAndScatter).regions, 2);
   EXPECT_EQ(GetOpInfo(OpKind::kReduce).regions, 1);
   EXPECT_EQ(GetOpInfo(OpKind::kWhile).regions, 2);
   EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.results == kVariadic; }),
-            (std::set<OpKind>{OpKind::kScatter, OpKind::kReduce, OpKind::kReduceWindow,
-                              OpKind::kWhile, OpKind::kKernelCall}));
+            (std::set<OpKind>{OpKind::kScatter, OpKind::kSort, OpKind::kReduce,
+                              OpKind::kReduceWindow, OpKind::kWhile, OpKind::kKernelCall}));
   EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.operands == kVariadic; }),
-            (std::set<OpKind>{OpKind::kConcatenate, OpKind::kScatter, OpKind::kDynamicSlice,
+            (std::set<OpKind>{OpKind::kConcatenate, OpKind::kScatter, OpKind::kSort,
+                              OpKind::kDynamicSlice,
                               OpKind::kDynamicUpdateSlice, OpKind::kReduce,
                               OpKind::kReduceWindow, OpKind::kWhile, OpKind::kKernelCall,
                               OpKind::kReturn}));
