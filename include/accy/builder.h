@@ -324,7 +324,7 @@ class FunctionBuilder {
   // top_k (CHLO "top_k"): along the last dim of `x` (rank >= 1), the k largest elements in
   // TOTALORDER (floats: +NaN first, -NaN last), descending, equal elements by lower index first;
   // results {values (x's element type), indices (i32)}, both x's shape with last dim k.
-  // Errors: kInvalidArgument "top_k: ..." for rank 0 or k outside [0, last dim size].
+  // Errors: kInvalidArgument "chlo.top_k: ..." for rank 0 or k outside [0, last dim size].
   StatusOr<std::vector<Value*>> TopK(Value* x, int64_t k);
   // cumsum (accy): inclusive prefix sum along `dimension`, same type as `x`.
   StatusOr<Value*> Cumsum(Value* x, int64_t dimension);

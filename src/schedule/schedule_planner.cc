@@ -522,12 +522,11 @@ class SchedulePlanner {
     ACCY_CHECK(static_cast<int64_t>(item_output_id_.size()) == n);
     for (int64_t i = 0; i < n; ++i) {
       output_to_item[static_cast<size_t>(item_output_id_[static_cast<size_t>(i)])] = i;
-      // A multi-result root (while, variadic reduce such as argmax) produces every result: a
-      // consumer of result 1 depends on it as much as one of result 0. (Only these kinds can
-      // have such roots, so other items' ops are not touched again.)
-      const WorkKind kind = items[i].kind;
-      if (kind == WorkKind::kIterate || kind == WorkKind::kReduction) {
-        const Operation* root = items[i].root;
+      // A multi-result root (while, variadic reduce such as argmax, sort, top_k, variadic
+      // reduce_window) produces every result: a consumer of result 1 depends on it as much as
+      // one of result 0.
+      const Operation* root = items[i].root;
+      if (root != nullptr && root->num_results() > 1) {
         for (int64_t r = 0; r < root->num_results(); ++r) {
           int64_t& slot = output_to_item[static_cast<size_t>(root->result(r)->id())];
           if (slot < 0) slot = i;

@@ -1,6 +1,7 @@
 // Schedule planning beyond the seed's tests: broadcast materialization, iterate outputs,
 // dependency positions, and the text / Graphviz renderings of a plan.
 #include <memory>
+#include <vector>
 
 #include "accy/builder.h"
 #include "gmock/gmock.h"
@@ -55,6 +56,29 @@ TEST(SchedulePlanTest, BroadcastFeedingAShapeOpIsMaterializedFirst) {
   EXPECT_EQ(plan->items()[0].id, 1);
   EXPECT_EQ(plan->items()[1].root, t->defining_op());
   EXPECT_EQ(plan->items()[1].id, 0);
+  EXPECT_EQ(std::vector<int64_t>(plan->items()[1].dependencies.begin(),
+                                 plan->items()[1].dependencies.end()),
+            std::vector<int64_t>{0});
+}
+
+// A consumer of a shape kernel's second result (top_k's indices, found by the differential
+// fuzzer with sort's third) depends on that item: before the fix it had no edge, ran first and
+// buffer assignment rejected it.
+TEST(SchedulePlanTest, ConsumerOfAMultiResultShapeItemsLaterResultDependsOnIt) {
+  Builder builder;
+  const TensorType indices = *TensorType::Create(ElementType::kI32, {3, 2});
+  ASSERT_OK_AND_ASSIGN(FunctionBuilder fb,
+                       builder.BeginFunction("top_k_indices", {T({3, 5})}, {indices}));
+  ASSERT_OK_AND_ASSIGN(std::vector<Value*> top, fb.TopK(fb.Parameter(0), 2));
+  ASSERT_OK_AND_ASSIGN(Value * doubled, fb.Add(top[1], top[1]));
+  ASSERT_OK(fb.Return({doubled}));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
+  PlannedModule planned(std::move(module), "top_k_indices");
+  ASSERT_OK_AND_ASSIGN(const SchedulePlan* plan, planned.Plan());
+  planned.CheckStorage(*plan);
+  ASSERT_EQ(plan->work_item_count(), 2);
+  EXPECT_EQ(plan->items()[0].root, top[0]->defining_op());
+  EXPECT_EQ(plan->items()[1].root, doubled->defining_op());
   EXPECT_EQ(std::vector<int64_t>(plan->items()[1].dependencies.begin(),
                                  plan->items()[1].dependencies.end()),
             std::vector<int64_t>{0});
