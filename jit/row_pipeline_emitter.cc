@@ -20,6 +20,9 @@
 // kStreamingStoreBytes or more keep that value in a stack row instead and write the output
 // once, through a stage and non-temporal stores (streaming_store.h). Nothing outside the
 // kernel's buffers and its stack scratch is written.
+// The last reduce pass's map loop also prefetches the next row of every per-row input, one
+// cache line per group of columns (kCacheLineBytes), so a row's DRAM reads overlap the previous
+// row's arithmetic instead of stalling its first pass.
 // A block is a fixed number of rows (about kRowBlockElements elements), independent of threads.
 #include <algorithm>
 #include <functional>
@@ -62,6 +65,58 @@ Status RowPipelineEmitter::Loop(llvm::Value* begin, llvm::Value* end, const std:
   return absl::OkStatus();
 }
 
+
+std::vector<llvm::Value*> RowPipelineEmitter::RowOffsets(llvm::Value* row) {
+  // The row's coordinates, innermost first, times each access's outer strides.
+  std::vector<llvm::Value*> offsets(plan_.accesses.size(), b_.getInt64(0));
+  llvm::Value* rest = row;
+  for (size_t d = plan_.row_dims.size(); d-- > 0;) {
+    llvm::Value* extent = b_.getInt64(plan_.row_dims[d]);
+    llvm::Value* coord = d == 0 ? rest : b_.CreateURem(rest, extent);
+    if (d > 0) rest = b_.CreateUDiv(rest, extent);
+    for (size_t a = 0; a < plan_.accesses.size(); ++a) {
+      if (plan_.accesses[a].outer[d] == 0) continue;
+      offsets[a] = b_.CreateAdd(offsets[a], b_.CreateMul(coord, b_.getInt64(plan_.accesses[a].outer[d])));
+    }
+  }
+  return offsets;
+}
+
+std::vector<int> RowPipelineEmitter::PrefetchedAccesses() const {
+  std::vector<int> accesses;
+  for (size_t a = 0; a < plan_.accesses.size(); ++a) {
+    const RowAccess& access = plan_.accesses[a];
+    const bool per_row = std::any_of(access.outer.begin(), access.outer.end(),
+                                     [](int64_t stride) { return stride != 0; });
+    // One prefetch per buffer row: several accesses may read the same one (softmax's x).
+    const bool repeated = std::any_of(accesses.begin(), accesses.end(), [&](int other) {
+      const RowAccess& seen = plan_.accesses[static_cast<size_t>(other)];
+      return seen.buffer == access.buffer && seen.outer == access.outer && seen.type == access.type;
+    });
+    if (access.buffer >= 0 && access.column == 1 && per_row && !repeated) {
+      accesses.push_back(static_cast<int>(a));
+    }
+  }
+  return accesses;
+}
+
+void RowPipelineEmitter::EmitPrefetchNextRow(const std::vector<int>& accesses, llvm::Value* column,
+                                             int64_t columns) {
+  for (int a : accesses) {
+    const RowAccess& access = plan_.accesses[static_cast<size_t>(a)];
+    llvm::Type* memory = MemoryType(context_, access.type);
+    const int64_t bytes = std::max<int64_t>(1, ElementByteWidth(access.type));
+    llvm::Value* start = b_.CreateAdd(next_offsets_[static_cast<size_t>(a)], column);
+    for (int64_t line = 0; line * kCacheLineBytes < columns * bytes; ++line) {
+      llvm::Value* address = b_.CreateInBoundsGEP(
+          memory, bases_[static_cast<size_t>(access.buffer)],
+          b_.CreateAdd(start, b_.getInt64(line * kCacheLineBytes / bytes)));
+      // llvm.prefetch(address, read, high locality, data cache): a hint, never a fault.
+      b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {address->getType()},
+                         {address, b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
+    }
+  }
+}
 
 llvm::Value* RowPipelineEmitter::LoadInput(int a, llvm::Value* index) {
   const RowAccess& access = plan_.accesses[static_cast<size_t>(a)];
@@ -317,19 +372,12 @@ StatusOr<KernelSignature> RowPipelineEmitter::Emit(std::string_view symbol) {
       b_.getInt64(plan_.columns == 0 ? 0 : plan_.rows));
   ACCY_RETURN_IF_ERROR(Loop(first_row, end_row, "row", [&](llvm::Value* row) -> Status {
     row_start_ = b_.CreateMul(row, b_.getInt64(plan_.columns));
-    // Per-access offsets of this row: the row's coordinates, innermost first.
-    offsets_.assign(plan_.accesses.size(), b_.getInt64(0));
-    llvm::Value* rest = row;
-    for (size_t d = plan_.row_dims.size(); d-- > 0;) {
-      llvm::Value* extent = b_.getInt64(plan_.row_dims[d]);
-      llvm::Value* coord = d == 0 ? rest : b_.CreateURem(rest, extent);
-      if (d > 0) rest = b_.CreateUDiv(rest, extent);
-      for (size_t a = 0; a < plan_.accesses.size(); ++a) {
-        if (plan_.accesses[a].outer[d] == 0) continue;
-        offsets_[a] = b_.CreateAdd(offsets_[a],
-                                   b_.CreateMul(coord, b_.getInt64(plan_.accesses[a].outer[d])));
-      }
-    }
+    offsets_ = RowOffsets(row);
+    // The next row of this call's range (this row for the last one), which the last reduce
+    // pass prefetches (EmitReducePass).
+    next_offsets_ = RowOffsets(b_.CreateBinaryIntrinsic(
+        llvm::Intrinsic::smin, b_.CreateAdd(row, b_.getInt64(1), "", true, true),
+        b_.CreateSub(end_row, b_.getInt64(1))));
     row_loads_.clear();
     row_values_.clear();
     for (size_t a = 0; a < plan_.accesses.size(); ++a) {

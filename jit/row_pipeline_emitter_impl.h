@@ -28,6 +28,14 @@ constexpr int64_t kChunk = 512;
 // Largest row kept in a stack row when the output is streamed (else the output is not
 // streamed): a quarter of L1.
 constexpr int64_t kMaxCachedRowBytes = 12 * 1024;
+// The last reduce pass's map loop runs in groups of one cache line of its narrowest prefetched
+// input and prefetches the next row's line of each input per group (EmitReducePass). Spread
+// that way, the next row's DRAM reads overlap this row's arithmetic (softmax's exp); without it
+// the first pass of each row waits for memory while the later passes leave DRAM idle.
+// Measured on Zen 3 (AVX2, 1 thread, softmax [4096, 1024], a C model of the kernel): 6.1-7.2 ms
+// without, 4.6 ms with one prefetch per 16 columns, 5.5-6.2 ms with the whole row prefetched at
+// its start.
+constexpr int64_t kCacheLineBytes = 64;
 
 class RowPipelineEmitter {
  public:
@@ -63,6 +71,14 @@ class RowPipelineEmitter {
                                  std::map<const Value*, llvm::Value*>& column_values,
                                  std::map<int, llvm::Value*>& column_loads, llvm::Value* column);
   llvm::Value* LoadInput(int access, llvm::Value* index);
+  // Per access, the element offset of row `row`'s first column (row * stride per row dim).
+  std::vector<llvm::Value*> RowOffsets(llvm::Value* row);
+  // The accesses whose next row the last reduce pass prefetches: buffer reads along the
+  // columns that move with the row (not a broadcast operand or a per-row scalar).
+  std::vector<int> PrefetchedAccesses() const;
+  // Prefetches columns [column, column + columns) of the next row (next_offsets_) of every
+  // access in `accesses`, one llvm.prefetch per 64-byte line.
+  void EmitPrefetchNextRow(const std::vector<int>& accesses, llvm::Value* column, int64_t columns);
   Status EmitRowOps(int depth);
   Status EmitReducePass(int pass);
   Status EmitOutputPass();
@@ -82,6 +98,7 @@ class RowPipelineEmitter {
   std::vector<llvm::Value*> bases_;
   std::optional<KernelPrologue> prologue_;  // the function, buffers and alias scopes (Emit)
   std::vector<llvm::Value*> offsets_;             // per access, for the current row
+  std::vector<llvm::Value*> next_offsets_;        // per access, for the row prefetched
   std::map<int, llvm::Value*> row_loads_;         // per-row accesses, loaded at row start
   std::map<const Value*, llvm::Value*> row_values_;  // row-space member results
   llvm::Value* row_start_ = nullptr;                 // row * columns

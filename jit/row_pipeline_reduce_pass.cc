@@ -1,5 +1,6 @@
 // RowPipelineEmitter::EmitReducePass (row_pipeline_emitter_impl.h): one reduce pass of a row
 // (the description of the passes is in row_pipeline_emitter.cc).
+#include <algorithm>
 #include <vector>
 
 #include "jit/kernel_abi.h"
@@ -34,6 +35,14 @@ Status RowPipelineEmitter::EmitReducePass(int pass) {
   const int64_t full_chunks = plan_.columns / kChunk;
   const int64_t tail = plan_.columns % kChunk;
   const bool stores_cached = cached_ != nullptr && pass + 1 == plan_.passes;
+  // The last reduce pass prefetches the next row (kCacheLineBytes) in groups of one line of
+  // its narrowest prefetched input.
+  const std::vector<int> prefetched = pass + 1 == plan_.passes ? PrefetchedAccesses() : std::vector<int>{};
+  int64_t group = kCacheLineBytes;
+  for (int a : prefetched) {
+    group = std::min(group, kCacheLineBytes / std::max<int64_t>(
+                                                  1, ElementByteWidth(plan_.accesses[static_cast<size_t>(a)].type)));
+  }
   // Float max/min folded straight from the input (softmax's max of x) first run the fast fold
   // (RowAccumulation::FastMaxMin: one maxps per vector instead of the IEEE tie and NaN
   // selects); a row whose terms hold a NaN or whose result is +-0 folds again exactly.
@@ -79,7 +88,7 @@ Status RowPipelineEmitter::EmitReducePass(int pass) {
     auto chunk = [&](llvm::Value* first, int64_t length) -> Status {
       bool needs_map = !ops.empty() || stores_cached;
       for (size_t r : reduces) needs_map = needs_map || direct_access(r, length) < 0;
-      if (needs_map) ACCY_RETURN_IF_ERROR(Loop(b_.getInt64(0), b_.getInt64(length), "map", [&](llvm::Value* j) -> Status {
+      auto map_column = [&](llvm::Value* j) -> Status {
         llvm::Value* column = b_.CreateAdd(first, j);
         ACCY_ASSIGN_OR_RETURN(auto values, EmitColumn(ops, column));
         if (stores_cached) {
@@ -97,7 +106,25 @@ Status RowPipelineEmitter::EmitReducePass(int pass) {
           b_.CreateStore(acc_.ToLane(x, reduce.type), b_.CreateInBoundsGEP(lane, scratch_[r], j));
         }
         return absl::OkStatus();
-      }));
+      };
+      if (!needs_map) {
+        // folded straight from the inputs below
+      } else if (prefetched.empty() || length < group) {
+        ACCY_RETURN_IF_ERROR(Loop(b_.getInt64(0), b_.getInt64(length), "map", map_column));
+      } else {
+        // Groups of `group` columns, each prefetching the next row's lines of the same columns
+        // (kCacheLineBytes); the group's inner loop has a constant trip count and vectorizes.
+        const int64_t groups = length / group;
+        ACCY_RETURN_IF_ERROR(Loop(b_.getInt64(0), b_.getInt64(groups), "map.group", [&](llvm::Value* g) {
+          llvm::Value* begin = b_.CreateMul(g, b_.getInt64(group), "", true, true);
+          EmitPrefetchNextRow(prefetched, b_.CreateAdd(first, begin), group);
+          return Loop(begin, b_.CreateAdd(begin, b_.getInt64(group), "", true, true), "map", map_column);
+        }));
+        if (length % group != 0) {
+          ACCY_RETURN_IF_ERROR(
+              Loop(b_.getInt64(groups * group), b_.getInt64(length), "map.tail", map_column));
+        }
+      }
       for (size_t r : reduces) {
         const RowReduce& reduce = plan_.reduces[r];
         const int64_t width = acc_.Width(reduce.reducer, reduce.type);

@@ -14,7 +14,10 @@
 // within 2 ulp of the narrow type.
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <functional>
 #include <limits>
 #include <random>
@@ -460,6 +463,64 @@ TEST(RowPipelineFastFoldTest, MaxAndMinOfInputRowsMatchReferenceBitForBit) {
         EXPECT_EQ(std::signbit(actual[0].GetAsDouble(1 * columns + 1)), is_max);
       }
     }
+  }
+}
+
+// The last reduce pass prefetches the next row of each per-row input, one llvm.prefetch per
+// 64-byte line in groups of the narrowest input's line (row_pipeline_emitter_impl.h,
+// kCacheLineBytes): counted in the IR before O3, where each emitted chunk body holds one call
+// per prefetched input. Broadcast operands (layer norm's gamma and beta) and rows shorter than
+// a line are not prefetched; results still match the reference.
+TEST(RowPipelinePrefetchTest, LastReducePassPrefetchesTheNextRowOfPerRowInputs) {
+  struct Expectation {
+    size_t case_index;  // in Cases()
+    ElementType type;
+    std::vector<int64_t> dims;
+    size_t prefetches;  // llvm.prefetch calls in the kernel IR before O3
+  };
+  const Expectation expectations[] = {
+      {0, ElementType::kF32, {8, 1024}, 1},   // softmax: one whole-chunk body, x once
+      {0, ElementType::kF32, {3, 1100}, 2},   // plus the 76-column tail chunk
+      {2, ElementType::kBF16, {8, 1024}, 1},  // layer norm: x; gamma and beta are broadcasts
+      {0, ElementType::kF32, {3, 7}, 0},      // shorter than a line
+      {0, ElementType::kF32, {1, 1024}, 1},   // one row: prefetches itself (clamped)
+  };
+  for (const Expectation& e : expectations) {
+    const PipelineCase& c = Cases()[e.case_index];
+    SCOPED_TRACE(StrCat(c.name, " ", ElementTypeName(e.type), " ",
+                        TensorType::Create(e.type, e.dims)->ToString()));
+    const auto dir = std::filesystem::temp_directory_path() /
+                     StrCat("accy_row_prefetch_", ::testing::UnitTest::GetInstance()->random_seed(),
+                            "_", e.dims.back(), "_", e.case_index, "_", ElementTypeName(e.type));
+    std::filesystem::remove_all(dir);
+    JitCompilerOptions options;
+    options.dump_dir = dir.string();
+    ASSERT_OK_AND_ASSIGN(Built built, Build(c, e.type, e.dims));
+    std::vector<Tensor> args;
+    for (size_t i = 0; i < built.params.size(); ++i) {
+      args.push_back(SmoothInput(built.params[i], 5 * i + 3, i == 0 ? 4.0 : 1.5));
+    }
+    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, Evaluate(*built.module, "main", args));
+    ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(std::move(built.module), "main", options));
+    EXPECT_EQ(CountKind(*program, WorkKind::kRowPipeline), 1);
+    size_t prefetches = 0;
+    int files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      if (!entry.path().filename().string().ends_with(".before.ll")) continue;
+      ++files;
+      std::ifstream in(entry.path());
+      const std::string ir((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      for (size_t at = ir.find("call void @llvm.prefetch"); at != std::string::npos;
+           at = ir.find("call void @llvm.prefetch", at + 1)) {
+        ++prefetches;
+      }
+    }
+    EXPECT_EQ(files, 1);
+    EXPECT_EQ(prefetches, e.prefetches);
+    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> actual, program->Run(args, 2));
+    const int64_t bound = e.type == ElementType::kBF16 ? std::max<int64_t>(c.ulp, kHalfUlp) : c.ulp;
+    EXPECT_TRUE(Matches(actual[0], expected[0], bound));
+    std::filesystem::remove_all(dir);
   }
 }
 
