@@ -34,8 +34,16 @@
 // time, so blocks do not depend on the thread count and runs are bitwise reproducible. Special
 // rows agree: a row whose scores are all -inf gives 0/0 = NaN as the reference's
 // exp(-inf - -inf) does, and NaN or +inf scores make the row NaN.
+// Masked keys: when the mask is a constant packed lanes-major and, for a query tile, every key
+// past some point is -inf in all the tile's rows (a causal mask), the block runs only the keys
+// before it (FindMaskedKeyEnds, BlockKeyEnd): each skipped key would have added p = exp(-inf)
+// = 0 and left the max alone, so the result is the same (up to the sign of a zero output),
+// unless a skipped key's K or V row holds a NaN or an infinity, which makes the reference's
+// row NaN; the block scans those rows first and then runs every key. About half the work of a
+// causal attention.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -340,9 +348,12 @@ StatusOr<KernelSignature> FlashAttentionEmitter::Emit(std::string_view symbol) {
     b_.CreateMemSet(accumulator_, b_.getInt8(0), static_cast<uint64_t>(query_tile_ * accumulator_row_ * bytes), llvm::Align(64));
     const bool one_chunk = head_dim_ <= head_chunk;
     if (one_chunk) PackQueries(c64(0), c64(head_dim_));
-    Loop(c64(0), c64(BlockCount(keys_, key_tile)), "tile", [&](llvm::Value* tile) {
+    // Keys [0, key_end): a causal mask's keys past the tile's last open one are skipped.
+    llvm::Value* key_end = key_ends_ != nullptr ? BlockKeyEnd(block, query_tiles) : c64(keys_);
+    llvm::Value* key_tiles = b_.CreateUDiv(b_.CreateAdd(key_end, c64(key_tile - 1)), c64(key_tile));
+    Loop(c64(0), key_tiles, "tile", [&](llvm::Value* tile) {
       block_k0_ = b_.CreateMul(tile, c64(key_tile));
-      block_length_ = b_.CreateSub(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(block_k0_, c64(key_tile)), c64(keys_)), block_k0_);
+      block_length_ = b_.CreateSub(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(block_k0_, c64(key_tile)), key_end), block_k0_);
       if (one_chunk) {
         ScoreTile(c64(0), c64(head_dim_), /*accumulate=*/false);
       } else {
@@ -387,6 +398,7 @@ void FlashAttentionEmitter::PackLanesMajor(Access& access, int64_t query_tiles) 
       }
     }
   }
+  FindMaskedKeyEnds(packed, query_tiles);
   llvm::Constant* init = llvm::ConstantDataArray::getRaw(
       llvm::StringRef(reinterpret_cast<const char*>(packed.data()), packed.size()),
       static_cast<uint64_t>(count), ComputeType());
@@ -395,6 +407,79 @@ void FlashAttentionEmitter::PackLanesMajor(Access& access, int64_t query_tiles) 
                                           StrCat(function_->getName().str(), ".packed_mask"));
   global->setAlignment(llvm::Align(64));
   access.packed = global;
+}
+
+void FlashAttentionEmitter::FindMaskedKeyEnds(const std::vector<uint8_t>& packed, int64_t query_tiles) {
+  const int64_t bytes = ElementByteWidth(compute_);
+  auto masked = [&](int64_t index) {  // the packed element is -inf (a NaN is not)
+    if (compute_ == ElementType::kF64) {
+      double v;
+      std::memcpy(&v, &packed[static_cast<size_t>(index * bytes)], sizeof v);
+      return v == -std::numeric_limits<double>::infinity();
+    }
+    float v;
+    std::memcpy(&v, &packed[static_cast<size_t>(index * bytes)], sizeof v);
+    return v == -std::numeric_limits<float>::infinity();
+  };
+  std::vector<uint64_t> ends(static_cast<size_t>(query_tiles), 0);
+  bool shorter = false;
+  for (int64_t t = 0; t < query_tiles; ++t) {
+    // Only the tile's own rows count: lanes past them are computed and never stored.
+    const int64_t rows = std::min(query_tile_, queries_ - t * query_tile_);
+    int64_t end = keys_;
+    while (end > 0) {
+      bool all_masked = true;
+      for (int64_t lane = 0; lane < rows && all_masked; ++lane) {
+        all_masked = masked((t * keys_ + end - 1) * lanes_ + lane);
+      }
+      if (!all_masked) break;
+      --end;
+    }
+    ends[static_cast<size_t>(t)] = static_cast<uint64_t>(end);
+    shorter = shorter || end < keys_;
+  }
+  if (!shorter) return;
+  llvm::Constant* init = llvm::ConstantDataArray::get(context_, ends);
+  key_ends_ = new llvm::GlobalVariable(module_, init->getType(), /*isConstant=*/true,
+                                       llvm::GlobalValue::PrivateLinkage, init,
+                                       StrCat(function_->getName().str(), ".key_ends"));
+}
+
+llvm::Value* FlashAttentionEmitter::AnyNonFinite(int buffer, llvm::Value* begin, llvm::Value* end) {
+  const bool f64 = compute_ == ElementType::kF64;
+  llvm::Type* bits_type = f64 ? b_.getInt64Ty() : b_.getInt32Ty();
+  llvm::Constant* exponent = llvm::ConstantInt::get(bits_type, f64 ? 0x7FF0000000000000ull : 0x7F800000u);
+  // An all-ones exponent is a NaN or an infinity; the flags OR together (a vectorizable scan).
+  llvm::Value* found = CarryLoop(begin, end, "finite", {llvm::ConstantInt::get(bits_type, 0)},
+      [&](llvm::Value* i, const Carried& any) -> Carried {
+        llvm::Value* bits = b_.CreateBitCast(Load(buffer, i), bits_type);
+        llvm::Value* special = b_.CreateICmpEQ(b_.CreateAnd(bits, exponent), exponent);
+        return {b_.CreateOr(any[0], b_.CreateZExt(special, bits_type))};
+      })[0];
+  return b_.CreateICmpNE(found, llvm::ConstantInt::get(bits_type, 0));
+}
+
+llvm::Value* FlashAttentionEmitter::BlockKeyEnd(llvm::Value* block, int64_t query_tiles) {
+  auto c64 = [&](int64_t v) { return b_.getInt64(v); };
+  llvm::Value* tile = b_.CreateURem(block, c64(query_tiles));
+  llvm::Value* end = b_.CreateAlignedLoad(
+      b_.getInt64Ty(), b_.CreateInBoundsGEP(b_.getInt64Ty(), key_ends_, tile), llvm::Align(8));
+  // The skipped keys add exp(-inf) = 0 times V to each row and leave its max alone, exactly,
+  // unless their K rows (a NaN score) or V rows (0 * inf) are not finite.
+  llvm::Value* bad = AnyNonFinite(v_buffer_, b_.CreateAdd(block_v_batch_, b_.CreateMul(end, c64(value_dim_))),
+                                  b_.CreateAdd(block_v_batch_, c64(keys_ * value_dim_)));
+  if (!keys_transposed_) {
+    bad = b_.CreateOr(bad, AnyNonFinite(k_buffer_, b_.CreateAdd(block_k_batch_, b_.CreateMul(end, c64(head_dim_))),
+                                        b_.CreateAdd(block_k_batch_, c64(keys_ * head_dim_))));
+  } else {
+    llvm::Value* any = CarryLoop(c64(0), c64(head_dim_), "finite.d", {b_.getFalse()},
+        [&](llvm::Value* d, const Carried& flag) -> Carried {
+          llvm::Value* row = b_.CreateAdd(block_k_batch_, b_.CreateMul(d, c64(keys_)));
+          return {b_.CreateOr(flag[0], AnyNonFinite(k_buffer_, b_.CreateAdd(row, end), b_.CreateAdd(row, c64(keys_))))};
+        })[0];
+    bad = b_.CreateOr(bad, any);
+  }
+  return b_.CreateSelect(bad, c64(keys_), end);
 }
 
 }  // namespace flash_attention_internal

@@ -116,6 +116,15 @@ class FlashAttentionEmitter {
   // Builds access.packed for a constant operand that varies along the query dim and not along
   // the batch dims, when the copy stays under kMaxPackedBytes (f32 and f64 only).
   void PackLanesMajor(Access& access, int64_t query_tiles);
+  // For a packed mask (PackLanesMajor): per query tile, one past the last key that any of the
+  // tile's rows leaves unmasked (mask not -inf); key_ends_ is set only when some tile ends
+  // before keys_ (a causal mask), as a module constant of query_tiles i64.
+  void FindMaskedKeyEnds(const std::vector<uint8_t>& packed, int64_t query_tiles);
+  // The keys this block runs: the tile's key end (key_ends_), unless K or V holds a NaN or an
+  // infinity in the keys past it, which the reference would carry into the row; else keys_.
+  llvm::Value* BlockKeyEnd(llvm::Value* block, int64_t query_tiles);
+  // Whether any element of `buffer` in [begin, end) (compute type) is a NaN or an infinity.
+  llvm::Value* AnyNonFinite(int buffer, llvm::Value* begin, llvm::Value* end);
   llvm::Value* Splat(llvm::Value* scalar);
   llvm::Value* Fma(llvm::Value* a, llvm::Value* x, llvm::Value* addend);
   llvm::Value* Widen(llvm::Value* v);
@@ -188,6 +197,7 @@ class FlashAttentionEmitter {
   llvm::Value* block_lane_rows_ = nullptr;
   ScoreOperand block_scale_, block_mask_;
   llvm::Value *block_k0_ = nullptr, *block_length_ = nullptr;
+  llvm::GlobalVariable* key_ends_ = nullptr;  // FindMaskedKeyEnds; null: every tile runs keys_
 };
 
 }  // namespace accy::jit::flash_attention_internal

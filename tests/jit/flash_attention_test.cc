@@ -15,7 +15,10 @@
 // the reference rounds P and sums in double: a few f32 ulps of the output scale.
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <string>
@@ -36,7 +39,9 @@ constexpr double kAtol = 2e-6;
 constexpr double kRtol = 2e-5;
 const double kInf = std::numeric_limits<double>::infinity();
 
-enum class Mask { kNone, kFull, kCausal, kKeyPadding };
+// kCausalConstant: the causal mask as a constant of the program (what the kernel packs and
+// skips keys by), the others parameters.
+enum class Mask { kNone, kFull, kCausal, kKeyPadding, kCausalConstant };
 enum class Scale { kMultiplyConstant, kDivideConstant, kMultiplyParameter };
 
 struct AttentionCase {
@@ -115,6 +120,15 @@ StatusOr<Built> BuildAttention(const AttentionCase& c) {
     ACCY_ASSIGN_OR_RETURN(logits, f.Add(logits, mask_b));
   } else if (c.mask == Mask::kKeyPadding) {
     ACCY_ASSIGN_OR_RETURN(Value * mask_b, f.BroadcastInDim(f.Parameter(3), scores, {b + 1}));
+    ACCY_ASSIGN_OR_RETURN(logits, f.Add(logits, mask_b));
+  } else if (c.mask == Mask::kCausalConstant) {
+    ACCY_ASSIGN_OR_RETURN(TensorType causal, builder.Type(t, {c.queries, c.keys}));
+    ACCY_ASSIGN_OR_RETURN(Tensor causal_value, Tensor::Allocate(causal));
+    for (int64_t i = 0; i < causal.element_count(); ++i) {
+      causal_value.SetFromDouble(i, i % c.keys > i / c.keys ? -kInf : 0.0);
+    }
+    ACCY_ASSIGN_OR_RETURN(Value * mask_value, f.Constant(causal_value));
+    ACCY_ASSIGN_OR_RETURN(Value * mask_b, f.BroadcastInDim(mask_value, scores, {b, b + 1}));
     ACCY_ASSIGN_OR_RETURN(logits, f.Add(logits, mask_b));
   }
   std::vector<int64_t> row_dims = Dims(c.batch, c.queries, 1);
@@ -228,6 +242,74 @@ TEST(FlashAttentionTest, MaskedRowsAndInfiniteScoresMatchReference) {
   EXPECT_TRUE(std::isnan(actual[0].GetAsDouble(8)));
   TensorComparison close = CompareClose(actual[0], expected[0], kAtol, kRtol);
   EXPECT_TRUE(close.ok) << close.message;
+}
+
+// A constant causal mask: each query tile runs only the keys up to its last row's diagonal
+// (the module holds the per-tile key ends), with the reference's results; a NaN in a K row or
+// an infinity in a V row past a tile's end makes the reference's rows NaN, and the kernel then
+// runs every key of that tile and agrees. Plain f32 and f64, K in both layouts.
+TEST(FlashAttentionTest, ConstantCausalMaskSkipsMaskedKeysExactly) {
+  for (bool transposed : {false, true}) {
+    for (ElementType type : {ElementType::kF32, ElementType::kF64}) {
+      AttentionCase c{{2}, 40, 40, 16, 8, Mask::kCausalConstant, Scale::kMultiplyConstant};
+      c.keys_transposed = transposed;
+      c.type = type;
+      SCOPED_TRACE(StrCat(ElementTypeName(type), transposed ? " K^T" : " K"));
+      const auto dir = std::filesystem::temp_directory_path() /
+                       StrCat("accy_attention_skip_", ::testing::UnitTest::GetInstance()->random_seed(),
+                              "_", transposed, "_", ElementTypeName(type));
+      std::filesystem::remove_all(dir);
+      JitCompilerOptions options;
+      options.dump_dir = dir.string();
+      ASSERT_OK_AND_ASSIGN(Built built, BuildAttention(c));
+      ASSERT_OK_AND_ASSIGN(Built reference, BuildAttention(c));
+      ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(std::move(built.module), "main", options));
+      EXPECT_EQ(CountKind(*program, WorkKind::kFlashAttention), 1);
+      std::string ir;
+      for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        if (!entry.path().filename().string().ends_with(".before.ll")) continue;
+        std::ifstream in(entry.path());
+        ir.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      }
+      std::filesystem::remove_all(dir);
+      // One f32 vector of query rows per tile (16 on AVX-512, 8 on AVX2, 4 below; f64 tiles
+      // are as many rows); each tile ends at its last row's diagonal.
+      ASSERT_OK_AND_ASSIGN(Isa isa, ProcessIsa());
+      const int64_t tile = isa == Isa::kAvx512 ? 16 : isa == Isa::kAvx2 ? 8 : 4;
+      std::string ends;
+      for (int64_t t = 0; t * tile < c.queries; ++t) {
+        ends += StrCat(t == 0 ? "" : ", ", "i64 ", std::min((t + 1) * tile, c.queries));
+      }
+      EXPECT_NE(ir.find(StrCat(".key_ends = private constant [", (c.queries + tile - 1) / tile,
+                               " x i64] [", ends, "]")),
+                std::string::npos)
+          << ir.substr(0, 2000);
+      const double tolerance = type == ElementType::kF64 ? 1e-12 : kRtol;
+      // Finite inputs; then a NaN in K at key 30 (past tiles 0-2's ends), batch 0; then an
+      // infinity in V at key 20, batch 1.
+      for (int variant = 0; variant < 3; ++variant) {
+        std::vector<Tensor> args = Arguments(c, built.params);
+        const int64_t k_index = transposed ? 5 * c.keys + 30 : 30 * c.head_dim + 5;
+        if (variant == 1) args[1].SetFromDouble(k_index, std::nan(""));
+        if (variant == 2) args[2].SetFromDouble(c.keys * c.value_dim + 20 * c.value_dim + 3, kInf);
+        ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, Evaluate(*reference.module, "main", args));
+        ASSERT_OK_AND_ASSIGN(std::vector<Tensor> actual, program->Run(args, 2));
+        int nan_rows = 0;  // NaN elements of the reference
+        for (int64_t i = 0; i < actual[0].element_count(); ++i) {
+          const double want = expected[0].GetAsDouble(i), got = actual[0].GetAsDouble(i);
+          if (std::isnan(want)) {
+            ++nan_rows;
+            EXPECT_TRUE(std::isnan(got)) << "variant " << variant << " element " << i;
+          }
+        }
+        // K's NaN reaches every row of batch 0 (40 rows x 8 values); V's infinity only value
+        // column 3 of the rows that mask key 20 (0 * inf; rows 0-19), the others get +-inf.
+        EXPECT_EQ(nan_rows, variant == 0 ? 0 : variant == 1 ? 40 * 8 : 20) << "variant " << variant;
+        TensorComparison close = CompareClose(actual[0], expected[0], tolerance * 0.1, tolerance);
+        EXPECT_TRUE(close.ok) << "variant " << variant << ": " << close.message;
+      }
+    }
+  }
 }
 
 TEST(FlashAttentionTest, OneAndTwoThreadsGiveIdenticalBits) {
