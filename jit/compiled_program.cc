@@ -82,6 +82,7 @@ StatusOr<KernelSignature> EmitItemKernel(size_t index, const WorkItem& item,
     case WorkKind::kConvolution:
       return EmitConvolutionKernel(item, fusion, module, symbol);
     case WorkKind::kKernelCall:  // library kernels (kernels/), skipped by Engine::Compile
+    case WorkKind::kTriangularSolve:
     case WorkKind::kIterate:     // while loops run their own executables (iterate_compile.h)
       return UnsupportedKind(index, item);
   }

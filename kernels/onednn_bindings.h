@@ -1,6 +1,7 @@
 // The per-kind binders behind LibraryKernel (onednn_kernel.h): each turns ops into a
-// BoundPrimitive (onednn_common.h). Internal to kernels/; pure functions of their inputs,
-// thread-safe (oneDNN primitive creation is thread-safe).
+// BoundPrimitive (onednn_common.h), a oneDNN primitive or an internal host kernel. Internal to
+// kernels/; pure functions of their inputs, thread-safe (oneDNN primitive creation is
+// thread-safe).
 #ifndef ACCY_KERNELS_ONEDNN_BINDINGS_H_
 #define ACCY_KERNELS_ONEDNN_BINDINGS_H_
 
@@ -28,6 +29,13 @@ StatusOr<BoundPrimitive> BindDotGeneral(std::span<const Operation* const> ops,
 // reason when it does not map exactly or oneDNN has only its reference implementation.
 StatusOr<BoundPrimitive> BindConvolution(const Operation& convolution,
                                          const LibraryKernelOptions& options);
+
+// A triangular_solve on Eigen (eigen_triangular_solve.cc): a host kernel (BoundPrimitive::host,
+// implementation "eigen:trsm"); buffers a, b, result. Batches run on up to omp_get_max_threads()
+// threads, read when binding. kInvalidArgument for another op; kUnimplemented for an element
+// type other than f16, bf16, f32, f64; kResourceExhausted when the f16/bf16 scratch (4 bytes x
+// (M^2 + b's matrix elements) per thread) cannot be allocated.
+StatusOr<BoundPrimitive> BindTriangularSolve(const Operation& triangular_solve);
 
 }  // namespace accy::kernels
 

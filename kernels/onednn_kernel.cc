@@ -116,10 +116,20 @@ StatusOr<LibraryKernel> LibraryKernel::Create(const WorkItem& item, const Fusion
       ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Impl> impl, MakeImpl(std::move(bound)));
       return LibraryKernel(std::move(impl));
     }
+    case WorkKind::kTriangularSolve: {
+      if (item.root == nullptr) {
+        return absl::InvalidArgumentError(
+            StrCat("triangular_solve item ", item.id, " has no root"));
+      }
+      ACCY_ASSIGN_OR_RETURN(BoundPrimitive bound, BindTriangularSolve(*item.root));
+      ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Impl> impl, MakeImpl(std::move(bound)));
+      return LibraryKernel(std::move(impl));
+    }
     default:
-      return absl::InvalidArgumentError(StrCat("work item ", item.id, " of kind ",
-                                               WorkKindName(item.kind),
-                                               " is not a library kind (kernel_call, dot_general, convolution)"));
+      return absl::InvalidArgumentError(
+          StrCat("work item ", item.id, " of kind ", WorkKindName(item.kind),
+                 " is not a library kind (kernel_call, dot_general, convolution, "
+                 "triangular_solve)"));
   }
 }
 

@@ -328,6 +328,19 @@ class FunctionBuilder {
   StatusOr<std::vector<Value*>> TopK(Value* x, int64_t k);
   // cumsum (accy): inclusive prefix sum along `dimension`, same type as `x`.
   StatusOr<Value*> Cumsum(Value* x, int64_t dimension);
+  // triangular_solve (spec "triangular_solve"): per batch, the x that solves op(a) * x = b
+  // (`left_side`) or x * op(a) = b, where a is [batch..., M, M], b is [batch..., M, N] when
+  // `left_side`, else [batch..., N, M], and the result has b's type. Only the `lower` (else
+  // upper) triangle of a is read; with `unit_diagonal` its diagonal is taken as 1 and not read.
+  // op(a) is a for `transpose_a` "NO_TRANSPOSE", its transpose for "TRANSPOSE" and "ADJOINT"
+  // (the conjugate transpose, the same for real types). Element types f16, bf16, f32, f64 (a
+  // and b alike); a zero on a read diagonal divides by zero (IEEE inf/NaN; the spec leaves a
+  // singular a undefined). Errors: kInvalidArgument "triangular_solve: ..." naming the broken
+  // constraint (a non-float or mismatched element type, rank below 2 or unequal ranks, unequal
+  // batch dims, a non-square a, b's solved dim not M, another transpose_a).
+  StatusOr<Value*> TriangularSolve(Value* a, Value* b, bool left_side, bool lower,
+                                   bool unit_diagonal,
+                                   std::string_view transpose_a = "NO_TRANSPOSE");
   // while: `cond` returns a tensor<i1>, `body` returns new loop-carried values of the same types.
   StatusOr<std::vector<Value*>> While(std::vector<Value*> initial_values, RegionBodyFn cond,
                                       RegionBodyFn body);

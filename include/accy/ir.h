@@ -103,6 +103,10 @@ enum class OpKind : uint16_t {
 //                        values (the operand's type, last dim k) and indices (i32); prints as
 //                        chlo.top_k
 //   cumsum               operands: operand; attrs: dimension
+//   triangular_solve     operands: a [batch..., M, M], b [batch..., M, N] when left_side, else
+//                        [batch..., N, M] (float); attrs: left_side, lower, unit_diagonal
+//                        (bools), transpose_a ("NO_TRANSPOSE", "TRANSPOSE", "ADJOINT": ADJOINT
+//                        is TRANSPOSE for real types); result: b's type
 //   while                operands: initial values; results of the same types;
 //                        region 0: cond (returns tensor<i1>), region 1: body
 //   kernel_call          operands: any; attrs: call_target_name (string), version (int),
@@ -129,6 +133,7 @@ enum class OpCategory : uint8_t {
   kShape,        // shape and data movement (broadcast_in_dim .. dynamic_update_slice)
   kContraction,  // dot_general, convolution
   kReduction,    // reduce, cumsum
+  kLinearAlgebra,  // triangular_solve
   kControl,      // while
   kCall,         // kernel_call
   kTerminator,   // return

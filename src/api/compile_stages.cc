@@ -163,7 +163,8 @@ Status PlanItems(CompileState& state) {
   return absl::OkStatus();
 }
 
-// Library items: kernel_calls and the dot_general items whose dims and types map onto oneDNN
+// Library items: kernel_calls, triangular_solves (Eigen) and the dot_general items whose dims
+// and types map onto oneDNN
 // matmul with an optimized implementation and are at least kMinLibraryDotElementOps; the other
 // dot_generals (small, unmapped dims or types) run on the JIT's dot_general emitter with the
 // epilogue fused in the same kernel. A library dot_general whose epilogue maps onto post-ops
@@ -198,7 +199,8 @@ Status BindLibraryItems(CompileState& state) {
           placement.placement != kernels::DotPlacement::kLibraryWithJitEpilogue) {
         continue;
       }
-    } else if (item.kind != WorkKind::kKernelCall && item.kind != WorkKind::kConvolution) {
+    } else if (item.kind != WorkKind::kKernelCall && item.kind != WorkKind::kConvolution &&
+               item.kind != WorkKind::kTriangularSolve) {
       continue;
     }
     omp_set_num_threads(threads);

@@ -89,6 +89,8 @@ std::string_view OpCategoryName(OpCategory category) {
       return "contraction";
     case OpCategory::kReduction:
       return "reduction";
+    case OpCategory::kLinearAlgebra:
+      return "linear_algebra";
     case OpCategory::kControl:
       return "control";
     case OpCategory::kCall:

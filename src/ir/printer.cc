@@ -2,8 +2,9 @@
 //
 // The text follows what `stablehlo-opt` prints (the custom assembly formats of
 // stablehlo/dialect/StablehloOps.td and AssemblyFormat.cpp), so that stablehlo-opt and accy's own
-// parser read it back: pretty forms for every op except gather, scatter and a rank-0
-// dynamic_slice (whose pretty form cannot be parsed back), which use MLIR's generic form with
+// parser read it back: pretty forms for every op except gather, scatter, sort, triangular_solve
+// (which have none) and a rank-0 dynamic_slice (whose pretty form cannot be parsed back), which
+// use MLIR's generic form with
 // properties (`"stablehlo.gather"(...) <{...}> : ...`), as stablehlo-opt does. Where it differs
 // from stablehlo-opt's output, both parse to the same IR: constants are numbered like other values
 // (not named %cst / %c); reduce always uses the region form (`reducer(...) { ... }`), never the
@@ -397,6 +398,17 @@ class ModulePrinter {
         out_ += StrCat("chlo.top_k(", Operands(op), ", k = ", op.GetInt("k").value_or(0),
                        ") : ", op.operand(0)->type().ToString(), " -> (",
                        TypeList(ResultTypes(op)), ")");
+        return;
+      case OpKind::kTriangularSolve:
+        // No pretty form: the generic one with properties, attributes in MLIR's (alphabetical)
+        // order, as JAX and stablehlo-opt write it.
+        out_ += StrCat("\"", name, "\"(", Operands(op),
+                       ") <{left_side = ", Bool(op.GetBool("left_side").value_or(false)),
+                       ", lower = ", Bool(op.GetBool("lower").value_or(false)),
+                       ", transpose_a = #stablehlo<transpose ",
+                       op.GetString("transpose_a").value_or("NO_TRANSPOSE"),
+                       ">, unit_diagonal = ", Bool(op.GetBool("unit_diagonal").value_or(false)),
+                       "}> : ", FunctionalType(op));
         return;
       case OpKind::kWhile:
         PrintWhile(op, name, depth);

@@ -559,6 +559,9 @@ StatusOr<std::optional<std::vector<TensorType>>> InferResultTypes(
     case OpKind::kCumsum:
       types = InferCumsum(operand_types, attrs);
       break;
+    case OpKind::kTriangularSolve:
+      types = InferTriangularSolve(operand_types, attributes);
+      break;
     case OpKind::kWhile:
       types = std::vector<TensorType>(operand_types.begin(), operand_types.end());
       break;

@@ -67,6 +67,14 @@ StatusOr<std::vector<TensorType>> InferSort(std::span<const TensorType> operand_
 StatusOr<std::vector<TensorType>> InferTopK(std::span<const TensorType> operand_types,
                                             std::span<const NamedAttribute> attributes);
 
+// triangular_solve (type_inference_triangular_solve.cc): spec "triangular_solve" C1-C4 and
+// the attributes left_side, lower, unit_diagonal (required bools) and transpose_a (required
+// string, IsTransposeA); the result has b's type.
+StatusOr<std::vector<TensorType>> InferTriangularSolve(std::span<const TensorType> operand_types,
+                                                       std::span<const NamedAttribute> attributes);
+// Whether `value` is a transpose_a of the spec: "NO_TRANSPOSE", "TRANSPOSE" or "ADJOINT".
+bool IsTransposeA(std::string_view value);
+
 // "[1, 2, 3]".
 std::string DimsToString(std::span<const int64_t> dims);
 

@@ -308,6 +308,8 @@ class Evaluator {
         return EvaluateDotGeneral(op, operands);
       case OpKind::kConvolution:
         return EvaluateConvolution(op, operands);
+      case OpKind::kTriangularSolve:
+        return EvaluateTriangularSolve(op, operands);
       case OpKind::kReduce:
       case OpKind::kCumsum:
         return EvaluateReductionOp(op, operands, eval_region);

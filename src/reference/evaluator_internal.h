@@ -1,7 +1,8 @@
 // Internal interface between the reference evaluator's driver (evaluator.cc) and its op
 // families (elementwise_ops.cc, reduction_ops.cc, shape_ops.cc, gather_scatter.cc,
-// window_ops.cc, sort_ops.cc, dot_general.cc, convolution.cc). Each family function evaluates one verified op on already-evaluated operand
-// tensors and returns new owned result tensors, one per op result.
+// window_ops.cc, sort_ops.cc, dot_general.cc, convolution.cc, triangular_solve.cc). Each family
+// function evaluates one verified op on already-evaluated operand tensors and returns new owned
+// result tensors, one per op result.
 #ifndef ACCY_SRC_REFERENCE_EVALUATOR_INTERNAL_H_
 #define ACCY_SRC_REFERENCE_EVALUATOR_INTERNAL_H_
 
@@ -56,6 +57,9 @@ StatusOr<std::vector<Tensor>> EvaluateDotGeneral(const Operation& op,
 // convolution (convolution.cc).
 StatusOr<std::vector<Tensor>> EvaluateConvolution(const Operation& op,
                                                   std::span<const Tensor> operands);
+// triangular_solve (triangular_solve.cc): substitution per batch in double, rounded once.
+StatusOr<std::vector<Tensor>> EvaluateTriangularSolve(const Operation& op,
+                                                      std::span<const Tensor> operands);
 
 // Operand conversion of the contractions (dot_general.cc), to the result element type's domain
 // (docs/numerics.md convert rules): every element of `t` as a double holding a value of float

@@ -37,6 +37,8 @@ std::string_view WorkKindName(WorkKind kind) {
       return "scan";
     case WorkKind::kConvolution:
       return "convolution";
+    case WorkKind::kTriangularSolve:
+      return "triangular_solve";
   }
   return "unknown";
 }

@@ -27,7 +27,9 @@ namespace accy {
 class FusionPlan;
 class ShapeLayoutAnalysis;
 
-// Work item kinds (seed `ScheduleWorkKind`).
+// Work item kinds (seed `ScheduleWorkKind`; convolution and triangular_solve are accy's, each a
+// library item with a kind of its own so its element-op estimate and binding are looked up by
+// kind).
 enum class WorkKind : uint8_t {
   kElementwiseSingle,
   kElementwiseFusion,
@@ -40,6 +42,7 @@ enum class WorkKind : uint8_t {
   kFlashAttention,
   kScan,
   kConvolution,
+  kTriangularSolve,  // always a library item (kernels/eigen_triangular_solve.cc)
 };
 // "elementwise_single", "elementwise_fusion", "shape", ...
 std::string_view WorkKindName(WorkKind kind);

@@ -127,6 +127,23 @@ uint64_t ConvolutionElementOps(const Operation& op) {
       SaturatedMul(static_cast<uint64_t>(op.result(0)->type().element_count()), window), 2);
 }
 
+// triangular_solve: batch x M x M x N, M the size of a's matrices and N the right-hand sides
+// per batch (b's other matrix dim). Substitution does about M^2 / 2 multiply-adds per
+// right-hand side, a multiply-add counting 2.
+uint64_t TriangularSolveElementOps(const Operation& op) {
+  const TensorType& a = op.operand(0)->type();
+  const TensorType& b = op.operand(1)->type();
+  const int64_t rank = b.rank();
+  const bool left_side = op.GetBool("left_side").value_or(false);
+  const uint64_t m = static_cast<uint64_t>(a.dim(rank - 1));
+  const uint64_t n = static_cast<uint64_t>(b.dim(left_side ? rank - 1 : rank - 2));
+  uint64_t batch = 1;
+  for (int64_t d = 0; d + 2 < rank; ++d) {
+    batch = SaturatedMul(batch, static_cast<uint64_t>(b.dim(d)));
+  }
+  return SaturatedMul(SaturatedMul(SaturatedMul(batch, m), m), n);
+}
+
 // The catalog's (or a registered host kernel's) estimate for a valid call; nullopt for a
 // kernel_call the catalog does not know or rejects (the seed falls back to element count x ops).
 std::optional<uint64_t> KernelCallElementOps(const Operation& op) {
@@ -151,6 +168,9 @@ uint64_t EstimatedElementOps(std::span<const Operation* const> ops, uint64_t ele
         break;
       case OpKind::kKernelCall:
         estimate = KernelCallElementOps(*ops[0]);
+        break;
+      case OpKind::kTriangularSolve:
+        estimate = TriangularSolveElementOps(*ops[0]);
         break;
       default:
         break;

@@ -250,10 +250,16 @@ StatusOr<std::vector<NamedAttribute>> ConvertAttributes(OpKind kind, const OpSyn
       ACCY_ASSIGN_OR_RETURN(int64_t number, ToInt(value, name));
       out.push_back({name, number});
     } else if (name == "indices_are_sorted" || name == "unique_indices" ||
-               (name == "is_stable" && kind == OpKind::kSort)) {
+               (name == "is_stable" && kind == OpKind::kSort) ||
+               (kind == OpKind::kTriangularSolve &&
+                (name == "left_side" || name == "lower" || name == "unit_diagonal"))) {
       ACCY_ASSIGN_OR_RETURN(bool flag, ToBool(value, name));
       out.push_back({name, flag});
     } else if (name == "comparison_direction") {
+      ACCY_ASSIGN_OR_RETURN(std::string word, ToWord(value, name));
+      out.push_back({name, std::move(word)});
+    } else if (name == "transpose_a" && kind == OpKind::kTriangularSolve) {
+      // #stablehlo<transpose TRANSPOSE>: the value; the type rule checks it.
       ACCY_ASSIGN_OR_RETURN(std::string word, ToWord(value, name));
       out.push_back({name, std::move(word)});
     } else if (name == "compare_type") {

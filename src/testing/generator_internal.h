@@ -99,6 +99,7 @@ class Generator {
   // generator_steps.cc
   bool StepDotGeneral();
   bool StepConvolution();  // generator_convolution_step.cc
+  bool StepTriangularSolve();  // generator_triangular_solve_step.cc
   bool StepReduce();
   bool StepArgmax();
   bool StepReduceBody();

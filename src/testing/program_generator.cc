@@ -609,6 +609,7 @@ FuzzProgram Generator::Run() {
       {2, [](Generator& g) { return g.StepDynamicSlice(true); }},
       {4, [](Generator& g) { return g.StepDotGeneral(); }},
       {2, [](Generator& g) { return g.StepConvolution(); }},
+      {1, [](Generator& g) { return g.StepTriangularSolve(); }},
       {5, [](Generator& g) { return g.StepReduce(); }},
       {1, [](Generator& g) { return g.StepArgmax(); }},
       {2, [](Generator& g) { return g.StepReduceBody(); }},

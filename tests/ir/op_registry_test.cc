@@ -30,7 +30,7 @@ std::set<OpKind> KindsWhere(bool (*predicate)(const OpInfo&)) {
 }
 
 TEST(OpRegistryTest, EveryOpKindHasItsRowInEnumOrder) {
-  ASSERT_EQ(kNumOpKinds, 85);
+  ASSERT_EQ(kNumOpKinds, 86);
   for (int i = 0; i < kNumOpKinds; ++i) {
     const OpKind kind = static_cast<OpKind>(i);
     EXPECT_EQ(kAllOpKinds[i], kind);
@@ -53,7 +53,7 @@ TEST(OpRegistryTest, NamesAreUniqueAndRoundTripThroughParseOpKind) {
     ASSERT_OK_AND_ASSIGN(OpKind parsed, ParseOpKind(OpName(kind)));
     EXPECT_EQ(parsed, kind) << OpName(kind);
   }
-  EXPECT_EQ(names.size(), 85u);
+  EXPECT_EQ(names.size(), 86u);
   for (std::string_view name : {"stablehlo.add", "top_k", "sorted", ""}) {
     const Status status = ParseOpKind(name).status();
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << name;
@@ -109,6 +109,8 @@ TEST(OpRegistryTest, PredicatesAgreeWithCategoryAndTheRangesTheyReplaced) {
   EXPECT_EQ(GetOpInfo(OpKind::kReduce).category, OpCategory::kReduction);
   EXPECT_EQ(GetOpInfo(OpKind::kCumsum).category, OpCategory::kReduction);
   EXPECT_EQ(GetOpInfo(OpKind::kReduceWindow).category, OpCategory::kReduction);
+  EXPECT_EQ(GetOpInfo(OpKind::kTriangularSolve).category, OpCategory::kLinearAlgebra);
+  EXPECT_EQ(OpCategoryName(OpCategory::kLinearAlgebra), "linear_algebra");
   EXPECT_EQ(GetOpInfo(OpKind::kWhile).category, OpCategory::kControl);
   EXPECT_EQ(GetOpInfo(OpKind::kKernelCall).category, OpCategory::kCall);
   EXPECT_EQ(GetOpInfo(OpKind::kReturn).category, OpCategory::kTerminator);
@@ -131,11 +133,12 @@ TEST(OpRegistryTest, ElementClassesAreTheSpecConstraints) {
   EXPECT_EQ(GetOpInfo(OpKind::kMinimum).element_classes, ElementClass::kAny);
   EXPECT_EQ(GetOpInfo(OpKind::kCompare).element_classes, ElementClass::kAny);
   EXPECT_EQ(GetOpInfo(OpKind::kCumsum).element_classes, ElementClass::kNumeric);
-  // The float-only ops: exponential .. is_finite (16 unary), atan2, tan, reduce_precision and
-  // the 18 CHLO ops.
+  // The float-only ops: exponential .. is_finite (16 unary), atan2, tan, reduce_precision, the
+  // 18 CHLO ops and triangular_solve.
   EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.element_classes == ElementClass::kFloat; })
                 .size(),
-            37u);
+            38u);
+  EXPECT_EQ(GetOpInfo(OpKind::kTriangularSolve).element_classes, ElementClass::kFloat);
   EXPECT_EQ(GetOpInfo(OpKind::kErfInv).element_classes, ElementClass::kFloat);
   EXPECT_EQ(GetOpInfo(OpKind::kNextAfter).element_classes, ElementClass::kFloat);
   EXPECT_EQ(OpName(OpKind::kBesselI1e), "chlo.bessel_i1e");
@@ -221,6 +224,9 @@ TEST(OpRegistryTest, EveryOpButConstantAndReturnPlansToAWorkKind) {
                    : kind == OpKind::kReduceWindow ? WorkKind::kShape
                                                    : WorkKind::kReduction;
         break;
+      case OpCategory::kLinearAlgebra:
+        expected = WorkKind::kTriangularSolve;
+        break;
       case OpCategory::kControl:
         expected = WorkKind::kIterate;
         break;
@@ -264,6 +270,8 @@ TEST(OpRegistryTest, BuiltOpsHaveTheCountsOfTheirRows) {
   ASSERT_OK_AND_ASSIGN(Value * dot, fb.DotGeneral(t, fb.Parameter(1), m, {1}, {0}, {}, {}));
   ASSERT_OK_AND_ASSIGN(Value * sum, fb.Reduce(dot, c, T(kF32, {2}), "sum", {1}));
   ASSERT_OK_AND_ASSIGN(Value * cs, fb.Cumsum(sum, 0));
+  ASSERT_OK_AND_ASSIGN(Value * solved,
+                       fb.TriangularSolve(fb.Parameter(1), dot, true, true, false, "TRANSPOSE"));
   ASSERT_OK_AND_ASSIGN(
       std::vector<Value*> loop,
       fb.While(
@@ -283,6 +291,7 @@ TEST(OpRegistryTest, BuiltOpsHaveTheCountsOfTheirRows) {
   ASSERT_OK_AND_ASSIGN(Operation * call, fb.KernelCall({cl, rev}, {v4}, spec));
   (void)dus;
   (void)cs;
+  (void)solved;
   (void)loop;
   ASSERT_OK(fb.Return({call->result(0)}));
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
@@ -302,8 +311,8 @@ TEST(OpRegistryTest, BuiltOpsHaveTheCountsOfTheirRows) {
   // Every category has a representative above.
   std::set<OpCategory> categories;
   for (OpKind kind : seen) categories.insert(GetOpInfo(kind).category);
-  EXPECT_EQ(categories.size(), 10u);
-  EXPECT_EQ(seen.size(), 21u);
+  EXPECT_EQ(categories.size(), 11u);
+  EXPECT_EQ(seen.size(), 22u);
 }
 
 }  // namespace

@@ -129,6 +129,41 @@ TEST(SchedulePlanTest, CumsumIsScanWork) {
   EXPECT_EQ(plan->items()[0].resources.estimated_element_ops, 16u);
 }
 
+// triangular_solve is a library item of its own kind, estimated at batch x M x M x N element
+// ops (M^2 / 2 multiply-adds per right-hand side, a multiply-add counting 2), whichever side
+// b is on.
+TEST(SchedulePlanTest, TriangularSolveIsLibraryWorkOfBatchTimesMSquaredTimesN) {
+  Builder builder;
+  ASSERT_OK_AND_ASSIGN(
+      FunctionBuilder fb,
+      builder.BeginFunction("solve", {T({2, 3, 8, 8}), T({2, 3, 8, 5}), T({2, 3, 7, 8})},
+                            {T({2, 3, 8, 5}), T({2, 3, 7, 8})}));
+  ASSERT_OK_AND_ASSIGN(Value * left,
+                       fb.TriangularSolve(fb.Parameter(0), fb.Parameter(1), true, true, false));
+  ASSERT_OK_AND_ASSIGN(Value * right, fb.TriangularSolve(fb.Parameter(0), fb.Parameter(2), false,
+                                                         false, true, "TRANSPOSE"));
+  ASSERT_OK(fb.Return({left, right}));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
+  PlannedModule planned(std::move(module), "solve");
+  ASSERT_OK_AND_ASSIGN(const SchedulePlan* plan, planned.Plan());
+  planned.CheckStorage(*plan);
+  ASSERT_EQ(plan->work_item_count(), 2);
+  for (const WorkItem& item : plan->items()) {
+    EXPECT_EQ(item.kind, WorkKind::kTriangularSolve);
+    EXPECT_EQ(WorkKindName(item.kind), "triangular_solve");
+  }
+  const WorkItem& first = plan->items()[0];
+  const WorkItem& second = plan->items()[1];
+  EXPECT_EQ(first.output_value, left);
+  EXPECT_EQ(first.resources.estimated_element_ops, 6u * 8 * 8 * 5);   // 1920
+  EXPECT_EQ(first.resources.static_read_bytes, 4u * (6 * 64 + 6 * 40));
+  EXPECT_EQ(first.resources.static_write_bytes, 4u * 6 * 40);
+  EXPECT_EQ(second.output_value, right);
+  EXPECT_EQ(second.resources.estimated_element_ops, 6u * 8 * 8 * 7);  // 2688
+  EXPECT_EQ(second.resources.static_write_bytes, 4u * 6 * 56);
+  EXPECT_EQ(plan->single_work_count(), 2);
+}
+
 TEST(SchedulePlanTest, PrintsTextAndGraphvizWithDependencies) {
   Builder builder;
   ASSERT_OK_AND_ASSIGN(FunctionBuilder fb, builder.BeginFunction("printed", {T({4, 4}), T({4})},
