@@ -32,9 +32,10 @@ constexpr int64_t kMaxCachedRowBytes = 12 * 1024;
 // input and prefetches the next row's line of each input per group (EmitReducePass). Spread
 // that way, the next row's DRAM reads overlap this row's arithmetic (softmax's exp); without it
 // the first pass of each row waits for memory while the later passes leave DRAM idle.
-// Measured on Zen 3 (AVX2, 1 thread, softmax [4096, 1024], a C model of the kernel): 6.1-7.2 ms
-// without, 4.6 ms with one prefetch per 16 columns, 5.5-6.2 ms with the whole row prefetched at
-// its start.
+// A C model of the kernel on Zen 3 (AVX2, 1 thread, softmax [4096, 1024], beside a build):
+// 6.1-7.2 ms without, 4.6 ms with one prefetch per 16 columns, 5.5-6.2 ms with the whole row
+// prefetched at its start. The kernel itself: docs/isa.md (8-12% on an idle host, more when
+// the memory system is contended).
 constexpr int64_t kCacheLineBytes = 64;
 
 class RowPipelineEmitter {
