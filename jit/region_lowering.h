@@ -6,6 +6,7 @@
 #ifndef ACCY_JIT_REGION_LOWERING_H_
 #define ACCY_JIT_REGION_LOWERING_H_
 
+#include <map>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,15 @@ StatusOr<std::vector<llvm::Value*>> LowerScalarRegion(ElementwiseLowering& lower
                                                       const Region& region,
                                                       std::span<llvm::Value* const> arguments,
                                                       std::string_view what);
+
+// Lowers, in block order, each op of `region`'s block whose operands are all in `known` (block
+// arguments given, and the values lowered so far), until `target` is known, and returns its
+// storage-form value: a function of some of the arguments alone (the sort key a comparator
+// computes from one argument, sort_emitter.cc). Accepted ops and errors as LowerScalarRegion;
+// kInvalidArgument when `target` is not computable from `known`.
+StatusOr<llvm::Value*> LowerRegionValue(ElementwiseLowering& lowering, const Region& region,
+                                        std::map<const Value*, llvm::Value*> known,
+                                        const Value* target, std::string_view what);
 
 }  // namespace accy::jit
 

@@ -2,8 +2,9 @@
 // and middle dims of rank 1-3 inputs, rows long enough for several merge passes, one-element
 // and empty dims, two operands (key and payload: the payload shows that ties keep their order),
 // ascending and descending in TOTALORDER (16-64-bit types through the vqsort fast path, with
-// either argument order), a JAX-style comparator canonicalizing NaNs and zeros, a multi-key
-// comparator (the general merge sort); top_k with k from 0 to the whole row -- x every element type, through
+// either argument order), a JAX-style comparator canonicalizing NaNs and zeros and a key with
+// a payload (the keyed path: (key, position) pairs through vqsort), a multi-key comparator (the
+// general merge sort); top_k with k from 0 to the whole row -- x every element type, through
 // the JIT and the reference evaluator (std::stable_sort, a different algorithm), compared bit
 // for bit.
 #include <string>
@@ -97,6 +98,17 @@ ComparatorFor Swapped(std::string direction) {
   };
 }
 
+// Keyed on the second operand, by a function of it (x * x, then LT: the square's order; equal
+// squares of x and -x tie and keep their order): the keyed path's key function and operand.
+RegionBodyFn SquareOfSecondLess(ElementType type) {
+  return [type](FunctionBuilder& b, std::span<Value* const> a) -> Status {
+    ACCY_ASSIGN_OR_RETURN(Value * lhs, b.Multiply(a[2], a[2]));
+    ACCY_ASSIGN_OR_RETURN(Value * rhs, b.Multiply(a[3], a[3]));
+    ACCY_ASSIGN_OR_RETURN(Value * c, b.Compare(lhs, rhs, "LT", IsFloat(type) ? "TOTALORDER" : ""));
+    return b.Return({c});
+  };
+}
+
 ComparatorFor Ascending() {
   return [](ElementType t) { return Direction("LT", t); };
 }
@@ -138,6 +150,8 @@ TEST(SortEmitterTest, PayloadsFollowTheirKeysAndTiesKeepTheirOrder) {
                       Sort({{2, 50, 3}, {2, 50, 3}, {2, 50, 3}}, 1, Descending(), 2),
                       Sort({{64}, {64}}, 0, TwoKeys, 0),
                       Sort({{64}, {64}}, 0, TwoKeys, 1),
+                      Sort({{200}, {200}}, 0, SquareOfSecondLess, 0),
+                      Sort({{3, 70}, {3, 70}}, 1, SquareOfSecondLess, 1),
                   });
   }
 }
@@ -188,17 +202,26 @@ StatusOr<CompiledItem> SortItem(size_t operands, RegionBodyFn comparator) {
 
 TEST(SortEmitterTest, SortKernelTakesAScratchSlotPerBlockOfRows) {
   // 1000 rows over 250 blocks of 4 rows. The single-key fast path (vqsort) takes one f32 key
-  // copy of a 64-element row per block; the general merge sort two copies of every operand.
+  // copy of a 64-element row per block; the keyed path (a key function of one operand: JAX's
+  // canonicalizing comparator, or a plain compare with a payload) one u64 (key, position) per
+  // element; the general merge sort two copies of every operand.
   ASSERT_OK_AND_ASSIGN(CompiledItem fast, SortItem(1, Direction("LT", E::kF32)));
   EXPECT_EQ(fast.launch.block_count, 250);
   EXPECT_EQ(fast.block_size, 4);
   EXPECT_EQ(fast.scratch_bytes, 250 * 64 * 4);
-  ASSERT_OK_AND_ASSIGN(CompiledItem general, SortItem(2, Direction("LT", E::kF32)));
+  ASSERT_OK_AND_ASSIGN(CompiledItem payload, SortItem(2, Direction("LT", E::kF32)));
+  EXPECT_EQ(payload.launch.block_count, 250);
+  EXPECT_EQ(payload.scratch_bytes, 250 * 64 * 8);
+  ASSERT_OK_AND_ASSIGN(CompiledItem jax, SortItem(1, JaxFloatLess(E::kF32)));
+  EXPECT_EQ(jax.scratch_bytes, 250 * 64 * 8);
+  // FLOAT's partial order (NaN compares false) is not a key order: the general path.
+  auto partial = [](FunctionBuilder& b, std::span<Value* const> a) -> Status {
+    ACCY_ASSIGN_OR_RETURN(Value * c, b.Compare(a[0], a[1], "LT", "FLOAT"));
+    return b.Return({c});
+  };
+  ASSERT_OK_AND_ASSIGN(CompiledItem general, SortItem(2, partial));
   EXPECT_EQ(general.launch.block_count, 250);
   EXPECT_EQ(general.scratch_bytes, 250 * 2 * 64 * (4 + 1));
-  // A comparator that is not a plain compare of the two arguments takes the general path.
-  ASSERT_OK_AND_ASSIGN(CompiledItem jax, SortItem(1, JaxFloatLess(E::kF32)));
-  EXPECT_EQ(jax.scratch_bytes, 250 * 2 * 64 * 4);
 }
 
 }  // namespace
