@@ -259,7 +259,11 @@ StatusOr<std::vector<NamedAttribute>> ConvertAttributes(OpKind kind, const OpSyn
       ACCY_ASSIGN_OR_RETURN(std::string word, ToWord(value, name));
       out.push_back({name, std::move(word)});
     } else if (name == "transpose_a" && kind == OpKind::kTriangularSolve) {
-      // #stablehlo<transpose TRANSPOSE>: the value; the type rule checks it.
+      // #stablehlo<transpose TRANSPOSE>: the value; the type rule checks it. Only the enum
+      // form: a string ("TRANSPOSE") is not a transpose attribute.
+      if (value.kind != AttrValue::Kind::kEnum) {
+        return WrongKind(value, name, "#stablehlo<transpose NO_TRANSPOSE|TRANSPOSE|ADJOINT>");
+      }
       ACCY_ASSIGN_OR_RETURN(std::string word, ToWord(value, name));
       out.push_back({name, std::move(word)});
     } else if (name == "compare_type") {

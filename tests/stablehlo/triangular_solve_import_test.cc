@@ -95,6 +95,13 @@ func.func @main(%a: tensor<3x3xf32>, %b: )mlir" + b_type + R"mlir() -> )mlir" + 
   EXPECT_THAT(conjugate.message(),
               HasSubstr("triangular_solve: transpose_a is 'CONJUGATE', expected NO_TRANSPOSE, "
                         "TRANSPOSE or ADJOINT"));
+  const Status as_string = parse(
+      "{left_side = true, lower = true, unit_diagonal = false, transpose_a = \"TRANSPOSE\"}",
+      "tensor<3x1xf32>");
+  EXPECT_EQ(as_string.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(as_string.message(),
+              HasSubstr("attribute transpose_a must be #stablehlo<transpose "
+                        "NO_TRANSPOSE|TRANSPOSE|ADJOINT>, found string"));
   const Status missing = parse(
       "{left_side = true, unit_diagonal = false, transpose_a = #stablehlo<transpose "
       "NO_TRANSPOSE>}",
