@@ -9,6 +9,7 @@
 #include "accy/stablehlo.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/stablehlo/import_test_util.h"
 #include "tests/test_util.h"
 
 namespace accy {
@@ -16,20 +17,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const Operation& FirstOf(const Module& module, OpKind kind) {
-  for (const auto& op : module.functions().front()->entry_block()->operations()) {
-    if (op->kind() == kind) return *op;
-  }
-  ACCY_CHECK(false && "op not found");
-  return *module.functions().front()->entry_block()->operations().front();
-}
-
-void ExpectRoundTrip(const Module& module) {
-  const std::string text = PrintModule(module);
-  StatusOr<std::unique_ptr<Module>> parsed = ParseStableHlo(text);
-  ASSERT_TRUE(parsed.ok()) << parsed.status() << "\n" << text;
-  EXPECT_EQ(PrintModule(**parsed), text);
-}
+using ::accy::import_test::ExpectRoundTrip;
+using ::accy::import_test::FirstOf;
 
 TEST(WindowImportTest, JaxMaxPoolParsesPrintsAndRoundTrips) {
   const std::string text = R"mlir(
