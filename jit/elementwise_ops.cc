@@ -528,6 +528,9 @@ StatusOr<llvm::Value*> ElementwiseLowering::Unary(OpKind kind, ElementType type,
     case OpKind::kPopcnt:
       if (is_bool) break;
       return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, x);
+    case OpKind::kCountLeadingZeros:  // zero is not poison: ctlz(0) is the bit width
+      if (is_bool) break;
+      return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, x, builder_.getFalse());
     default:
       break;
   }

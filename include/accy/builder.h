@@ -169,6 +169,8 @@ class FunctionBuilder {
   StatusOr<Value*> RoundNearestAfz(Value* x);
   StatusOr<Value*> IsFinite(Value* x);
   StatusOr<Value*> Popcnt(Value* x);
+  // count_leading_zeros (spec "count_leading_zeros"), integer types; a zero gives the bit width.
+  StatusOr<Value*> CountLeadingZeros(Value* x);
   // tan (spec "tan"), float types.
   StatusOr<Value*> Tan(Value* x);
   // CHLO elementwise ops (chlo dialect, ChloOps.td; docs/numerics.md "CHLO" for how each is

@@ -244,6 +244,7 @@ class ModulePrinter {
       case OpKind::kRoundNearestEven:
       case OpKind::kRoundNearestAfz:
       case OpKind::kPopcnt:
+      case OpKind::kCountLeadingZeros:
       case OpKind::kConvert:
       case OpKind::kAdd:
       case OpKind::kSubtract:

@@ -163,6 +163,8 @@ uint64_t IntUnary(OpKind kind, uint64_t x, int bits, bool is_signed, bool is_boo
       return is_bool ? (x ^ 1) : (~x & mask);
     case OpKind::kPopcnt:
       return static_cast<uint64_t>(std::popcount(x & mask));
+    case OpKind::kCountLeadingZeros:  // of the `bits`-wide value, not of the uint64_t
+      return static_cast<uint64_t>(std::countl_zero(x & mask) - (64 - bits));
     default:
       ACCY_CHECK(false && "integer unary op not handled");
       return 0;

@@ -243,6 +243,7 @@ class Evaluator {
       case OpKind::kRoundNearestAfz:
       case OpKind::kIsFinite:
       case OpKind::kPopcnt:
+      case OpKind::kCountLeadingZeros:
       case OpKind::kConvert:
       case OpKind::kBitcastConvert:
       case OpKind::kAdd:

@@ -13,6 +13,8 @@
 
 #include "accy/builder.h"
 #include "src/stablehlo/attribute_mapping.h"
+#include "src/stablehlo/dynamic_fold.h"
+#include "src/stablehlo/map_rewrite.h"
 #include "src/util/str_cat.h"
 
 namespace accy::stablehlo_internal {
@@ -61,6 +63,15 @@ class Importer {
                    std::vector<Value*>* returned);
   Status EmitOp(FunctionBuilder& fb, NameTable& names, const OpSyntax& op, BlockRole role);
   Status EmitCall(FunctionBuilder& fb, NameTable& names, const OpSyntax& op);
+  // composite (spec "composite"): its decomposition inlined as a call is.
+  Status EmitComposite(FunctionBuilder& fb, NameTable& names, const OpSyntax& op);
+  // Inlines `callee` for `op` (a call or composite, `what` in messages).
+  Status InlineFunction(FunctionBuilder& fb, NameTable& names, const OpSyntax& op,
+                        const FunctionSyntax& callee, std::string_view what);
+  // optimization_barrier (spec "optimization_barrier"): its results are its operands.
+  Status EmitOptimizationBarrier(NameTable& names, const OpSyntax& op);
+  // map (spec "map"): the computation's elementwise ops applied to the whole operands.
+  Status EmitMap(FunctionBuilder& fb, NameTable& names, const OpSyntax& op);
   Status EmitCustomCall(FunctionBuilder& fb, NameTable& names, const OpSyntax& op);
   Status EmitCheck(NameTable& names, const OpSyntax& op, CheckKind kind, BlockRole role);
   Status EmitStableHloOp(FunctionBuilder& fb, NameTable& names, const OpSyntax& op);
@@ -108,10 +119,12 @@ StatusOr<StableHloProgram> Importer::Run() {
 
 Status Importer::CollectCallees(const std::vector<OpSyntax>& ops, std::set<std::string>* called) {
   for (const OpSyntax& op : ops) {
-    if (op.name == "func.call") {
-      const AttrValue* callee = op.attribute("callee");
+    const bool is_call = op.name == "func.call";
+    if (is_call || op.name == "stablehlo.composite") {
+      const char* field = is_call ? "callee" : "decomposition";
+      const AttrValue* callee = op.attribute(field);
       if (callee == nullptr || callee->kind != AttrValue::Kind::kSymbol) {
-        return ErrorAt(op.loc, "func.call needs a callee symbol");
+        return ErrorAt(op.loc, StrCat(op.name, " needs a ", field, " symbol (@name)"));
       }
       if (functions_.count(callee->text) == 0) {
         return ErrorAt(callee->loc, StrCat("call to undefined function @", callee->text));
@@ -319,6 +332,9 @@ Status Importer::EmitOp(FunctionBuilder& fb, NameTable& names, const OpSyntax& o
   if (check.has_value()) return EmitCheck(names, op, *check, role);
   if (op.name == "func.call") return EmitCall(fb, names, op);
   if (op.name == "stablehlo.custom_call") return EmitCustomCall(fb, names, op);
+  if (op.name == "stablehlo.composite") return EmitComposite(fb, names, op);
+  if (op.name == "stablehlo.optimization_barrier") return EmitOptimizationBarrier(names, op);
+  if (op.name == "stablehlo.map") return EmitMap(fb, names, op);
   return EmitStableHloOp(fb, names, op);
 }
 
@@ -378,40 +394,103 @@ Status Importer::EmitCheck(NameTable& names, const OpSyntax& op, CheckKind kind,
 
 Status Importer::EmitCall(FunctionBuilder& fb, NameTable& names, const OpSyntax& op) {
   const AttrValue* callee_name = op.attribute("callee");
-  const FunctionSyntax* callee = functions_.at(callee_name->text);  // checked by CollectCallees
-  if (std::find(call_stack_.begin(), call_stack_.end(), callee) != call_stack_.end()) {
-    return UnimplementedAt(op.loc, StrCat("recursive call to @", callee->name,
-                                          " cannot be inlined"));
+  return InlineFunction(fb, names, op, *functions_.at(callee_name->text),  // CollectCallees
+                        StrCat("the call to @", callee_name->text));
+}
+
+Status Importer::EmitComposite(FunctionBuilder& fb, NameTable& names, const OpSyntax& op) {
+  const AttrValue* composite = op.attribute("name");
+  if (composite == nullptr || composite->kind != AttrValue::Kind::kString) {
+    return ErrorAt(op.loc, "stablehlo.composite needs a name string (\"namespace.op\")");
+  }
+  if (const AttrValue* version = op.attribute("version");
+      version != nullptr && version->kind != AttrValue::Kind::kInt) {
+    return ErrorAt(version->loc, "stablehlo.composite's version must be an integer");
+  }
+  if (const AttrValue* attributes = op.attribute("composite_attributes");
+      attributes != nullptr && attributes->kind != AttrValue::Kind::kDict) {
+    return ErrorAt(attributes->loc, "stablehlo.composite's composite_attributes must be a "
+                                    "dictionary");
+  }
+  const AttrValue* decomposition = op.attribute("decomposition");
+  return InlineFunction(fb, names, op, *functions_.at(decomposition->text),  // CollectCallees
+                        StrCat("the composite \"", composite->text, "\" (decomposition @",
+                               decomposition->text, ")"));
+}
+
+Status Importer::InlineFunction(FunctionBuilder& fb, NameTable& names, const OpSyntax& op,
+                                const FunctionSyntax& callee, std::string_view what) {
+  if (std::find(call_stack_.begin(), call_stack_.end(), &callee) != call_stack_.end()) {
+    return UnimplementedAt(op.loc, op.name == "func.call"
+                                       ? StrCat("recursive call to @", callee.name,
+                                                " cannot be inlined")
+                                       : StrCat(what, " is recursive: @", callee.name,
+                                                " is already being inlined"));
   }
   ACCY_ASSIGN_OR_RETURN(std::vector<Value*> arguments, LookupAll(names, op));
-  if (arguments.size() != callee->body.arg_types.size() ||
-      op.result_types != callee->result_types) {
-    return ErrorAt(op.loc, StrCat("call to @", callee->name, " does not match its signature"));
+  if (arguments.size() != callee.body.arg_types.size() ||
+      op.result_types != callee.result_types) {
+    return ErrorAt(op.loc, StrCat(what, " does not match the signature of @", callee.name));
   }
   for (size_t i = 0; i < arguments.size(); ++i) {
-    if (arguments[i]->type() != callee->body.arg_types[i]) {
+    if (arguments[i]->type() != callee.body.arg_types[i]) {
       return ErrorAt(op.operands[i].loc,
-                     StrCat("argument ", i, " of the call to @", callee->name, " has type ",
-                            arguments[i]->type().ToString(), ", the callee expects ",
-                            callee->body.arg_types[i].ToString()));
+                     StrCat("argument ", i, " of ", what, " has type ",
+                            arguments[i]->type().ToString(), ", @", callee.name, " expects ",
+                            callee.body.arg_types[i].ToString()));
     }
   }
-  call_stack_.push_back(callee);
+  call_stack_.push_back(&callee);
   NameTable callee_names;
   std::vector<Value*> returned;
-  Status status = EmitBlock(fb, callee_names, callee->body, arguments,
+  Status status = EmitBlock(fb, callee_names, callee.body, arguments,
                             BlockRole::kInlinedCallee, &returned);
   call_stack_.pop_back();
   ACCY_RETURN_IF_ERROR(status);
   for (size_t i = 0; i < returned.size(); ++i) {
     if (i >= op.result_types.size() || returned[i]->type() != op.result_types[i]) {
-      return ErrorAt(callee->loc, StrCat("@", callee->name, " returns values that do not match "
-                                         "its declared result types"));
+      return ErrorAt(callee.loc, StrCat("@", callee.name, " returns values that do not match "
+                                        "its declared result types"));
     }
   }
   if (returned.size() != op.result_types.size()) {
-    return ErrorAt(callee->loc, StrCat("@", callee->name, " returns ", returned.size(),
-                                       " values, declares ", op.result_types.size()));
+    return ErrorAt(callee.loc, StrCat("@", callee.name, " returns ", returned.size(),
+                                      " values, declares ", op.result_types.size()));
+  }
+  return DefineResults(names, op, returned);
+}
+
+Status Importer::EmitOptimizationBarrier(NameTable& names, const OpSyntax& op) {
+  ACCY_ASSIGN_OR_RETURN(std::vector<Value*> operands, LookupAll(names, op));
+  if (!op.regions.empty() || op.result_types.size() != operands.size()) {
+    return ErrorAt(op.loc, StrCat("stablehlo.optimization_barrier has ", operands.size(),
+                                  " operands and ", op.result_types.size(), " results; it "
+                                  "returns its operands (spec \"optimization_barrier\" C1)"));
+  }
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (operands[i]->type() != op.result_types[i]) {
+      return ErrorAt(op.loc, StrCat("stablehlo.optimization_barrier result ", i, " has type ",
+                                    op.result_types[i].ToString(), ", its operand ",
+                                    operands[i]->type().ToString(),
+                                    " (spec \"optimization_barrier\" C1)"));
+    }
+  }
+  // The identity on values: accy keeps no barrier (docs/import_rewrites.md).
+  return DefineResults(names, op, operands);
+}
+
+Status Importer::EmitMap(FunctionBuilder& fb, NameTable& names, const OpSyntax& op) {
+  ACCY_ASSIGN_OR_RETURN(std::vector<Value*> operands, LookupAll(names, op));
+  std::vector<TensorType> operand_types;
+  for (const Value* operand : operands) operand_types.push_back(operand->type());
+  ACCY_ASSIGN_OR_RETURN(RegionSyntax block, MapComputationOnTensors(op, operand_types));
+  std::vector<Value*> returned;
+  ACCY_RETURN_IF_ERROR(
+      EmitBlock(fb, names, block, operands, BlockRole::kInlinedCallee, &returned));
+  if (returned.size() != 1 || returned[0]->type() != op.result_types[0]) {
+    return ErrorAt(op.loc, StrCat("the stablehlo.map computation returns ", returned.size(),
+                                  " values; the map needs one of type ",
+                                  op.result_types[0].ToString(), " (spec \"map\" C4)"));
   }
   return DefineResults(names, op, returned);
 }
@@ -448,6 +527,12 @@ Status Importer::EmitStableHloOp(FunctionBuilder& fb, NameTable& names, const Op
   const bool accy_only = kind.ok() && (*kind == OpKind::kCumsum || *kind == OpKind::kKernelCall ||
                                        *kind == OpKind::kReturn);
   const bool is_dot = name == "stablehlo.dot";
+  if (IsFoldedDynamicOp(name)) {
+    ACCY_ASSIGN_OR_RETURN(std::vector<Value*> operands, LookupAll(names, op));
+    ACCY_ASSIGN_OR_RETURN(StaticForm form, StaticFormOf(op, operands));
+    return Create(fb, names, op, form.kind, std::move(form.operands),
+                  std::move(form.attributes));
+  }
   if ((!kind.ok() || accy_only) && !is_dot) {
     return UnimplementedAt(op.loc, StrCat("op '", name, "' is not supported"));
   }

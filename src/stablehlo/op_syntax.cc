@@ -104,6 +104,14 @@ Status Parser::ParsePrettyOp(OpSyntax* op) {
   if (short_name == "while") return ParseWhile(op);
   if (short_name == "custom_call") return ParseCustomCall(op);
   if (short_name == "reduce_precision") return ParseReducePrecision(op);
+  if (short_name == "optimization_barrier") return ParseOptimizationBarrier(op);
+  if (short_name == "composite") return ParseComposite(op);
+  if (short_name == "dynamic_iota") return ParseDynamicShapeOp(op, "iota_dimension");
+  if (short_name == "get_dimension_size") return ParseDynamicShapeOp(op, "dimension");
+  if (short_name == "dynamic_reshape" || short_name == "dynamic_pad" ||
+      short_name == "dynamic_broadcast_in_dim") {
+    return ParseDynamicShapeOp(op, "");
+  }
   StatusOr<OpKind> kind = ParseOpKind(short_name);
   if (kind.ok() && HasSameTypeForm(*kind)) return ParseSameTypeOp(op);
   return UnimplementedAt(loc, StrCat("op '", name, "' is not supported"));
@@ -503,6 +511,55 @@ Status Parser::ParseTopK(OpSyntax* op) {
   ACCY_RETURN_IF_ERROR(Expect(TokenKind::kRParen, "')' closing the chlo.top_k result types"));
   op->operand_types = std::move(inputs);
   return absl::OkStatus();
+}
+
+Status Parser::ParseOptimizationBarrier(OpSyntax* op) {
+  // PairwiseOpType (stablehlo/dialect/AssemblyFormat.h): `()` when there are no operands.
+  ACCY_RETURN_IF_ERROR(ParseOptionalAttributeDict(&op->attributes));
+  if (Consume(TokenKind::kLParen)) {
+    ACCY_RETURN_IF_ERROR(Expect(TokenKind::kRParen, "')' after optimization_barrier's '('"));
+    op->operand_types = std::vector<TensorType>{};
+    return absl::OkStatus();
+  }
+  ACCY_RETURN_IF_ERROR(ParseValueRefList(&op->operands, /*required=*/true));
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kColon, "':' before the optimization_barrier types"));
+  std::vector<TensorType> types;
+  ACCY_RETURN_IF_ERROR(ParseTypeList(&types));
+  op->operand_types = types;
+  op->result_types = std::move(types);
+  return absl::OkStatus();
+}
+
+Status Parser::ParseComposite(OpSyntax* op) {
+  if (!Is(TokenKind::kString)) return ErrorExpected("the composite's name (a string)");
+  AttrValue name;
+  name.kind = AttrValue::Kind::kString;
+  name.text = tok_.value;
+  name.loc = tok_.loc;
+  op->attributes.push_back({"name", std::move(name)});
+  Advance();
+  ACCY_RETURN_IF_ERROR(ParseValueRefList(&op->operands, /*required=*/false));
+  return ParseFunctionalTail(op);
+}
+
+Status Parser::ParseDynamicShapeOp(OpSyntax* op, std::string_view dim_attribute) {
+  bool trailing_comma = false;
+  ACCY_RETURN_IF_ERROR(ParseValueRefList(&op->operands, /*required=*/true, &trailing_comma));
+  if (trailing_comma) {
+    const SourceLoc loc = tok_.loc;
+    if (!dim_attribute.empty()) {
+      ACCY_RETURN_IF_ERROR(ExpectKeyword("dim"));
+      ACCY_RETURN_IF_ERROR(Expect(TokenKind::kEqual, "'=' after dim"));
+      ACCY_ASSIGN_OR_RETURN(int64_t dimension, ParseInteger(StrCat("the ", op->name, " dim")));
+      op->attributes.push_back({std::string(dim_attribute), IntValue(dimension, loc)});
+    } else {
+      ACCY_RETURN_IF_ERROR(ExpectKeyword("dims"));
+      ACCY_RETURN_IF_ERROR(Expect(TokenKind::kEqual, "'=' after dims"));
+      ACCY_ASSIGN_OR_RETURN(std::vector<int64_t> dims, ParseIntegerList());
+      op->attributes.push_back({"broadcast_dimensions", IntArray(std::move(dims), loc)});
+    }
+  }
+  return ParseFunctionalTail(op);
 }
 
 Status Parser::ParseConstant(OpSyntax* op) {

@@ -124,6 +124,14 @@ class Parser {
   Status ParseWhile(OpSyntax* op);
   // chlo.top_k's assembly format: `(%x, k = N) attr-dict : type -> (type, type)`.
   Status ParseTopK(OpSyntax* op);
+  // `stablehlo.optimization_barrier %a, %b : t0, t1` (operand and result types are one list).
+  Status ParseOptimizationBarrier(OpSyntax* op);
+  // `stablehlo.composite "name" %a, ... {attrs} : (types) -> types`; the name becomes `name`.
+  Status ParseComposite(OpSyntax* op);
+  // dynamic_iota / get_dimension_size (`%x, dim = N`), dynamic_broadcast_in_dim (`%x, %shape,
+  // dims = [..]`), dynamic_reshape and dynamic_pad (operands only), then `attr-dict : (types) ->
+  // type`; the `dim` integer becomes `dim_attribute`.
+  Status ParseDynamicShapeOp(OpSyntax* op, std::string_view dim_attribute);
   Status ParseConstant(OpSyntax* op);
   Status ParseCustomCall(OpSyntax* op);
   Status ParseCall(OpSyntax* op);

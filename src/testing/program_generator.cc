@@ -364,7 +364,7 @@ int Generator::Unary(OpKind kind, int x) {
     case OpKind::kFloor: case OpKind::kCeil: case OpKind::kRoundNearestAfz:
     case OpKind::kRoundNearestEven: case OpKind::kNot:
       b = b + 1; break;
-    case OpKind::kPopcnt: b = 64; break;
+    case OpKind::kPopcnt: case OpKind::kCountLeadingZeros: b = 64; break;
     default: break;
   }
   if (!IsFloat(result.element_type())) nf = false;
@@ -431,7 +431,7 @@ bool Generator::StepUnary(int forced) {
       OpKind::kExponentialMinusOne, OpKind::kLog, OpKind::kLogPlusOne, OpKind::kLogistic,
       OpKind::kTanh, OpKind::kSqrt, OpKind::kRsqrt, OpKind::kCbrt, OpKind::kSine,
       OpKind::kCosine, OpKind::kFloor, OpKind::kCeil, OpKind::kRoundNearestEven,
-      OpKind::kRoundNearestAfz, OpKind::kIsFinite, OpKind::kPopcnt, OpKind::kTan,
+      OpKind::kRoundNearestAfz, OpKind::kIsFinite, OpKind::kPopcnt, OpKind::kCountLeadingZeros, OpKind::kTan,
       OpKind::kReducePrecision, OpKind::kAsin, OpKind::kAcos, OpKind::kAtan, OpKind::kSinh,
       OpKind::kCosh, OpKind::kAsinh, OpKind::kAcosh, OpKind::kAtanh, OpKind::kErf,
       OpKind::kErfc, OpKind::kErfInv, OpKind::kLgamma, OpKind::kDigamma, OpKind::kBesselI1e,

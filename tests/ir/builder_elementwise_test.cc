@@ -54,6 +54,7 @@ TEST_F(ElementwiseBuilderTest, UnaryOpsAcceptTheirElementTypesAndRejectOthers) {
       {OpKind::kRoundNearestAfz, &FB::RoundNearestAfz, kF64, kF64, kU8, "a floating-point"},
       {OpKind::kIsFinite, &FB::IsFinite, kF32, kI1, kI32, "a floating-point"},
       {OpKind::kPopcnt, &FB::Popcnt, kU32, kU32, kF32, "an integer"},
+      {OpKind::kCountLeadingZeros, &FB::CountLeadingZeros, kI16, kI16, kBF16, "an integer"},
       {OpKind::kTan, &FB::Tan, kF32, kF32, kI32, "a floating-point"},
       {OpKind::kAsin, &FB::Asin, kF32, kF32, kI32, "a floating-point"},
       {OpKind::kAcos, &FB::Acos, kF64, kF64, kI32, "a floating-point"},
@@ -76,7 +77,7 @@ TEST_F(ElementwiseBuilderTest, UnaryOpsAcceptTheirElementTypesAndRejectOthers) {
   // Every unary op except convert, bitcast_convert (tested below) and reduce_precision (its bit
   // attributes: tests/reference/chlo_test.cc) is in the table.
   EXPECT_EQ(cases.size(),
-            static_cast<size_t>(OpKind::kPopcnt) - static_cast<size_t>(OpKind::kAbs));
+            static_cast<size_t>(OpKind::kCountLeadingZeros) - static_cast<size_t>(OpKind::kAbs));
   int index = 0;
   for (const UnaryCase& c : cases) {
     const std::string name(OpName(c.kind));

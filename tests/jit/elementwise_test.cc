@@ -64,6 +64,7 @@ const OpCase kOpCases[] = {
     {OpKind::kRoundNearestAfz, F},
     {OpKind::kIsFinite, F},
     {OpKind::kPopcnt, S | U},
+    {OpKind::kCountLeadingZeros, S | U},
     {OpKind::kAdd, kAll},
     {OpKind::kSubtract, F | S | U},
     {OpKind::kMultiply, kAll},

@@ -388,6 +388,12 @@ TEST(ElementwiseTest, BitwiseOpsOnIntegersAndBooleans) {
   const Tensor i = Make<int8_t>(E::kI8, {3}, {-1, 0, 7});
   ASSERT_OK_AND_ASSIGN(Tensor popcnt, RunUnary(&FunctionBuilder::Popcnt, i));
   ExpectTensor<int8_t>(popcnt, E::kI8, {3}, {8, 0, 3});
+  // count_leading_zeros of the element's own width (spec "count_leading_zeros").
+  ASSERT_OK_AND_ASSIGN(Tensor clz, RunUnary(&FunctionBuilder::CountLeadingZeros, i));
+  ExpectTensor<int8_t>(clz, E::kI8, {3}, {0, 8, 5});
+  const Tensor u = Make<uint64_t>(E::kU64, {3}, {0, 1, uint64_t{1} << 63});
+  ASSERT_OK_AND_ASSIGN(Tensor clz64, RunUnary(&FunctionBuilder::CountLeadingZeros, u));
+  ExpectTensor<uint64_t>(clz64, E::kU64, {3}, {64, 63, 0});
   ASSERT_OK_AND_ASSIGN(Tensor not_i, RunUnary(&FunctionBuilder::Not, i));
   ExpectTensor<int8_t>(not_i, E::kI8, {3}, {0, -1, -8});
   const Tensor p = Make<uint8_t>(E::kI1, {4}, {0, 0, 1, 1});

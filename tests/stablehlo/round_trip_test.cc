@@ -141,7 +141,8 @@ TEST(RoundTripTest, EveryElementwiseOp) {
           ACCY_ASSIGN_OR_RETURN(Value * test, (fb.*op)(x));
           ACCY_ASSIGN_OR_RETURN(x, fb.Select(test, y, x));
         }
-        for (Unary op : {&FunctionBuilder::Not, &FunctionBuilder::Popcnt}) {
+        for (Unary op : {&FunctionBuilder::Not, &FunctionBuilder::Popcnt,
+                         &FunctionBuilder::CountLeadingZeros}) {
           ACCY_ASSIGN_OR_RETURN(a, (fb.*op)(a));
         }
         using Binary = StatusOr<Value*> (FunctionBuilder::*)(Value*, Value*);
