@@ -343,6 +343,18 @@ class FunctionBuilder {
   StatusOr<Value*> TriangularSolve(Value* a, Value* b, bool left_side, bool lower,
                                    bool unit_diagonal,
                                    std::string_view transpose_a = "NO_TRANSPOSE");
+  // case (spec "case"): runs branches[index] (each takes no arguments and returns values of
+  // `result_types`), or the last branch when index is outside [0, branches.size()). `index` is a
+  // tensor<i32>. Branch bodies may read values of the enclosing function. Errors:
+  // kInvalidArgument for no branch, an index of another type, or a branch returning other types
+  // ("case: branch 1 returns tensor<2xf32> as value 0, expected tensor<2xi32>").
+  StatusOr<std::vector<Value*>> Case(Value* index, std::vector<TensorType> result_types,
+                                     std::vector<RegionBodyFn> branches);
+  // if (spec "if"): true_branch when pred (a tensor<i1>) is true, else false_branch. Built as
+  // case(convert(not(pred)) : tensor<i32>, {true_branch, false_branch}). Errors as Case's, and
+  // kInvalidArgument for a pred that is not tensor<i1>.
+  StatusOr<std::vector<Value*>> If(Value* pred, std::vector<TensorType> result_types,
+                                   RegionBodyFn true_branch, RegionBodyFn false_branch);
   // while: `cond` returns a tensor<i1>, `body` returns new loop-carried values of the same types.
   StatusOr<std::vector<Value*>> While(std::vector<Value*> initial_values, RegionBodyFn cond,
                                       RegionBodyFn body);

@@ -355,7 +355,7 @@ StatusOr<std::unique_ptr<Executable::Impl>> BuildExecutable(CompileState& state)
                            : part == StepPart::kLibrary ? "library"
                                                         : "jit";
     if (part == StepPart::kIterate) {
-      IterateKernel* kernel = state.iterates[i].kernel.get();
+      ControlFlowKernel* kernel = state.iterates[i].kernel.get();
       item.iterate = kernel;
       iterate_peak_bytes = std::max(iterate_peak_bytes, kernel->peak_bytes());
       for (const auto* list : {&buffers.inputs, &buffers.outputs}) {

@@ -4,6 +4,8 @@
 #include <algorithm>
 
 #include "src/ir/outline.h"
+#include "src/runtime/case_kernel.h"
+#include "src/runtime/iterate_kernel.h"
 #include "src/util/str_cat.h"
 
 namespace accy {
@@ -18,10 +20,67 @@ Status Prefixed(const Status& status, std::string_view prefix) {
   return absl::Status(status.code(), StrCat(prefix, status.message()));
 }
 
+// The captured values of all regions, once each, after the item's operands; `slots(values)`
+// gives each value's index among them.
+struct CapturedSet {
+  std::vector<const Value*> values;
+  std::vector<int64_t> slots(const std::vector<const Value*>& used) {
+    std::vector<int64_t> indices;
+    for (const Value* value : used) {
+      auto it = std::find(values.begin(), values.end(), value);
+      if (it == values.end()) it = values.insert(values.end(), value);
+      indices.push_back(it - values.begin());
+    }
+    return indices;
+  }
+};
+
+StatusOr<CompiledIterate> CompileCase(const Engine& engine, const Operation& case_op,
+                                      size_t item_index) {
+  const std::string prefix = StrCat("Compile: iterate work item ", item_index, " (case): ");
+  std::vector<TensorType> results;
+  for (int64_t r = 0; r < case_op.num_results(); ++r) {
+    results.push_back(case_op.result(r)->type());
+  }
+  Module module(StrCat("accy_case", item_index));
+  CapturedSet captured;
+  std::vector<std::vector<int64_t>> branch_slots;
+  for (int64_t b = 0; b < case_op.num_regions(); ++b) {
+    auto branch = OutlineRegion(*case_op.region(b), module, StrCat("branch", b), results,
+                                CopiedIntoRegion);
+    if (!branch.ok()) return Prefixed(branch.status(), prefix);
+    branch_slots.push_back(captured.slots(branch->captured));
+  }
+  CompiledIterate compiled;
+  compiled.inputs.push_back(case_op.operand(0));
+  std::vector<TensorType> captured_types;
+  for (const Value* value : captured.values) {
+    compiled.inputs.push_back(value);
+    captured_types.push_back(value->type());
+  }
+  for (int64_t r = 0; r < case_op.num_results(); ++r) {
+    compiled.outputs.push_back(case_op.result(r));
+  }
+  std::vector<CaseKernel::Branch> branches;
+  for (int64_t b = 0; b < case_op.num_regions(); ++b) {
+    auto executable = engine.Compile(module, StrCat("branch", b));
+    if (!executable.ok()) {
+      return Prefixed(executable.status(), StrCat(prefix, "branch ", b, ": "));
+    }
+    branches.push_back({*std::move(executable), std::move(branch_slots[static_cast<size_t>(b)])});
+  }
+  compiled.kernel = std::make_unique<CaseKernel>(StrCat("iterate work item ", item_index,
+                                                        " (case)"),
+                                                 std::move(results), std::move(captured_types),
+                                                 std::move(branches));
+  return compiled;
+}
+
 }  // namespace
 
 StatusOr<CompiledIterate> CompileIterate(const Engine& engine, const Operation& while_op,
                                          size_t item_index) {
+  if (while_op.kind() == OpKind::kCase) return CompileCase(engine, while_op, item_index);
   const std::string prefix = StrCat("Compile: iterate work item ", item_index, " (while): ");
   if (while_op.kind() != OpKind::kWhile || while_op.num_regions() != 2) {
     return absl::InvalidArgumentError(StrCat(prefix, "expected a while op with cond and body"));

@@ -40,6 +40,7 @@ bool RegionsAreOpaque(const Operation& op) {
     case OpKind::kSelectAndScatter:
     case OpKind::kSort:
     case OpKind::kWhile:
+    case OpKind::kCase:
       return true;
     default:
       return false;

@@ -414,6 +414,15 @@ class ModulePrinter {
       case OpKind::kWhile:
         PrintWhile(op, name, depth);
         return;
+      case OpKind::kCase:
+        // The generic form, as stablehlo-opt prints case: `"stablehlo.case"(%i) ({...}, ...)`.
+        out_ += StrCat("\"", name, "\"(", Operands(op), ") (");
+        for (int64_t r = 0; r < op.num_regions(); ++r) {
+          if (r > 0) out_ += ", ";
+          AppendRegion(*op.region(r), depth, /*block_header=*/false);
+        }
+        out_ += StrCat(") : ", FunctionalType(op));
+        return;
       case OpKind::kCumsum:
         out_ += StrCat("stablehlo.custom_call @accy.cumsum(", Operands(op),
                        ") {accy.dimension = ", op.GetInt("dimension").value_or(0), " : i64} : ",

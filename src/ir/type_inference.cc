@@ -572,6 +572,7 @@ StatusOr<std::optional<std::vector<TensorType>>> InferResultTypes(
     case OpKind::kReshape:
     case OpKind::kIota:
     case OpKind::kKernelCall:
+    case OpKind::kCase:  // its branches' return types, checked by VerifyRegions
     case OpKind::kReturn:
       return Result(std::nullopt);  // the result types are given (VerifyGivenResultType)
     default:

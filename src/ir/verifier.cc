@@ -69,7 +69,9 @@ std::vector<TensorType> ScalarsOf(std::span<const TensorType> types) {
 
 Status VerifyRegions(const Operation& op) {
   const int expected = GetOpInfo(op.kind()).regions;
-  if (op.num_regions() != expected) {
+  if (expected == kVariadic) {
+    if (op.num_regions() == 0) return Error(op, "has no regions, expected at least one");
+  } else if (op.num_regions() != expected) {
     return Error(op, StrCat("has ", op.num_regions(), " regions, expected ", expected));
   }
   if (expected == 0) return absl::OkStatus();
@@ -115,6 +117,22 @@ Status VerifyRegions(const Operation& op) {
       const TensorType pred = *TensorType::Create(ElementType::kI1, {});
       return CheckRegionSignature(op, *op.region(0), "comparator", args,
                                   std::span<const TensorType>(&pred, 1));
+    }
+    case OpKind::kCase: {
+      // Spec "case" (C1-C3): a rank-0 si32 index; every branch takes no arguments and returns
+      // the op's result types.
+      const TensorType index = *TensorType::Create(ElementType::kI32, {});
+      if (operand_types.size() != 1 || operand_types[0] != index) {
+        return Error(op, StrCat("index has type ", operand_types.empty() ? std::string("<none>")
+                                                   : operand_types[0].ToString(),
+                                ", expected tensor<i32> (spec \"case\" C2)"));
+      }
+      const std::vector<TensorType> results = TypesOf(op.results());
+      for (int64_t r = 0; r < op.num_regions(); ++r) {
+        ACCY_RETURN_IF_ERROR(CheckRegionSignature(op, *op.region(r), StrCat("branch ", r), {},
+                                                  results));
+      }
+      return absl::OkStatus();
     }
     case OpKind::kWhile: {
       TensorType pred = *TensorType::Create(ElementType::kI1, {});

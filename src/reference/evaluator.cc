@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cfenv>
+#include <cstring>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -316,6 +317,8 @@ class Evaluator {
         return EvaluateReductionOp(op, operands, eval_region);
       case OpKind::kWhile:
         return EvaluateWhile(op, operands, scope);
+      case OpKind::kCase:
+        return EvaluateCase(op, operands, scope);
       case OpKind::kKernelCall:
         return absl::UnimplementedError(
             "reference evaluator: kernel_call target '" +
@@ -355,6 +358,27 @@ class Evaluator {
       ACCY_RETURN_IF_ERROR(
           CheckTypes(values, op.results(), [] { return std::string("while body"); }));
     }
+    return values;
+  }
+
+  // case (spec "case"): the branch the rank-0 i32 index names, the last one when the index is
+  // outside [0, N).
+  StatusOr<std::vector<Tensor>> EvaluateCase(const Operation& op,
+                                             std::span<const Tensor> operands,
+                                             const Scope& scope) {
+    if (op.num_regions() == 0 || operands.size() != 1 || operands[0].rank() != 0 ||
+        operands[0].element_type() != ElementType::kI32) {
+      return absl::InvalidArgumentError(
+          "reference evaluator: case needs a tensor<i32> index and at least one branch");
+    }
+    int32_t index = 0;
+    std::memcpy(&index, operands[0].data(), sizeof(index));
+    const int64_t branch =
+        index < 0 || index >= op.num_regions() ? op.num_regions() - 1 : int64_t{index};
+    ACCY_ASSIGN_OR_RETURN(std::vector<Tensor> values,
+                          EvaluateRegion(*op.region(branch), {}, scope));
+    ACCY_RETURN_IF_ERROR(
+        CheckTypes(values, op.results(), [] { return std::string("case branch"); }));
     return values;
   }
 

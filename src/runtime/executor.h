@@ -21,7 +21,7 @@
 #include "jit/compiled_program.h"
 #include "kernels/onednn_kernel.h"
 #include "src/runtime/buffer_assignment.h"
-#include "src/runtime/iterate_kernel.h"
+#include "src/runtime/control_flow_kernel.h"
 
 namespace accy {
 
@@ -36,8 +36,9 @@ struct ExecutorItem {
   // instead of `library` when a run uses one thread; null when the engine has one thread.
   kernels::LibraryKernel* library_single = nullptr;
   std::mutex* library_mutex = nullptr;
-  // An iterate item (StableHLO while): runs its compiled cond and body (iterate_kernel.h).
-  const IterateKernel* iterate = nullptr;
+  // An iterate item (StableHLO while or case): runs its compiled regions (iterate_kernel.h,
+  // case_kernel.h).
+  const ControlFlowKernel* iterate = nullptr;
   std::vector<BufferSlice> buffers;  // inputs then outputs, ABI order
   size_t num_inputs = 0;             // how many of `buffers` the item only reads
   std::vector<int64_t> buffer_bytes;  // one per buffer, then scratch_bytes when it is > 0
@@ -85,7 +86,7 @@ struct Executable::Impl {
   std::unique_ptr<jit::CompiledProgram> program;
   std::vector<std::unique_ptr<kernels::LibraryKernel>> library_kernels;
   std::vector<std::unique_ptr<std::mutex>> library_mutexes;
-  std::vector<std::unique_ptr<IterateKernel>> iterate_kernels;
+  std::vector<std::unique_ptr<ControlFlowKernel>> iterate_kernels;
 
   // Inter-op parallelism: marks runs of consecutive items that may run at the same time. An item
   // joins a group when it is a JIT kernel of one block (intra-op parallelism would leave the

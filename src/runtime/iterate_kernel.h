@@ -24,10 +24,11 @@
 #include "accy/engine.h"
 #include "accy/status.h"
 #include "accy/tensor.h"
+#include "src/runtime/control_flow_kernel.h"
 
 namespace accy {
 
-class IterateKernel {
+class IterateKernel : public ControlFlowKernel {
  public:
   // `cond` takes (carried..., cond's captured...) and returns one tensor<i1>; `body` takes
   // (carried..., body's captured...) and returns the carried values. `cond_captured` and
@@ -38,12 +39,12 @@ class IterateKernel {
                 std::vector<TensorType> captured_types, std::unique_ptr<Executable> cond,
                 std::vector<int64_t> cond_captured, std::unique_ptr<Executable> body,
                 std::vector<int64_t> body_captured, int64_t max_iterations);
-  ~IterateKernel();
+  ~IterateKernel() override;
 
   // Buffers, in item order: N carried operands, C captured values, N results (the item's
   // outputs); `buffers` holds 2N+C pointers. Returns the first error of cond or body, or
   // kResourceExhausted naming the item when max_iterations is reached.
-  Status Run(void* const* buffers) const;
+  Status Run(void* const* buffers) const override;
 
   int64_t num_carried() const { return static_cast<int64_t>(carried_types_.size()); }
   int64_t num_captured() const { return static_cast<int64_t>(captured_types_.size()); }
@@ -52,7 +53,7 @@ class IterateKernel {
   // Bytes a run needs besides the item's buffers: the spare state and the i1 predicate, plus
   // cond's and body's ExecutableStats::peak_memory_bytes (both keep their run state during the
   // loop).
-  int64_t peak_bytes() const;
+  int64_t peak_bytes() const override;
 
  private:
   // Per-run state, pooled: the spare tensors and the argument lists (rebuilt each run in

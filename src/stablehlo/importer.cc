@@ -527,6 +527,20 @@ Status Importer::EmitStableHloOp(FunctionBuilder& fb, NameTable& names, const Op
   const bool accy_only = kind.ok() && (*kind == OpKind::kCumsum || *kind == OpKind::kKernelCall ||
                                        *kind == OpKind::kReturn);
   const bool is_dot = name == "stablehlo.dot";
+  if (name == "stablehlo.if") {
+    // if (spec "if") is case(convert(not(pred)) : tensor<i32>) over (true_branch, false_branch).
+    ACCY_ASSIGN_OR_RETURN(std::vector<Value*> operands, LookupAll(names, op));
+    const TensorType pred = *TensorType::Create(ElementType::kI1, {});
+    if (operands.size() != 1 || operands[0]->type() != pred || op.regions.size() != 2) {
+      return ErrorAt(op.loc, "stablehlo.if takes one tensor<i1> pred and two regions "
+                             "(true_branch, false_branch) (spec \"if\" C1-C2)");
+    }
+    StatusOr<Value*> is_false = fb.Not(operands[0]);
+    if (!is_false.ok()) return WithLoc(op.loc, is_false.status());
+    StatusOr<Value*> index = fb.Convert(*is_false, ElementType::kI32);
+    if (!index.ok()) return WithLoc(op.loc, index.status());
+    return Create(fb, names, op, OpKind::kCase, {*index}, {});
+  }
   if (IsFoldedDynamicOp(name)) {
     ACCY_ASSIGN_OR_RETURN(std::vector<Value*> operands, LookupAll(names, op));
     ACCY_ASSIGN_OR_RETURN(StaticForm form, StaticFormOf(op, operands));
