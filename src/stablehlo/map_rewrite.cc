@@ -35,9 +35,11 @@ Status CheckMapOperands(const OpSyntax& map, const std::vector<TensorType>& oper
   for (size_t d = 0; d < dims.size(); ++d) all_dims[d] = static_cast<int64_t>(d);
   if (dimensions == nullptr || dimensions->kind != AttrValue::Kind::kIntArray ||
       dimensions->ints != all_dims) {
+    std::string expected = "array<i64";
+    for (size_t d = 0; d < all_dims.size(); ++d) expected += StrCat(d == 0 ? ": " : ", ", d);
     return ErrorAt(dimensions == nullptr ? map.loc : dimensions->loc,
-                   StrCat("stablehlo.map needs dimensions = array<i64: 0, ..., ", dims.size(),
-                          " - 1> (every dimension of its operands, spec \"map\" C2)"));
+                   StrCat("stablehlo.map needs dimensions = ", expected, "> (every dimension "
+                          "of its operands, spec \"map\" C2)"));
   }
   const RegionSyntax& region = map.regions[0];
   if (region.arg_types.size() != operand_types.size()) {

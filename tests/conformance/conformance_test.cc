@@ -30,9 +30,11 @@ using ::testing::HasSubstr;
 // lacks (sort_float32_5: its expected NaN order is one of two valid ones;
 // triangular_solve_float32_2_8_8_float32_2_10_8: an ill-conditioned a, whose expected values
 // are up to 40 ULP from the exact solution, and Eigen's f32 solution is 7 ULP from them at the
-// first mismatch; the suite disables its own interpreter run of both). The count does not
-// depend on the ISA.
-constexpr int kSuitePassFloor = 2117;
+// first mismatch; the suite disables its own interpreter run of both), plus 11 interpreter
+// programs of map, composite, optimization_barrier, count_leading_zeros and the dynamic-shape
+// ops with constant shapes (2128, measured 2026-12-04 on an Intel AVX-512 + AMX host). The
+// count does not depend on the ISA.
+constexpr int kSuitePassFloor = 2128;
 
 // ACCY_CONFORMANCE_DIR, else <source dir>/../shared/conformance/stablehlo (CI clones shared/
 // beside the repository).

@@ -30,7 +30,7 @@ std::set<OpKind> KindsWhere(bool (*predicate)(const OpInfo&)) {
 }
 
 TEST(OpRegistryTest, EveryOpKindHasItsRowInEnumOrder) {
-  ASSERT_EQ(kNumOpKinds, 86);
+  ASSERT_EQ(kNumOpKinds, 87);
   for (int i = 0; i < kNumOpKinds; ++i) {
     const OpKind kind = static_cast<OpKind>(i);
     EXPECT_EQ(kAllOpKinds[i], kind);
@@ -53,7 +53,7 @@ TEST(OpRegistryTest, NamesAreUniqueAndRoundTripThroughParseOpKind) {
     ASSERT_OK_AND_ASSIGN(OpKind parsed, ParseOpKind(OpName(kind)));
     EXPECT_EQ(parsed, kind) << OpName(kind);
   }
-  EXPECT_EQ(names.size(), 86u);
+  EXPECT_EQ(names.size(), 87u);
   for (std::string_view name : {"stablehlo.add", "top_k", "sorted", ""}) {
     const Status status = ParseOpKind(name).status();
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << name;
@@ -93,7 +93,7 @@ TEST(OpRegistryTest, PredicatesAgreeWithCategoryAndTheRangesTheyReplaced) {
   }
   EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.category == OpCategory::kElementwiseUnary; })
                 .size(),
-            42u);
+            43u);
   EXPECT_EQ(KindsWhere([](const OpInfo& i) {
               return i.category == OpCategory::kElementwiseBinary;
             }).size(),
@@ -125,6 +125,7 @@ TEST(OpRegistryTest, ElementClassesAreTheSpecConstraints) {
   EXPECT_EQ(GetOpInfo(OpKind::kNot).element_classes, ElementClass::kBoolOrInteger);
   EXPECT_EQ(GetOpInfo(OpKind::kXor).element_classes, ElementClass::kBoolOrInteger);
   EXPECT_EQ(GetOpInfo(OpKind::kPopcnt).element_classes, ElementClass::kInteger);
+  EXPECT_EQ(GetOpInfo(OpKind::kCountLeadingZeros).element_classes, ElementClass::kInteger);
   EXPECT_EQ(GetOpInfo(OpKind::kShiftRightArithmetic).element_classes, ElementClass::kInteger);
   EXPECT_EQ(GetOpInfo(OpKind::kIsFinite).element_classes, ElementClass::kFloat);
   EXPECT_EQ(GetOpInfo(OpKind::kAtan2).element_classes, ElementClass::kFloat);
