@@ -358,6 +358,25 @@ class FunctionBuilder {
   // while: `cond` returns a tensor<i1>, `body` returns new loop-carried values of the same types.
   StatusOr<std::vector<Value*>> While(std::vector<Value*> initial_values, RegionBodyFn cond,
                                       RegionBodyFn body);
+  // batch_norm_inference (spec "batch_norm_inference"): scale * (operand - mean) /
+  // sqrt(variance + epsilon) + offset, the 1-D scale, offset, mean and variance (dim
+  // feature_index of the operand elements each) broadcast along feature_index. Float types, one
+  // element type for all. Errors: kInvalidArgument naming the broken constraint
+  // ("batch_norm_inference: mean has type tensor<3xf32>, expected tensor<4xf32> (dim 1 of the
+  // operand, the feature_index)"; a feature_index outside [0, rank)).
+  StatusOr<Value*> BatchNormInference(Value* operand, Value* scale, Value* offset, Value* mean,
+                                      Value* variance, double epsilon, int64_t feature_index);
+  // batch_norm_training (spec "batch_norm_training"): {output, batch_mean, batch_var}: the mean
+  // and (biased) variance over every dim but feature_index, and the operand normalized with
+  // them as batch_norm_inference. Errors as BatchNormInference.
+  StatusOr<std::vector<Value*>> BatchNormTraining(Value* operand, Value* scale, Value* offset,
+                                                  double epsilon, int64_t feature_index);
+  // batch_norm_grad (spec "batch_norm_grad"): {grad_operand, grad_scale, grad_offset} of
+  // batch_norm_training at (operand, scale, mean, variance) for grad_output (the operand's
+  // shape). Errors as BatchNormInference.
+  StatusOr<std::vector<Value*>> BatchNormGrad(Value* operand, Value* scale, Value* mean,
+                                              Value* variance, Value* grad_output,
+                                              double epsilon, int64_t feature_index);
   // kernel_call (accy): a library kernel; see KernelCallSpec.
   StatusOr<Operation*> KernelCall(std::vector<Value*> operands,
                                   std::vector<TensorType> result_types,
@@ -375,6 +394,8 @@ class FunctionBuilder {
       : function_(function), scopes_(std::move(scopes)), open_blocks_(std::move(open_blocks)) {}
   StatusOr<Value*> Unary(OpKind kind, Value* x);
   StatusOr<Value*> Binary(OpKind kind, Value* lhs, Value* rhs);
+  StatusOr<std::vector<Value*>> BatchNorm(OpKind kind, std::vector<Value*> operands,
+                                          double epsilon, int64_t feature_index);
   Status CheckOperands(OpKind kind, std::span<Value* const> operands) const;
   // OK when block() is the innermost block being built (see the class comment).
   Status CheckBlockOpen(OpKind kind) const;

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -414,6 +415,21 @@ class ModulePrinter {
       case OpKind::kWhile:
         PrintWhile(op, name, depth);
         return;
+      case OpKind::kBatchNormInference:
+      case OpKind::kBatchNormTraining:
+      case OpKind::kBatchNormGrad: {
+        // The properties form stablehlo-opt prints; epsilon is the spec's f32 constant.
+        const AttributeValue* epsilon = op.attribute("epsilon");
+        const double* value = epsilon != nullptr ? std::get_if<double>(epsilon) : nullptr;
+        const float f32 = static_cast<float>(value != nullptr ? *value : 0.0);
+        uint8_t bytes[sizeof(float)];
+        std::memcpy(bytes, &f32, sizeof(float));
+        out_ += StrCat("\"", name, "\"(", Operands(op), ") <{epsilon = ",
+                       FormatElement(ElementType::kF32, bytes),
+                       " : f32, feature_index = ", op.GetInt("feature_index").value_or(0),
+                       " : i64}> : ", FunctionalType(op));
+        return;
+      }
       case OpKind::kCase:
         // The generic form, as stablehlo-opt prints case: `"stablehlo.case"(%i) ({...}, ...)`.
         out_ += StrCat("\"", name, "\"(", Operands(op), ") (");

@@ -562,6 +562,11 @@ StatusOr<std::optional<std::vector<TensorType>>> InferResultTypes(
     case OpKind::kTriangularSolve:
       types = InferTriangularSolve(operand_types, attributes);
       break;
+    case OpKind::kBatchNormInference:
+    case OpKind::kBatchNormTraining:
+    case OpKind::kBatchNormGrad:
+      types = InferBatchNorm(kind, operand_types, attributes);
+      break;
     case OpKind::kWhile:
       types = std::vector<TensorType>(operand_types.begin(), operand_types.end());
       break;

@@ -70,6 +70,11 @@ StatusOr<std::vector<TensorType>> InferTopK(std::span<const TensorType> operand_
 // triangular_solve (type_inference_triangular_solve.cc): spec "triangular_solve" C1-C4 and
 // the attributes left_side, lower, unit_diagonal (required bools) and transpose_a (required
 // string, IsTransposeA); the result has b's type.
+// batch_norm_inference / _training / _grad (spec sections of those names, C1-C7): `kind` names
+// which; type_inference_batch_norm.cc.
+StatusOr<std::vector<TensorType>> InferBatchNorm(OpKind kind,
+                                                 std::span<const TensorType> operand_types,
+                                                 std::span<const NamedAttribute> attributes);
 StatusOr<std::vector<TensorType>> InferTriangularSolve(std::span<const TensorType> operand_types,
                                                        std::span<const NamedAttribute> attributes);
 // Whether `value` is a transpose_a of the spec: "NO_TRANSPOSE", "TRANSPOSE" or "ADJOINT".

@@ -312,6 +312,10 @@ class Evaluator {
         return EvaluateConvolution(op, operands);
       case OpKind::kTriangularSolve:
         return EvaluateTriangularSolve(op, operands);
+      case OpKind::kBatchNormInference:
+      case OpKind::kBatchNormTraining:
+      case OpKind::kBatchNormGrad:
+        return EvaluateBatchNorm(op, operands);
       case OpKind::kReduce:
       case OpKind::kCumsum:
         return EvaluateReductionOp(op, operands, eval_region);

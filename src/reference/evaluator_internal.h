@@ -57,6 +57,9 @@ StatusOr<std::vector<Tensor>> EvaluateDotGeneral(const Operation& op,
 // convolution (convolution.cc).
 StatusOr<std::vector<Tensor>> EvaluateConvolution(const Operation& op,
                                                   std::span<const Tensor> operands);
+// batch_norm_inference / _training / _grad (batch_norm.cc): per-feature loops in double.
+StatusOr<std::vector<Tensor>> EvaluateBatchNorm(const Operation& op,
+                                                std::span<const Tensor> operands);
 // triangular_solve (triangular_solve.cc): substitution per batch in double, rounded once.
 StatusOr<std::vector<Tensor>> EvaluateTriangularSolve(const Operation& op,
                                                       std::span<const Tensor> operands);

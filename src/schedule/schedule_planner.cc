@@ -469,7 +469,11 @@ class SchedulePlanner {
           "op ", OpReference(op), " has no lowering: ",
           unplannable_call ? StrCat("a kernel_call of ", op.num_results(),
                                     " results (the engine runs kernel_calls of exactly one)")
-                           : std::string("the op table gives it no work kind")));
+          : op.kind() == OpKind::kBatchNormInference || op.kind() == OpKind::kBatchNormTraining ||
+                  op.kind() == OpKind::kBatchNormGrad
+              ? std::string("the expand-batch-norm graph pass rewrites it into the ops it "
+                            "decomposes into, and it was disabled")
+              : std::string("the op table gives it no work kind")));
     }
     WorkKind kind = plan.kind;
     // Between widths bitcast_convert is a byte copy (IsElementwise holds for equal widths only).

@@ -165,6 +165,11 @@ StatusOr<bool> ConvertConvolutionAttribute(const std::string& name, const AttrVa
   return true;
 }
 
+bool IsBatchNorm(OpKind kind) {
+  return kind == OpKind::kBatchNormInference || kind == OpKind::kBatchNormTraining ||
+         kind == OpKind::kBatchNormGrad;
+}
+
 bool Has(const std::vector<NamedAttribute>& attributes, std::string_view name) {
   return std::any_of(attributes.begin(), attributes.end(),
                      [&](const NamedAttribute& a) { return a.name == name; });
@@ -246,6 +251,18 @@ StatusOr<std::vector<NamedAttribute>> ConvertAttributes(OpKind kind, const OpSyn
                name == "mantissa_bits") {
       ACCY_ASSIGN_OR_RETURN(int64_t number, ToInt(value, name));
       out.push_back({name, number});
+    } else if (name == "feature_index" && IsBatchNorm(kind)) {
+      ACCY_ASSIGN_OR_RETURN(int64_t number, ToInt(value, name));
+      out.push_back({name, number});
+    } else if (name == "epsilon" && IsBatchNorm(kind)) {
+      // `1.0e-05 : f32`; an integer literal is a float constant too.
+      if (value.kind == AttrValue::Kind::kFloat) {
+        out.push_back({name, value.float_value});
+      } else if (value.kind == AttrValue::Kind::kInt) {
+        out.push_back({name, static_cast<double>(value.int_value)});
+      } else {
+        return WrongKind(value, name, "a float");
+      }
     } else if (name == "k" && kind == OpKind::kTopK) {
       ACCY_ASSIGN_OR_RETURN(int64_t number, ToInt(value, name));
       out.push_back({name, number});

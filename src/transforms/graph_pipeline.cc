@@ -10,6 +10,7 @@
 #include "src/transforms/canonicalize_row_broadcasts.h"
 #include "src/transforms/eliminate_common_subexpressions.h"
 #include "src/transforms/eliminate_dead_code.h"
+#include "src/transforms/expand_batch_norm.h"
 #include "src/transforms/fold_constants.h"
 #include "src/transforms/fold_transpose_into_dot_general.h"
 #include "src/transforms/simplify_arithmetic.h"
@@ -20,7 +21,8 @@
 namespace accy {
 namespace {
 
-// The pipeline, in order: chains of layout changes collapse first (transpose(transpose(w))
+// The pipeline, in order: batch-norm ops expand into their decompositions first (everything
+// after sees plain ops), then chains of layout changes collapse first (transpose(transpose(w))
 // becomes w before the fold looks at it), then keepdims row values lose their unit dim (on
 // collapsed chains: broadcast(broadcast(r)) is one broadcast by then), then small constants fold (a reshape of a constant is
 // a constant the identities can read), then layout folds (they leave transposes without uses),
@@ -29,6 +31,7 @@ namespace {
 // they all left.
 std::vector<std::unique_ptr<passes::Pass>> AllPasses() {
   std::vector<std::unique_ptr<passes::Pass>> passes;
+  passes.push_back(std::make_unique<ExpandBatchNormPass>());
   passes.push_back(std::make_unique<SimplifyLayoutChainsPass>());
   passes.push_back(std::make_unique<CanonicalizeRowBroadcastsPass>());
   passes.push_back(std::make_unique<FoldConstantsPass>());

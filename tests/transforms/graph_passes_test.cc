@@ -257,7 +257,8 @@ TEST(GraphPipelineTest, UnknownPassNamesAreRejected) {
   Status status = CheckGraphPassNames(std::vector<std::string>{"eliminate-dead-code", "dce"});
   EXPECT_TRUE(absl::IsInvalidArgument(status));
   EXPECT_THAT(std::string(status.message()),
-              HasSubstr("unknown graph pass 'dce' (the passes are: simplify-layout-chains, "
+              HasSubstr("unknown graph pass 'dce' (the passes are: expand-batch-norm, "
+                        "simplify-layout-chains, "
                         "canonicalize-row-broadcasts, fold-constants, fold-transpose-into-dot-general, "
                         "eliminate-common-subexpressions, simplify-arithmetic, "
                         "eliminate-dead-code)"));
@@ -336,13 +337,15 @@ TEST(GraphPipelineTest, DumpsTheModuleAfterEachPass) {
     return text.str();
   };
   const std::string input = read("accy_dup.00-input.mlir");
-  const std::string simplify = read("accy_dup.01-simplify-layout-chains.mlir");
-  const std::string rows = read("accy_dup.02-canonicalize-row-broadcasts.mlir");
-  const std::string constants = read("accy_dup.03-fold-constants.mlir");
-  const std::string fold = read("accy_dup.04-fold-transpose-into-dot-general.mlir");
-  const std::string cse = read("accy_dup.05-eliminate-common-subexpressions.mlir");
-  const std::string arithmetic = read("accy_dup.06-simplify-arithmetic.mlir");
-  const std::string dce = read("accy_dup.07-eliminate-dead-code.mlir");
+  const std::string batch_norm = read("accy_dup.01-expand-batch-norm.mlir");
+  const std::string simplify = read("accy_dup.02-simplify-layout-chains.mlir");
+  const std::string rows = read("accy_dup.03-canonicalize-row-broadcasts.mlir");
+  const std::string constants = read("accy_dup.04-fold-constants.mlir");
+  const std::string fold = read("accy_dup.05-fold-transpose-into-dot-general.mlir");
+  const std::string cse = read("accy_dup.06-eliminate-common-subexpressions.mlir");
+  const std::string arithmetic = read("accy_dup.07-simplify-arithmetic.mlir");
+  const std::string dce = read("accy_dup.08-eliminate-dead-code.mlir");
+  EXPECT_EQ(batch_norm, input);  // no batch-norm op
   EXPECT_EQ(simplify, input);    // nothing to simplify
   EXPECT_EQ(rows, input);        // no keepdims row value
   EXPECT_EQ(constants, input);   // nothing to fold
