@@ -105,6 +105,7 @@ class Generator {
   bool StepReduceBody();
   bool StepCumsum();
   bool StepWhile();
+  bool StepCase();
   bool StepKernelCall();
   bool StepWindowKernel();
   bool PatternChain();

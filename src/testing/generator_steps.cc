@@ -359,6 +359,41 @@ bool Generator::StepWhile() {
   return true;
 }
 
+bool Generator::StepCase() {
+  // case index {0: x + y, 1: max(x, y), 2: x}: x and y are values of the enclosing function
+  // (each branch captures them; branch 2 returns one unchanged); the index is a parameter in
+  // [0, 4), so 3 runs the last branch (spec "case").
+  const ElementType e = RandomType(ElementClass::kAny);
+  const TensorType type = Type(e, RandomDims(0, 3));
+  const Need need{true, 1e3, false};
+  const int x = Pick(type, need);
+  const int y = Pick(type, need);
+  const int index = Param(Type(ElementType::kI32, {}), InputKind::kIndex, 4);
+  const double bound = IsFloat(e) ? V(x).bound + V(y).bound : kInf;
+  FuzzValue result = Derive({x, y}, type, /*exact_op=*/true, bound,
+                            IsFloat(e) && (V(x).non_finite || V(y).non_finite));
+  AddRecipe("case", {index, x, y}, {result},
+            [type](FunctionBuilder& f, std::span<Value* const> xs,
+                   BuildForm) -> StatusOr<std::vector<Value*>> {
+              Value* x = xs[1];
+              Value* y = xs[2];
+              std::vector<RegionBodyFn> branches;
+              branches.push_back([x, y](FunctionBuilder& b, std::span<Value* const>) -> Status {
+                ACCY_ASSIGN_OR_RETURN(Value * sum, b.Add(x, y));
+                return b.Return({sum});
+              });
+              branches.push_back([x, y](FunctionBuilder& b, std::span<Value* const>) -> Status {
+                ACCY_ASSIGN_OR_RETURN(Value * larger, b.Maximum(x, y));
+                return b.Return({larger});
+              });
+              branches.push_back([x](FunctionBuilder& b, std::span<Value* const>) -> Status {
+                return b.Return({x});
+              });
+              return f.Case(xs[0], {type}, std::move(branches));
+            });
+  return true;
+}
+
 // ---- Fusion patterns and near misses ----------------------------------------------------------
 
 bool Generator::PatternChain() {

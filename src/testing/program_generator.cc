@@ -619,6 +619,7 @@ FuzzProgram Generator::Run() {
       {2, [](Generator& g) { return g.StepSort(); }},
       {1, [](Generator& g) { return g.StepTopK(); }},
       {options_.while_loops ? 2 : 0, [](Generator& g) { return g.StepWhile(); }},
+      {options_.while_loops ? 1 : 0, [](Generator& g) { return g.StepCase(); }},
       {options_.kernel_calls ? 3 : 0, [](Generator& g) { return g.StepKernelCall(); }},
       {options_.kernel_calls ? 2 : 0, [](Generator& g) { return g.StepWindowKernel(); }},
       {3, [](Generator& g) { return g.PatternChain(); }},

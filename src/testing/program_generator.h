@@ -24,7 +24,7 @@ struct GeneratorOptions {
   int max_steps = 8;
   // Elements per tensor, at most (keeps one program's run in milliseconds).
   int64_t max_elements = 4096;
-  // Whether steps may be while loops and kernel_calls (catalog kernels: matmul, softmax,
+  // Whether steps may be while loops and case ops (control flow), and kernel_calls (catalog kernels: matmul, softmax,
   // log_softmax, layer_norm).
   bool while_loops = true;
   bool kernel_calls = true;

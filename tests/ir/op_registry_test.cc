@@ -30,7 +30,7 @@ std::set<OpKind> KindsWhere(bool (*predicate)(const OpInfo&)) {
 }
 
 TEST(OpRegistryTest, EveryOpKindHasItsRowInEnumOrder) {
-  ASSERT_EQ(kNumOpKinds, 87);
+  ASSERT_EQ(kNumOpKinds, 88);
   for (int i = 0; i < kNumOpKinds; ++i) {
     const OpKind kind = static_cast<OpKind>(i);
     EXPECT_EQ(kAllOpKinds[i], kind);
@@ -53,7 +53,7 @@ TEST(OpRegistryTest, NamesAreUniqueAndRoundTripThroughParseOpKind) {
     ASSERT_OK_AND_ASSIGN(OpKind parsed, ParseOpKind(OpName(kind)));
     EXPECT_EQ(parsed, kind) << OpName(kind);
   }
-  EXPECT_EQ(names.size(), 87u);
+  EXPECT_EQ(names.size(), 88u);
   for (std::string_view name : {"stablehlo.add", "top_k", "sorted", ""}) {
     const Status status = ParseOpKind(name).status();
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << name;
@@ -174,9 +174,13 @@ TEST(OpRegistryTest, RegionCountsAndArities) {
   EXPECT_EQ(GetOpInfo(OpKind::kSelectAndScatter).regions, 2);
   EXPECT_EQ(GetOpInfo(OpKind::kReduce).regions, 1);
   EXPECT_EQ(GetOpInfo(OpKind::kWhile).regions, 2);
+  // case: one region per branch.
+  EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.regions == kVariadic; }),
+            (std::set<OpKind>{OpKind::kCase}));
   EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.results == kVariadic; }),
             (std::set<OpKind>{OpKind::kScatter, OpKind::kSort, OpKind::kReduce,
-                              OpKind::kReduceWindow, OpKind::kWhile, OpKind::kKernelCall}));
+                              OpKind::kReduceWindow, OpKind::kCase, OpKind::kWhile,
+                              OpKind::kKernelCall}));
   EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.operands == kVariadic; }),
             (std::set<OpKind>{OpKind::kConcatenate, OpKind::kScatter, OpKind::kSort,
                               OpKind::kDynamicSlice,
