@@ -425,7 +425,7 @@ class ModulePrinter {
         uint8_t bytes[sizeof(float)];
         std::memcpy(bytes, &f32, sizeof(float));
         out_ += StrCat("\"", name, "\"(", Operands(op), ") <{epsilon = ",
-                       FormatElement(ElementType::kF32, bytes),
+                       printer_internal::FormatElement(ElementType::kF32, bytes),
                        " : f32, feature_index = ", op.GetInt("feature_index").value_or(0),
                        " : i64}> : ", FunctionalType(op));
         return;

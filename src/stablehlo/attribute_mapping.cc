@@ -236,6 +236,9 @@ StatusOr<std::vector<NamedAttribute>> ConvertAttributes(OpKind kind, const OpSyn
     const std::string& name = attribute.name;
     const AttrValue& value = attribute.value;
     if (name.find('.') != std::string::npos) continue;  // discardable: mhlo.*, jax.*, ...
+    // XLA's layout annotations (torch-xla exports): the physical layout XLA would give the
+    // result; accy chooses its own layouts, and the values do not depend on it.
+    if (name == "result_layout" || name == "xla_shape") continue;
     if (kind == OpKind::kConvolution) {
       ACCY_ASSIGN_OR_RETURN(bool converted, ConvertConvolutionAttribute(name, value, &out));
       if (converted) continue;

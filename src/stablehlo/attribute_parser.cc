@@ -313,7 +313,12 @@ StatusOr<AttrValue> Parser::ParseDense() {
   }
   ACCY_RETURN_IF_ERROR(Expect(TokenKind::kGreater, "'>' closing dense<"));
   ACCY_RETURN_IF_ERROR(Expect(TokenKind::kColon, "':' and the tensor type after dense<...>"));
-  ACCY_ASSIGN_OR_RETURN(TensorType type, ParseType());
+  index_as_i64_ = true;
+  read_index_ = false;
+  StatusOr<TensorType> parsed = ParseType();
+  index_as_i64_ = false;
+  value.index_elements = read_index_;
+  ACCY_ASSIGN_OR_RETURN(TensorType type, std::move(parsed));
   ACCY_ASSIGN_OR_RETURN(DenseElements elements, DecodeDenseLiteral(literal, type, budget_));
   value.dense = std::make_shared<const DenseElements>(std::move(elements));
   return value;

@@ -565,7 +565,12 @@ Status Parser::ParseDynamicShapeOp(OpSyntax* op, std::string_view dim_attribute)
 Status Parser::ParseConstant(OpSyntax* op) {
   ACCY_RETURN_IF_ERROR(ParseOptionalAttributeDict(&op->attributes));
   if (!IsKeyword("dense")) return ErrorExpected("dense<...> after stablehlo.constant");
+  const SourceLoc value_loc = tok_.loc;
   ACCY_ASSIGN_OR_RETURN(AttrValue value, ParseAttribute());
+  if (value.index_elements) {
+    return UnimplementedAt(value_loc, "a constant of index elements is not a StableHLO value "
+                                      "(index is accepted only in attributes)");
+  }
   op->result_types = {value.dense->type};
   op->operand_types = std::vector<TensorType>{};
   op->attributes.push_back({"value", std::move(value)});

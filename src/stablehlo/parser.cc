@@ -430,6 +430,12 @@ StatusOr<TensorType> Parser::ParseTensorBody(std::string_view body, SourceLoc lo
     }
   }
   const std::string element(Trim(rest));
+  if (element == "index" && index_as_i64_) {
+    read_index_ = true;
+    StatusOr<TensorType> type = TensorType::Create(ElementType::kI64, std::move(dims));
+    if (!type.ok()) return WithLoc(loc, type.status());
+    return type;
+  }
   StatusOr<ElementType> element_type = ParseElementType(element);
   if (!element_type.ok()) {
     if (IsKnownUnsupportedElementType(element)) {

@@ -145,6 +145,10 @@ class Parser {
   int depth_ = 0;
   ConstantBudget* budget_;
   std::map<std::string, AttrValue> aliases_;  // `#name = <attr>` definitions
+  // While a dense attribute's type is parsed: `index` elements read as i64 (XLA's layout
+  // attributes, `result_layout = dense<[1, 0]> : tensor<2xindex>`), and whether one did.
+  bool index_as_i64_ = false;
+  bool read_index_ = false;
 };
 
 }  // namespace accy::stablehlo_internal

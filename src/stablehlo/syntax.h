@@ -61,6 +61,7 @@ struct AttrValue {
   std::vector<AttrValue> items;   // kList elements; kStruct / kDict field values
   std::vector<std::string> keys;  // kStruct / kDict field names, parallel to items
   std::shared_ptr<const DenseElements> dense;  // kDense
+  bool index_elements = false;  // kDense written with `index` elements (held as i64)
 
   // The field `key` of a kStruct / kDict; null when absent.
   const AttrValue* Field(std::string_view key) const;

@@ -62,26 +62,30 @@ class Expander {
 
  private:
   // scale * ((x - mean) / sqrt(variance + epsilon)) + offset, the spec's inference formula.
+  // sqrt(variance + epsilon) is computed once per feature and then broadcast: the same values
+  // as the spec's sqrt of broadcasts, without a square root per element.
   Value* Normalize(Value* scale, Value* offset, Value* mean, Value* variance) {
     Value* x = op_->operand(0);
     Value* centered = Binary(OpKind::kSubtract, x, AlongFeature(mean));
-    Value* stddev = Unary(OpKind::kSqrt, Binary(OpKind::kAdd, AlongFeature(variance),
-                                                 Splat(epsilon_, type_)));
+    Value* stddev = AlongFeature(
+        Unary(OpKind::kSqrt, Binary(OpKind::kAdd, variance, Splat(epsilon_, vector_))));
     Value* normalized = Binary(OpKind::kDivide, centered, stddev);
     return Binary(OpKind::kAdd, Binary(OpKind::kMultiply, AlongFeature(scale), normalized),
                   AlongFeature(offset));
   }
 
-  // The spec's batch_norm_grad decomposition (the temporaries of XLA's batchnorm_expander.cc).
+  // The spec's batch_norm_grad decomposition (the temporaries of XLA's batchnorm_expander.cc),
+  // with variance + epsilon and its square root computed per feature and then broadcast (the
+  // same values as the spec's ops on broadcasts).
   std::vector<Value*> Grad() {
     Value* x = op_->operand(0);
     Value* scale = AlongFeature(op_->operand(1));
     Value* mean = AlongFeature(op_->operand(2));
-    Value* variance = AlongFeature(op_->operand(3));
     Value* dy = op_->operand(4);
-    Value* var_eps = Binary(OpKind::kAdd, variance, Splat(epsilon_, type_));
+    Value* var_eps_vector = Binary(OpKind::kAdd, op_->operand(3), Splat(epsilon_, vector_));
+    Value* var_eps = AlongFeature(var_eps_vector);
     Value* centered = Binary(OpKind::kSubtract, x, mean);
-    Value* stddev = Unary(OpKind::kSqrt, var_eps);
+    Value* stddev = AlongFeature(Unary(OpKind::kSqrt, var_eps_vector));
     Value* normalized = Binary(OpKind::kDivide, centered, stddev);
     Value* count = Splat(ElementsPerFeature(), type_);
     Value* i1 = Binary(OpKind::kMultiply, dy, count);

@@ -299,5 +299,31 @@ func.func @f(%x: tensor<7x5xf32>, %p: tensor<f32>, %m: tensor<i1>) -> tensor<4x3
   EXPECT_EQ(OpAt(*module, 4).result(0)->type().ToString(), "tensor<4x3xf32>");
 }
 
+// torch-xla writes XLA's layout annotations on ops: index-typed dense attributes, xla_shape and
+// mhlo.frontend_attributes (issue 18, "exporter forms that must be accepted"). They carry no
+// semantics for accy and are dropped; an index-typed constant value is still refused.
+TEST(SyntaxTest, XlaLayoutAttributesAreAcceptedAndDropped) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(R"mlir(
+func.func @main(%x: tensor<4x8xf32>) -> tensor<8x4xf32> {
+  %r = stablehlo.transpose %x, dims = [1, 0] {result_layout = dense<[0, 1]> : tensor<2xindex>, xla_shape = "f32[8,4]{0,1}", mhlo.frontend_attributes = {_xla_compute_type = "dense"}} : (tensor<4x8xf32>) -> tensor<8x4xf32>
+  func.return %r : tensor<8x4xf32>
+}
+)mlir"));
+  const Operation& transpose = *module->functions().front()->entry_block()->operations()[0];
+  EXPECT_EQ(transpose.kind(), OpKind::kTranspose);
+  EXPECT_EQ(transpose.attribute("result_layout"), nullptr);
+  EXPECT_EQ(transpose.attribute("xla_shape"), nullptr);
+  EXPECT_EQ(transpose.GetInts("permutation"), (std::vector<int64_t>{1, 0}));
+  const Status constant = ParseStableHlo(R"mlir(
+func.func @main() -> tensor<2xi64> {
+  %c = stablehlo.constant dense<[1, 0]> : tensor<2xindex>
+  func.return %c : tensor<2xi64>
+}
+)mlir").status();
+  EXPECT_EQ(constant.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(constant.message(),
+              ::testing::HasSubstr("3:27: a constant of index elements is not a StableHLO value"));
+}
+
 }  // namespace
 }  // namespace accy
