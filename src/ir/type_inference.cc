@@ -571,6 +571,7 @@ StatusOr<std::optional<std::vector<TensorType>>> InferResultTypes(
     case OpKind::kBroadcastInDim:
     case OpKind::kReshape:
     case OpKind::kIota:
+    case OpKind::kRngBitGenerator:
     case OpKind::kKernelCall:
     case OpKind::kReturn:
       return Result(std::nullopt);  // the result types are given (VerifyGivenResultType)

@@ -310,6 +310,8 @@ class Evaluator {
         return EvaluateConvolution(op, operands);
       case OpKind::kTriangularSolve:
         return EvaluateTriangularSolve(op, operands);
+      case OpKind::kRngBitGenerator:
+        return EvaluateRngBitGenerator(op, operands);
       case OpKind::kReduce:
       case OpKind::kCumsum:
         return EvaluateReductionOp(op, operands, eval_region);
