@@ -37,6 +37,14 @@ StatusOr<BoundPrimitive> BindConvolution(const Operation& convolution,
 // (M^2 + b's matrix elements) per thread) cannot be allocated.
 StatusOr<BoundPrimitive> BindTriangularSolve(const Operation& triangular_solve);
 
+// An rng_bit_generator on Random123 (random123_rng_bit_generator.cc): a host kernel
+// (BoundPrimitive::host, implementation "random123:threefry2x32-20" or
+// "random123:philox4x32-10"); buffers initial_state, output_state, output. Blocks run on up to
+// omp_get_max_threads() threads, read when binding, from 2^14 blocks. kInvalidArgument for
+// another op, or an algorithm and state the verifier rejects (THREE_FRY takes 2 x ui64, PHILOX
+// and DEFAULT 2 or 3); kUnimplemented for an output that is not of an integer or float type.
+StatusOr<BoundPrimitive> BindRngBitGenerator(const Operation& rng_bit_generator);
+
 }  // namespace accy::kernels
 
 #endif  // ACCY_KERNELS_ONEDNN_BINDINGS_H_

@@ -1,9 +1,10 @@
 // LibraryKernel: a library work item (kernel_call, dot_general, dot_epilogue cluster,
-// convolution, triangular_solve) bound to a oneDNN primitive (or a host kernel: registered
-// kernel_calls, Eigen's triangular solve) once at compile time, then run over raw buffers in the
-// JIT's order (inputs, then outputs; jit/kernel_abi.h) with no allocation, copy or exception
-// (oneDNN errors become statuses naming the item; Eigen's triangular solve copies b into the
-// result, and may allocate packing blocks for large matrices). The module of the item's ops must outlive the kernel. Move-only;
+// convolution, triangular_solve, rng_bit_generator) bound to a oneDNN primitive (or a host
+// kernel: registered kernel_calls, Eigen's triangular solve, Random123's generators) once at
+// compile time, then run over raw buffers in the JIT's order (inputs, then outputs;
+// jit/kernel_abi.h) with no allocation, copy or exception (oneDNN errors become statuses naming
+// the item; Eigen's triangular solve copies b into the result, and may allocate packing blocks
+// for large matrices). The module of the item's ops must outlive the kernel. Move-only;
 // Run re-points the bound memories, so one run at a time per kernel (distinct kernels may run
 // concurrently).
 #ifndef ACCY_KERNELS_ONEDNN_KERNEL_H_
@@ -102,13 +103,15 @@ struct DotClassification {
 
 class LibraryKernel {
  public:
-  // Binds a work item of kind kernel_call, dot_general, convolution or triangular_solve
-  // (`fusion` tells which broadcasts are elided; null means none are). Errors as the two
-  // functions below for the first two; for convolution (oneDNN convolution_forward,
+  // Binds a work item of kind kernel_call, dot_general, convolution, triangular_solve or
+  // rng_bit_generator (`fusion` tells which broadcasts are elided; null means none are). Errors
+  // as the two functions below for the first two; for convolution (oneDNN convolution_forward,
   // onednn_bindings.h BindConvolution; buffers lhs, rhs, result) kUnimplemented below
   // options.min_convolution_element_ops or naming what does not map; for triangular_solve
   // (Eigen, BindTriangularSolve; buffers a, b, result; implementation "eigen:trsm") as
-  // BindTriangularSolve; kInvalidArgument for another kind.
+  // BindTriangularSolve; for rng_bit_generator (Random123, BindRngBitGenerator; buffers
+  // initial_state, output_state, output) as BindRngBitGenerator; kInvalidArgument for another
+  // kind.
   static StatusOr<LibraryKernel> Create(const WorkItem& item, const FusionPlan* fusion,
                                         const LibraryKernelOptions& options = {});
   // Binds a kernel_call of a registered host kernel (include/accy/host_kernel.h; checked first)
@@ -142,8 +145,8 @@ class LibraryKernel {
   // Per output, the input position it computes in place over (kernel_call `result_aliases`),
   // or -1. Run requires that output's buffer to be that input's buffer.
   std::span<const int> output_aliases() const;
-  // oneDNN's implementation name (impl_info_str), e.g. "brg:avx512_core", or "eigen:trsm";
-  // empty for a no-op.
+  // oneDNN's implementation name (impl_info_str), e.g. "brg:avx512_core", or "eigen:trsm",
+  // "random123:philox4x32-10"; empty for a no-op.
   const std::string& implementation() const;
 
   // Runs the primitive over `buffers` (inputs then outputs, buffer_count = inputs().size() +

@@ -355,6 +355,16 @@ class FunctionBuilder {
   // kInvalidArgument for a pred that is not tensor<i1>.
   StatusOr<std::vector<Value*>> If(Value* pred, std::vector<TensorType> result_types,
                                    RegionBodyFn true_branch, RegionBodyFn false_branch);
+  // rng_bit_generator (spec "rng_bit_generator"): {output_state, output}, where output has
+  // `output_type` (any shape; an integer or float element type) filled with random bits by
+  // `rng_algorithm` "THREE_FRY", "PHILOX" or "DEFAULT" (PHILOX) from `initial_state`, a 1-D ui64
+  // tensor of 2 words (THREE_FRY) or 2 or 3 (PHILOX, DEFAULT), and output_state has its type.
+  // The bits are XLA:CPU's (docs/numerics.md "rng_bit_generator"). Errors: kInvalidArgument
+  // "rng_bit_generator: ..." naming the broken constraint (another algorithm, a state that is
+  // not 1-D ui64 or of the wrong size, an i1 output).
+  StatusOr<std::vector<Value*>> RngBitGenerator(Value* initial_state,
+                                                std::string_view rng_algorithm,
+                                                const TensorType& output_type);
   // while: `cond` returns a tensor<i1>, `body` returns new loop-carried values of the same types.
   StatusOr<std::vector<Value*>> While(std::vector<Value*> initial_values, RegionBodyFn cond,
                                       RegionBodyFn body);

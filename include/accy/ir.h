@@ -107,6 +107,10 @@ enum class OpKind : uint16_t {
 //                        [batch..., N, M] (float); attrs: left_side, lower, unit_diagonal
 //                        (bools), transpose_a ("NO_TRANSPOSE", "TRANSPOSE", "ADJOINT": ADJOINT
 //                        is TRANSPOSE for real types); result: b's type
+//   rng_bit_generator    operands: initial_state (1-D ui64: 2 words for THREE_FRY, 2 or 3 for
+//                        PHILOX and DEFAULT); attrs: rng_algorithm ("DEFAULT", "THREE_FRY",
+//                        "PHILOX"); results: output_state (initial_state's type) and output
+//                        (any integer or float type, given by the caller)
 //   while                operands: initial values; results of the same types;
 //                        region 0: cond (returns tensor<i1>), region 1: body
 //   kernel_call          operands: any; attrs: call_target_name (string), version (int),
@@ -134,6 +138,7 @@ enum class OpCategory : uint8_t {
   kContraction,  // dot_general, convolution
   kReduction,    // reduce, cumsum
   kLinearAlgebra,  // triangular_solve
+  kRandom,         // rng_bit_generator
   kControl,      // while
   kCall,         // kernel_call
   kTerminator,   // return

@@ -163,8 +163,8 @@ Status PlanItems(CompileState& state) {
   return absl::OkStatus();
 }
 
-// Library items: kernel_calls, triangular_solves (Eigen) and the dot_general items whose dims
-// and types map onto oneDNN
+// Library items: kernel_calls, triangular_solves (Eigen), rng_bit_generators (Random123) and the
+// dot_general items whose dims and types map onto oneDNN
 // matmul with an optimized implementation and are at least kMinLibraryDotElementOps; the other
 // dot_generals (small, unmapped dims or types) run on the JIT's dot_general emitter with the
 // epilogue fused in the same kernel. A library dot_general whose epilogue maps onto post-ops
@@ -200,7 +200,8 @@ Status BindLibraryItems(CompileState& state) {
         continue;
       }
     } else if (item.kind != WorkKind::kKernelCall && item.kind != WorkKind::kConvolution &&
-               item.kind != WorkKind::kTriangularSolve) {
+               item.kind != WorkKind::kTriangularSolve &&
+               item.kind != WorkKind::kRngBitGenerator) {
       continue;
     }
     omp_set_num_threads(threads);

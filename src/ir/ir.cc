@@ -91,6 +91,8 @@ std::string_view OpCategoryName(OpCategory category) {
       return "reduction";
     case OpCategory::kLinearAlgebra:
       return "linear_algebra";
+    case OpCategory::kRandom:
+      return "random";
     case OpCategory::kControl:
       return "control";
     case OpCategory::kCall:

@@ -412,6 +412,14 @@ class ModulePrinter {
                        ">, unit_diagonal = ", Bool(op.GetBool("unit_diagonal").value_or(false)),
                        "}> : ", FunctionalType(op));
         return;
+      case OpKind::kRngBitGenerator:
+        // StablehloOps.td's `$initial_state `,` `algorithm` `=` $rng_algorithm attr-dict `:`
+        // functional-type`; the two spaces after '=' are what stablehlo-opt prints (its enum
+        // printer adds one), as in the testdata files.
+        out_ += StrCat(name, " ", Operands(op), ", algorithm =  ",
+                       op.GetString("rng_algorithm").value_or("DEFAULT"), " : ",
+                       FunctionalType(op));
+        return;
       case OpKind::kWhile:
         PrintWhile(op, name, depth);
         return;

@@ -33,8 +33,9 @@ class AttributeView {
 // Returns the result types of `kind` applied to operands of `operand_types` with `attributes`,
 // checking every operand/attribute rule that determines them, or kInvalidArgument naming the op
 // and the rule. Returns std::nullopt (inside the StatusOr) for ops whose result type is not
-// implied (constant, convert, bitcast_convert, reshape, broadcast_in_dim, iota, kernel_call,
-// return): those are checked by VerifyOperation against the given result type.
+// implied (constant, convert, bitcast_convert, reshape, broadcast_in_dim, iota,
+// rng_bit_generator, kernel_call, return): those are checked by VerifyOperation against the
+// given result type.
 // `region_result_types` is not needed: region signatures are checked by VerifyOperation.
 StatusOr<std::optional<std::vector<TensorType>>> InferResultTypes(
     OpKind kind, std::span<const TensorType> operand_types,
@@ -79,6 +80,18 @@ StatusOr<std::vector<TensorType>> InferTriangularSolve(std::span<const TensorTyp
                                                        std::span<const NamedAttribute> attributes);
 // Whether `value` is a transpose_a of the spec: "NO_TRANSPOSE", "TRANSPOSE" or "ADJOINT".
 bool IsTransposeA(std::string_view value);
+
+// rng_bit_generator (type_inference_rng_bit_generator.cc), whose output type is given, not
+// inferred: spec "rng_bit_generator" (I1) rng_algorithm (a required string, IsRngAlgorithm),
+// (I2) initial_state a 1-dimensional ui64 tensor, (C1) output_state of initial_state's type,
+// (C2) its size (THREE_FRY: 2; PHILOX: 2 or 3; DEFAULT, implementation-defined: accy's DEFAULT
+// is PHILOX, so 2 or 3), and an output of integer or floating-point type (the op table's
+// kNumeric; not i1). kInvalidArgument "rng_bit_generator: ..." naming the broken rule.
+Status VerifyRngBitGenerator(std::span<const TensorType> operand_types,
+                             std::span<const TensorType> result_types,
+                             std::span<const NamedAttribute> attributes);
+// Whether `value` is an rng_algorithm of the spec: "DEFAULT", "THREE_FRY" or "PHILOX".
+bool IsRngAlgorithm(std::string_view value);
 
 // "[1, 2, 3]".
 std::string DimsToString(std::span<const int64_t> dims);

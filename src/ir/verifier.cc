@@ -357,6 +357,9 @@ Status VerifyGivenResultType(const Operation& op) {
       if (IsBool(out.element_type())) return Error(op, "i1 results are not supported");
       return absl::OkStatus();
     }
+    case OpKind::kRngBitGenerator:
+      return ir_internal::VerifyRngBitGenerator(TypesOf(op.operands()), TypesOf(op.results()),
+                                                op.attributes());
     case OpKind::kKernelCall:
       return VerifyKernelCall(op);
     case OpKind::kCase:  // any results: VerifyRegions checks each branch returns their types

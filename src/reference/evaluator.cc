@@ -316,6 +316,8 @@ class Evaluator {
       case OpKind::kBatchNormTraining:
       case OpKind::kBatchNormGrad:
         return EvaluateBatchNorm(op, operands);
+      case OpKind::kRngBitGenerator:
+        return EvaluateRngBitGenerator(op, operands);
       case OpKind::kReduce:
       case OpKind::kCumsum:
         return EvaluateReductionOp(op, operands, eval_region);

@@ -1,8 +1,8 @@
 // Internal interface between the reference evaluator's driver (evaluator.cc) and its op
 // families (elementwise_ops.cc, reduction_ops.cc, shape_ops.cc, gather_scatter.cc,
-// window_ops.cc, sort_ops.cc, dot_general.cc, convolution.cc, triangular_solve.cc). Each family
-// function evaluates one verified op on already-evaluated operand tensors and returns new owned
-// result tensors, one per op result.
+// window_ops.cc, sort_ops.cc, dot_general.cc, convolution.cc, triangular_solve.cc,
+// rng_bit_generator.cc). Each family function evaluates one verified op on already-evaluated
+// operand tensors and returns new owned result tensors, one per op result.
 #ifndef ACCY_SRC_REFERENCE_EVALUATOR_INTERNAL_H_
 #define ACCY_SRC_REFERENCE_EVALUATOR_INTERNAL_H_
 
@@ -62,6 +62,11 @@ StatusOr<std::vector<Tensor>> EvaluateBatchNorm(const Operation& op,
                                                 std::span<const Tensor> operands);
 // triangular_solve (triangular_solve.cc): substitution per batch in double, rounded once.
 StatusOr<std::vector<Tensor>> EvaluateTriangularSolve(const Operation& op,
+                                                      std::span<const Tensor> operands);
+
+// rng_bit_generator (rng_bit_generator.cc): Threefry-2x32-20 and Philox-4x32-10 written out from
+// Salmon et al. (SC 2011), with XLA:CPU's counter layout; results output_state, output.
+StatusOr<std::vector<Tensor>> EvaluateRngBitGenerator(const Operation& op,
                                                       std::span<const Tensor> operands);
 
 // Operand conversion of the contractions (dot_general.cc), to the result element type's domain

@@ -144,6 +144,15 @@ uint64_t TriangularSolveElementOps(const Operation& op) {
   return SaturatedMul(SaturatedMul(SaturatedMul(batch, m), m), n);
 }
 
+// rng_bit_generator: 32 per output element. Its item's output value is output_state (result 0,
+// a few words), so the default (element count x ops) would miss the work, which is the output's:
+// a cipher block is about 80 integer operations (Threefry-2x32-20: 20 add-rotate-xor rounds and 5
+// key injections; Philox-4x32-10: 10 rounds of two widening multiplies and xors) for 1 to 4
+// output elements.
+uint64_t RngBitGeneratorElementOps(const Operation& op) {
+  return SaturatedMul(static_cast<uint64_t>(op.result(1)->type().element_count()), 32);
+}
+
 // The catalog's (or a registered host kernel's) estimate for a valid call; nullopt for a
 // kernel_call the catalog does not know or rejects (the seed falls back to element count x ops).
 std::optional<uint64_t> KernelCallElementOps(const Operation& op) {
@@ -171,6 +180,9 @@ uint64_t EstimatedElementOps(std::span<const Operation* const> ops, uint64_t ele
         break;
       case OpKind::kTriangularSolve:
         estimate = TriangularSolveElementOps(*ops[0]);
+        break;
+      case OpKind::kRngBitGenerator:
+        estimate = RngBitGeneratorElementOps(*ops[0]);
         break;
       default:
         break;

@@ -286,6 +286,14 @@ StatusOr<std::vector<NamedAttribute>> ConvertAttributes(OpKind kind, const OpSyn
       }
       ACCY_ASSIGN_OR_RETURN(std::string word, ToWord(value, name));
       out.push_back({name, std::move(word)});
+    } else if (name == "rng_algorithm" && kind == OpKind::kRngBitGenerator) {
+      // #stablehlo<rng_algorithm THREE_FRY> (or the pretty form's word): the value; the type
+      // rule checks it. A string ("THREE_FRY") is not an rng_algorithm attribute.
+      if (value.kind != AttrValue::Kind::kEnum) {
+        return WrongKind(value, name, "#stablehlo<rng_algorithm DEFAULT|THREE_FRY|PHILOX>");
+      }
+      ACCY_ASSIGN_OR_RETURN(std::string word, ToWord(value, name));
+      out.push_back({name, std::move(word)});
     } else if (name == "compare_type") {
       ACCY_ASSIGN_OR_RETURN(std::string word, ToWord(value, name));
       if (word != "NOTYPE") out.push_back({name, std::move(word)});  // NOTYPE: the default

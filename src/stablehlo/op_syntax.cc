@@ -112,6 +112,7 @@ Status Parser::ParsePrettyOp(OpSyntax* op) {
       short_name == "dynamic_broadcast_in_dim") {
     return ParseDynamicShapeOp(op, "");
   }
+  if (short_name == "rng_bit_generator") return ParseRngBitGenerator(op);
   StatusOr<OpKind> kind = ParseOpKind(short_name);
   if (kind.ok() && HasSameTypeForm(*kind)) return ParseSameTypeOp(op);
   return UnimplementedAt(loc, StrCat("op '", name, "' is not supported"));
@@ -175,6 +176,24 @@ Status Parser::ParseReducePrecision(OpSyntax* op) {
   }
   op->operand_types = std::vector<TensorType>(op->operands.size(), op->result_types[0]);
   return absl::OkStatus();
+}
+
+Status Parser::ParseRngBitGenerator(OpSyntax* op) {
+  ValueRef operand;
+  ACCY_RETURN_IF_ERROR(ParseValueRef(&operand));
+  op->operands.push_back(std::move(operand));
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kComma, "',' after the initial state"));
+  ACCY_RETURN_IF_ERROR(ExpectKeyword("algorithm"));
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kEqual, "'=' after algorithm"));
+  if (Is(TokenKind::kHashId)) {  // `#stablehlo<rng_algorithm PHILOX>` reads the same
+    ACCY_ASSIGN_OR_RETURN(AttrValue algorithm, ParseAttribute());
+    op->attributes.push_back({"rng_algorithm", std::move(algorithm)});
+  } else {
+    if (!Is(TokenKind::kBareId)) return ErrorExpected("an algorithm (DEFAULT, THREE_FRY, PHILOX)");
+    op->attributes.push_back({"rng_algorithm", EnumValue(std::string(tok_.text), tok_.loc)});
+    Advance();
+  }
+  return ParseFunctionalTail(op);
 }
 
 Status Parser::ParseCompare(OpSyntax* op) {

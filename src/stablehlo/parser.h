@@ -102,6 +102,9 @@ class Parser {
   Status ParseSameTypeOp(OpSyntax* op);
   Status ParseCompare(OpSyntax* op);
   Status ParseReducePrecision(OpSyntax* op);
+  // `%state, algorithm = THREE_FRY attr-dict : functional-type` (StablehloOps.td): the word
+  // becomes the generic form's rng_algorithm.
+  Status ParseRngBitGenerator(OpSyntax* op);
   Status ParseSelect(OpSyntax* op);
   Status ParseDimsOp(OpSyntax* op, std::string_view keyword, std::string_view attribute);
   Status ParseSlice(OpSyntax* op);

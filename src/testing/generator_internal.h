@@ -100,6 +100,7 @@ class Generator {
   bool StepDotGeneral();
   bool StepConvolution();  // generator_convolution_step.cc
   bool StepTriangularSolve();  // generator_triangular_solve_step.cc
+  bool StepRngBitGenerator();  // generator_rng_bit_generator_step.cc
   bool StepReduce();
   bool StepArgmax();
   bool StepReduceBody();

@@ -610,6 +610,7 @@ FuzzProgram Generator::Run() {
       {4, [](Generator& g) { return g.StepDotGeneral(); }},
       {2, [](Generator& g) { return g.StepConvolution(); }},
       {1, [](Generator& g) { return g.StepTriangularSolve(); }},
+      {1, [](Generator& g) { return g.StepRngBitGenerator(); }},
       {5, [](Generator& g) { return g.StepReduce(); }},
       {1, [](Generator& g) { return g.StepArgmax(); }},
       {2, [](Generator& g) { return g.StepReduceBody(); }},

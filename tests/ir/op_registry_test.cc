@@ -30,7 +30,7 @@ std::set<OpKind> KindsWhere(bool (*predicate)(const OpInfo&)) {
 }
 
 TEST(OpRegistryTest, EveryOpKindHasItsRowInEnumOrder) {
-  ASSERT_EQ(kNumOpKinds, 91);
+  ASSERT_EQ(kNumOpKinds, 92);
   for (int i = 0; i < kNumOpKinds; ++i) {
     const OpKind kind = static_cast<OpKind>(i);
     EXPECT_EQ(kAllOpKinds[i], kind);
@@ -53,7 +53,7 @@ TEST(OpRegistryTest, NamesAreUniqueAndRoundTripThroughParseOpKind) {
     ASSERT_OK_AND_ASSIGN(OpKind parsed, ParseOpKind(OpName(kind)));
     EXPECT_EQ(parsed, kind) << OpName(kind);
   }
-  EXPECT_EQ(names.size(), 91u);
+  EXPECT_EQ(names.size(), 92u);
   for (std::string_view name : {"stablehlo.add", "top_k", "sorted", ""}) {
     const Status status = ParseOpKind(name).status();
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << name;
@@ -113,6 +113,8 @@ TEST(OpRegistryTest, PredicatesAgreeWithCategoryAndTheRangesTheyReplaced) {
   EXPECT_EQ(GetOpInfo(OpKind::kBatchNormGrad).results, 3);
   EXPECT_EQ(GetOpInfo(OpKind::kTriangularSolve).category, OpCategory::kLinearAlgebra);
   EXPECT_EQ(OpCategoryName(OpCategory::kLinearAlgebra), "linear_algebra");
+  EXPECT_EQ(GetOpInfo(OpKind::kRngBitGenerator).category, OpCategory::kRandom);
+  EXPECT_EQ(OpCategoryName(OpCategory::kRandom), "random");
   EXPECT_EQ(GetOpInfo(OpKind::kWhile).category, OpCategory::kControl);
   EXPECT_EQ(GetOpInfo(OpKind::kKernelCall).category, OpCategory::kCall);
   EXPECT_EQ(GetOpInfo(OpKind::kReturn).category, OpCategory::kTerminator);
@@ -136,6 +138,8 @@ TEST(OpRegistryTest, ElementClassesAreTheSpecConstraints) {
   EXPECT_EQ(GetOpInfo(OpKind::kMinimum).element_classes, ElementClass::kAny);
   EXPECT_EQ(GetOpInfo(OpKind::kCompare).element_classes, ElementClass::kAny);
   EXPECT_EQ(GetOpInfo(OpKind::kCumsum).element_classes, ElementClass::kNumeric);
+  // rng_bit_generator: its output's class (the state is always ui64).
+  EXPECT_EQ(GetOpInfo(OpKind::kRngBitGenerator).element_classes, ElementClass::kNumeric);
   // The float-only ops: exponential .. is_finite (16 unary), atan2, tan, reduce_precision, the
   // 18 CHLO ops, triangular_solve and the three batch-norm ops.
   EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.element_classes == ElementClass::kFloat; })
@@ -240,6 +244,9 @@ TEST(OpRegistryTest, EveryOpButConstantAndReturnPlansToAWorkKind) {
       case OpCategory::kLinearAlgebra:
         expected = WorkKind::kTriangularSolve;
         break;
+      case OpCategory::kRandom:
+        expected = WorkKind::kRngBitGenerator;
+        break;
       case OpCategory::kControl:
         expected = WorkKind::kIterate;
         break;
@@ -262,7 +269,9 @@ TEST(OpRegistryTest, BuiltOpsHaveTheCountsOfTheirRows) {
   const TensorType v4 = T(kF32, {4});
   const TensorType m = T(kF32, {2, 2});
   const TensorType index = T(kI32, {});
-  ASSERT_OK_AND_ASSIGN(FunctionBuilder fb, builder.BeginFunction("f", {v4, m, index}, {v4}));
+  const TensorType state = T(kU64, {2});
+  ASSERT_OK_AND_ASSIGN(FunctionBuilder fb,
+                       builder.BeginFunction("f", {v4, m, index, state}, {v4}));
   Value* x = fb.Parameter(0);
   Value* i = fb.Parameter(2);
   ASSERT_OK_AND_ASSIGN(Value * c, fb.ConstantScalar(kF32, 1.0));
@@ -285,6 +294,8 @@ TEST(OpRegistryTest, BuiltOpsHaveTheCountsOfTheirRows) {
   ASSERT_OK_AND_ASSIGN(Value * cs, fb.Cumsum(sum, 0));
   ASSERT_OK_AND_ASSIGN(Value * solved,
                        fb.TriangularSolve(fb.Parameter(1), dot, true, true, false, "TRANSPOSE"));
+  ASSERT_OK_AND_ASSIGN(std::vector<Value*> bits,
+                       fb.RngBitGenerator(fb.Parameter(3), "THREE_FRY", T(kU32, {3})));
   ASSERT_OK_AND_ASSIGN(
       std::vector<Value*> loop,
       fb.While(
@@ -305,6 +316,7 @@ TEST(OpRegistryTest, BuiltOpsHaveTheCountsOfTheirRows) {
   (void)dus;
   (void)cs;
   (void)solved;
+  (void)bits;
   (void)loop;
   ASSERT_OK(fb.Return({call->result(0)}));
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
@@ -324,8 +336,8 @@ TEST(OpRegistryTest, BuiltOpsHaveTheCountsOfTheirRows) {
   // Every category has a representative above.
   std::set<OpCategory> categories;
   for (OpKind kind : seen) categories.insert(GetOpInfo(kind).category);
-  EXPECT_EQ(categories.size(), 11u);
-  EXPECT_EQ(seen.size(), 22u);
+  EXPECT_EQ(categories.size(), 12u);
+  EXPECT_EQ(seen.size(), 23u);
 }
 
 }  // namespace

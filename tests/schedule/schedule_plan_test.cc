@@ -164,6 +164,38 @@ TEST(SchedulePlanTest, TriangularSolveIsLibraryWorkOfBatchTimesMSquaredTimesN) {
   EXPECT_EQ(plan->single_work_count(), 2);
 }
 
+// rng_bit_generator is a library item of its own kind, estimated at 32 element ops per output
+// element; its output value is result 0 (output_state), whose bytes are the item's write bytes
+// as for every multi-result root, and a consumer of the output (result 1) depends on it.
+TEST(SchedulePlanTest, RngBitGeneratorIsLibraryWorkOf32OpsPerOutputElement) {
+  Builder builder;
+  const TensorType state = *TensorType::Create(ElementType::kU64, {2});
+  const TensorType bits = *TensorType::Create(ElementType::kU32, {3, 5});
+  ASSERT_OK_AND_ASSIGN(FunctionBuilder fb, builder.BeginFunction("draw", {state}, {state, bits}));
+  ASSERT_OK_AND_ASSIGN(std::vector<Value*> drawn,
+                       fb.RngBitGenerator(fb.Parameter(0), "PHILOX", bits));
+  ASSERT_OK_AND_ASSIGN(Value * doubled, fb.Add(drawn[1], drawn[1]));
+  ASSERT_OK(fb.Return({drawn[0], doubled}));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
+  PlannedModule planned(std::move(module), "draw");
+  ASSERT_OK_AND_ASSIGN(const SchedulePlan* plan, planned.Plan());
+  planned.CheckStorage(*plan);
+  ASSERT_EQ(plan->work_item_count(), 2);
+  const WorkItem& rng = plan->items()[0];
+  EXPECT_EQ(rng.kind, WorkKind::kRngBitGenerator);
+  EXPECT_EQ(WorkKindName(rng.kind), "rng_bit_generator");
+  EXPECT_EQ(rng.output_value, drawn[0]);
+  EXPECT_EQ(rng.dtype, ElementType::kU64);
+  EXPECT_EQ(rng.element_count, 2u);
+  EXPECT_EQ(rng.resources.estimated_element_ops, 15u * 32);  // 480
+  EXPECT_EQ(rng.resources.static_read_bytes, 16u);
+  EXPECT_EQ(rng.resources.static_write_bytes, 16u);
+  const WorkItem& add = plan->items()[1];
+  EXPECT_EQ(add.kind, WorkKind::kElementwiseSingle);
+  EXPECT_EQ(std::vector<int64_t>(add.dependencies.begin(), add.dependencies.end()),
+            std::vector<int64_t>{0});
+}
+
 TEST(SchedulePlanTest, PrintsTextAndGraphvizWithDependencies) {
   Builder builder;
   ASSERT_OK_AND_ASSIGN(FunctionBuilder fb, builder.BeginFunction("printed", {T({4, 4}), T({4})},
