@@ -6,6 +6,9 @@
 // declares upper bounds on its work and memory from the input alone; the allowance admits or
 // refuses each declaration before the stage runs, so a service can refuse a hostile program
 // before spending time or memory on it. Stateless and thread-safe (each call has its own ledger).
+// The function is planned as written, without Engine::Compile's graph passes, except that
+// batch-norm ops (which have no work kind of their own) are planned as the ops they expand into
+// on a copy of the module (src/transforms/expand_batch_norm.h).
 #ifndef ACCY_PLANNER_H_
 #define ACCY_PLANNER_H_
 

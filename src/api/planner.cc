@@ -6,6 +6,7 @@
 #include "src/passes/planning_options.h"
 #include "src/passes/work_ledger.h"
 #include "src/schedule/schedule_plan.h"
+#include "src/transforms/expand_batch_norm.h"
 #include "src/util/str_cat.h"
 
 namespace accy {
@@ -16,6 +17,16 @@ StatusOr<PlanSummary> PlanFunction(const Module& module, std::string_view functi
   if (function == nullptr) {
     return absl::InvalidArgumentError(
         StrCat("PlanFunction: module has no function '", function_name, "'"));
+  }
+  // Batch-norm ops have no work kind of their own: they are planned as the ops they expand into
+  // (expand_batch_norm.h), on a copy, as Engine::Compile's graph passes do.
+  std::unique_ptr<Module> expanded;
+  if (CountBatchNormOps(*function) > 0) {
+    expanded = module.Clone();
+    Function* copy = expanded->FindFunction(function_name);
+    ExpandBatchNorm(*copy);
+    copy->Renumber();
+    function = copy;
   }
   passes::WorkLedger ledger(passes::ToPlanningOptions(options.allowance));
   passes::AnalysisCache cache(&ledger);

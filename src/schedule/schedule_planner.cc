@@ -484,7 +484,7 @@ class SchedulePlanner {
           : op.kind() == OpKind::kBatchNormInference || op.kind() == OpKind::kBatchNormTraining ||
                   op.kind() == OpKind::kBatchNormGrad
               ? std::string("the expand-batch-norm graph pass rewrites it into the ops it "
-                            "decomposes into, and it was disabled")
+                            "decomposes into before planning, and it did not run (disabled)")
               : std::string("the op table gives it no work kind")));
     }
     WorkKind kind = plan.kind;

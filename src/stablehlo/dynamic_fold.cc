@@ -1,6 +1,7 @@
 // StaticFormOf (dynamic_fold.h).
 #include "src/stablehlo/dynamic_fold.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -32,7 +33,7 @@ StatusOr<std::vector<int64_t>> ConstantInts(const OpSyntax& op, const Value* val
       producer != nullptr && producer->kind() == OpKind::kConstant ? producer->GetDense("value")
                                                                    : nullptr;
   if (dense == nullptr) {
-    return UnimplementedAt(loc, StrCat(op.name, " with a ", role, " that is not a constant is "
+    return UnimplementedAt(loc, StrCat(op.name, ": its ", role, " is not a constant, which is "
                                        "not supported (accy shapes are static; the ", role,
                                        " must be a stablehlo.constant)"));
   }
@@ -115,6 +116,28 @@ StatusOr<StaticForm> StaticFormOf(const OpSyntax& op, const std::vector<Value*>&
     ACCY_ASSIGN_OR_RETURN(std::vector<int64_t> shape,
                           ConstantInts(op, operands[1], 1, "output_dimensions"));
     ACCY_RETURN_IF_ERROR(CheckShape(op, shape, "output_dimensions"));
+    // known_expanding_dimensions and known_nonexpanding_dimensions: operand dims, each named
+    // at most once across both lists (spec "dynamic_broadcast_in_dim" C8).
+    std::vector<int64_t> known;
+    for (const char* name : {"known_expanding_dimensions", "known_nonexpanding_dimensions"}) {
+      const AttrValue* value = op.attribute(name);
+      if (value == nullptr) continue;
+      ACCY_ASSIGN_OR_RETURN(std::vector<int64_t> dims, ToInts(*value, name));
+      for (int64_t dim : dims) {
+        if (dim < 0 || dim >= operands[0]->type().rank()) {
+          return ErrorAt(value->loc, StrCat(op.name, "'s ", name, " names dim ", dim, ", outside "
+                                            "[0, ", operands[0]->type().rank(), ") of the "
+                                            "operand ", operands[0]->type().ToString()));
+        }
+        if (std::find(known.begin(), known.end(), dim) != known.end()) {
+          return ErrorAt(value->loc, StrCat(op.name, ": dim ", dim, " is named twice in "
+                                            "known_expanding_dimensions and "
+                                            "known_nonexpanding_dimensions (spec "
+                                            "\"dynamic_broadcast_in_dim\" C8)"));
+        }
+        known.push_back(dim);
+      }
+    }
     form.kind = OpKind::kBroadcastInDim;
     form.operands = {operands[0]};
     // Hints about which dims expand; the static broadcast knows.

@@ -483,7 +483,12 @@ Status Importer::EmitMap(FunctionBuilder& fb, NameTable& names, const OpSyntax& 
   ACCY_ASSIGN_OR_RETURN(std::vector<Value*> operands, LookupAll(names, op));
   std::vector<TensorType> operand_types;
   for (const Value* operand : operands) operand_types.push_back(operand->type());
-  ACCY_ASSIGN_OR_RETURN(RegionSyntax block, MapComputationOnTensors(op, operand_types));
+  const OuterValueType outer_type = [&](const ValueRef& ref) -> StatusOr<TensorType> {
+    ACCY_ASSIGN_OR_RETURN(Value * value, Lookup(names, ref));
+    return value->type();
+  };
+  ACCY_ASSIGN_OR_RETURN(RegionSyntax block,
+                        MapComputationOnTensors(op, operand_types, outer_type));
   std::vector<Value*> returned;
   ACCY_RETURN_IF_ERROR(
       EmitBlock(fb, names, block, operands, BlockRole::kInlinedCallee, &returned));

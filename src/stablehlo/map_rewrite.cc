@@ -2,6 +2,8 @@
 #include "src/stablehlo/map_rewrite.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -58,10 +60,27 @@ Status CheckMapOperands(const OpSyntax& map, const std::vector<TensorType>& oper
   return absl::OkStatus();
 }
 
+// `%name = broadcast_in_dim %operand, dims = [] : type`.
+OpSyntax BroadcastOf(const ValueRef& operand, std::string name, const TensorType& type,
+                     SourceLoc loc) {
+  OpSyntax broadcast;
+  broadcast.loc = loc;
+  broadcast.name = "stablehlo.broadcast_in_dim";
+  broadcast.result_groups = {{std::move(name), 1}};
+  broadcast.operands = {operand};
+  AttrValue no_dims;
+  no_dims.kind = AttrValue::Kind::kIntArray;
+  no_dims.loc = loc;
+  broadcast.attributes.push_back({"broadcast_dimensions", std::move(no_dims)});
+  broadcast.result_types = {type};
+  return broadcast;
+}
+
 }  // namespace
 
 StatusOr<RegionSyntax> MapComputationOnTensors(const OpSyntax& map,
-                                               const std::vector<TensorType>& operand_types) {
+                                               const std::vector<TensorType>& operand_types,
+                                               const OuterValueType& outer_type) {
   ACCY_RETURN_IF_ERROR(CheckMapOperands(map, operand_types));
   const std::vector<int64_t>& dims = operand_types[0].dims();
   auto full = [&](const TensorType& scalar) {
@@ -72,7 +91,37 @@ StatusOr<RegionSyntax> MapComputationOnTensors(const OpSyntax& map,
   block.loc = region.loc;
   block.arg_names = region.arg_names;
   block.arg_types = operand_types;
+  // Names the computation defines, and the broadcasts of the outer values it reads (emitted
+  // first: an outer value is defined before the map).
+  std::set<std::string> defined(region.arg_names.begin(), region.arg_names.end());
+  std::map<std::pair<std::string, int64_t>, std::string> outer;
+  std::vector<OpSyntax> outer_broadcasts;
+  std::vector<OpSyntax> body;
   for (const OpSyntax& op : region.ops) {
+    OpSyntax rewritten = op;
+    for (ValueRef& ref : rewritten.operands) {
+      if (defined.count(ref.name) != 0) continue;
+      const auto key = std::make_pair(ref.name, ref.index);
+      auto it = outer.find(key);
+      if (it == outer.end()) {
+        ACCY_ASSIGN_OR_RETURN(TensorType type, outer_type(ref));
+        if (type.rank() != 0) {
+          return ErrorAt(ref.loc, StrCat("the stablehlo.map computation reads %", ref.name,
+                                         " of type ", type.ToString(), " from outside it; it "
+                                         "maps rank-0 tensors, so only rank-0 values may be "
+                                         "read from outside (spec \"map\" C3)"));
+        }
+        const std::string name = StrCat("\x01map_outer", outer.size());
+        outer_broadcasts.push_back(BroadcastOf(ref, name, full(type), ref.loc));
+        it = outer.emplace(key, name).first;
+      }
+      ref = ValueRef{it->second, 0, ref.loc};
+    }
+    for (const auto& [name, count] : op.result_groups) defined.insert(name);
+    body.push_back(std::move(rewritten));
+  }
+  block.ops = std::move(outer_broadcasts);
+  for (const OpSyntax& op : body) {
     if (!AllRankZero(op.result_types) ||
         (op.operand_types.has_value() && !AllRankZero(*op.operand_types))) {
       return ErrorAt(op.loc, StrCat("'", op.name, "' in a stablehlo.map computation works on "
@@ -96,18 +145,9 @@ StatusOr<RegionSyntax> MapComputationOnTensors(const OpSyntax& map,
       const std::string name = StrCat("\x01map_constant", block.ops.size());
       OpSyntax constant = op;
       constant.result_groups = {{name, 1}};
-      OpSyntax broadcast;
-      broadcast.loc = op.loc;
-      broadcast.name = "stablehlo.broadcast_in_dim";
-      broadcast.result_groups = op.result_groups;
-      broadcast.operands = {ValueRef{name, 0, op.loc}};
-      AttrValue no_dims;
-      no_dims.kind = AttrValue::Kind::kIntArray;
-      no_dims.loc = op.loc;
-      broadcast.attributes.push_back({"broadcast_dimensions", std::move(no_dims)});
-      broadcast.result_types = std::move(retyped.result_types);
       block.ops.push_back(std::move(constant));
-      block.ops.push_back(std::move(broadcast));
+      block.ops.push_back(BroadcastOf(ValueRef{name, 0, op.loc}, op.result_groups[0].first,
+                                      retyped.result_types[0], op.loc));
       continue;
     }
     const bool elementwise = kind.ok() && (IsElementwiseUnary(*kind) ||

@@ -512,6 +512,22 @@ Status Parser::ParseDynamicShapeOp(OpSyntax* op, std::string_view dim_attribute)
       ACCY_RETURN_IF_ERROR(Expect(TokenKind::kEqual, "'=' after dims"));
       ACCY_ASSIGN_OR_RETURN(std::vector<int64_t> dims, ParseIntegerList());
       op->attributes.push_back({"broadcast_dimensions", IntArray(std::move(dims), loc)});
+      // dynamic_broadcast_in_dim's `, known_expanding_dimensions = [..]` and
+      // `, known_nonexpanding_dimensions = [..]`.
+      while (Consume(TokenKind::kComma)) {
+        const SourceLoc field_loc = tok_.loc;
+        std::string field;
+        if (ConsumeKeyword("known_expanding_dimensions")) {
+          field = "known_expanding_dimensions";
+        } else if (ConsumeKeyword("known_nonexpanding_dimensions")) {
+          field = "known_nonexpanding_dimensions";
+        } else {
+          return ErrorExpected("known_expanding_dimensions or known_nonexpanding_dimensions");
+        }
+        ACCY_RETURN_IF_ERROR(Expect(TokenKind::kEqual, StrCat("'=' after ", field)));
+        ACCY_ASSIGN_OR_RETURN(std::vector<int64_t> known, ParseIntegerList());
+        op->attributes.push_back({std::move(field), IntArray(std::move(known), field_loc)});
+      }
     }
   }
   return ParseFunctionalTail(op);

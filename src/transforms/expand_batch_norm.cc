@@ -193,6 +193,10 @@ StatusOr<passes::WorkBounds> EstimateWork(const Function& function) {
 
 }  // namespace
 
+int64_t CountBatchNormOps(const Function& function) {
+  return static_cast<int64_t>(CountBatchNorms(*function.entry_block()));
+}
+
 int64_t ExpandBatchNorm(Function& function) {
   std::vector<Operation*> found;
   Collect(*function.entry_block(), &found);

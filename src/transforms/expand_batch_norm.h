@@ -29,6 +29,8 @@ class ExpandBatchNormPass : public passes::Pass {
 
 // The pass's rewrite on its own: returns how many batch-norm ops it expanded.
 int64_t ExpandBatchNorm(Function& function);
+// The batch-norm ops in `function`, nested regions included.
+int64_t CountBatchNormOps(const Function& function);
 
 }  // namespace accy
 

@@ -10,6 +10,7 @@
 
 #include "accy/builder.h"
 #include "accy/engine.h"
+#include "accy/planner.h"
 #include "accy/stablehlo.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -258,6 +259,18 @@ func.func @main(%x: tensor<2x3xf32>, %s: tensor<3xf32>) -> tensor<2x3xf32> {
 )mlir").status();
   EXPECT_EQ(missing.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(missing.message(), HasSubstr("batch_norm_inference: missing attribute feature_index"));
+}
+
+// PlanFunction plans the program as written, but batch-norm ops as the ops they expand into.
+TEST(BatchNormEngineTest, PlanFunctionPlansTheExpansion) {
+  std::unique_ptr<Module> module = Program(1, T(ElementType::kF32, {4, 3, 5}), 1, 1e-3);
+  ASSERT_OK_AND_ASSIGN(PlanSummary summary, PlanFunction(*module, "main", PlanOptions{}));
+  int reductions = 0;
+  for (const PlannedWorkItem& item : summary.items) reductions += item.kind == "reduction";
+  EXPECT_EQ(reductions, 2);  // the mean's sum and the variance's sum
+  // The caller's module is untouched.
+  EXPECT_EQ(module->functions().front()->entry_block()->operations().front()->kind(),
+            OpKind::kBatchNormTraining);
 }
 
 TEST(BatchNormEngineTest, DisabledExpansionFailsCompileNamingThePass) {

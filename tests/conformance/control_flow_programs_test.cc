@@ -64,6 +64,27 @@ func.func @map_convert() {
 )mlir", 1);
 }
 
+TEST(MapProgramTest, ComputationReadsRankZeroValuesFromOutside) {
+  // StableHLO regions are not isolated from above: %half and %bias are read inside.
+  ExpectPass(R"mlir(
+func.func @map_outer() {
+  %a = stablehlo.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %half = stablehlo.constant dense<0.5> : tensor<f32>
+  %bias = stablehlo.constant dense<[10.0, 20.0]> : tensor<2xf32>
+  %b0 = stablehlo.slice %bias [0:1] : (tensor<2xf32>) -> tensor<1xf32>
+  %b = stablehlo.reshape %b0 : (tensor<1xf32>) -> tensor<f32>
+  %r = "stablehlo.map"(%a) ({
+    ^bb0(%x: tensor<f32>):
+      %m = stablehlo.multiply %x, %half : tensor<f32>
+      %s = stablehlo.add %m, %b : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+  }) {dimensions = array<i64: 0, 1>} : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  check.expect_eq_const %r, dense<[[10.5, 11.0], [11.5, 12.0]]> : tensor<2x2xf32>
+  func.return
+}
+)mlir", 1);
+}
+
 TEST(MapProgramTest, WrongExpectationFails) {
   const ConformanceResult result = RunText(R"mlir(
 func.func @map_wrong() {

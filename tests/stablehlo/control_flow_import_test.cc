@@ -77,6 +77,13 @@ TEST(MapImportTest, BadFormsFailNamingTheProblem) {
               "rank-0 tensor of operand 1's element type");
   ExpectError(map("0", "%x: tensor<i32>", add), absl::StatusCode::kInvalidArgument,
               "the stablehlo.map computation takes 1 arguments for 2 operands");
+  // %b is the whole tensor<2xi32> operand, read from inside the scalar computation.
+  ExpectError(map("0", args,
+                  "      %s = stablehlo.add %x, %b : tensor<i32>\n"
+                  "      stablehlo.return %s : tensor<i32>\n"),
+              absl::StatusCode::kInvalidArgument,
+              "4:30: the stablehlo.map computation reads %b of type tensor<2xi32> from outside "
+              "it; it maps rank-0 tensors, so only rank-0 values may be read from outside");
   ExpectError(map("0", args,
                   "      %s = stablehlo.reshape %x : (tensor<i32>) -> tensor<i32>\n"
                   "      stablehlo.return %s : tensor<i32>\n"),
@@ -205,6 +212,31 @@ func.func @main(%a: tensor<2x3xf32>) -> (tensor<6xf32>, tensor<2x3xi32>, tensor<
   EXPECT_EQ(value->bytes, (std::vector<uint8_t>{2, 0, 0, 0}));
 }
 
+TEST(DynamicShapeImportTest, BroadcastExpansionHintsParseAndAreChecked) {
+  // The spec's example of dynamic_broadcast_in_dim, in the pretty form.
+  const auto program = [](const std::string& hints) {
+    return "func.func @main(%x: tensor<1x3xi64>) -> tensor<2x3x2xi64> {\n"
+           "  %d = stablehlo.constant dense<[2, 3, 2]> : tensor<3xi64>\n"
+           "  %r = stablehlo.dynamic_broadcast_in_dim %x, %d, dims = [2, 1]" + hints +
+           " : (tensor<1x3xi64>, tensor<3xi64>) -> tensor<2x3x2xi64>\n"
+           "  func.return %r : tensor<2x3x2xi64>\n}\n";
+  };
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module,
+                       ParseStableHlo(program(", known_expanding_dimensions = [0], "
+                                              "known_nonexpanding_dimensions = [1]")));
+  EXPECT_EQ(Kinds(*module), (std::vector<OpKind>{OpKind::kConstant, OpKind::kBroadcastInDim,
+                                                 OpKind::kReturn}));
+  ExpectError(program(", known_expanding_dimensions = [1], known_nonexpanding_dimensions = [1]"),
+              absl::StatusCode::kInvalidArgument,
+              "dim 1 is named twice in known_expanding_dimensions and "
+              "known_nonexpanding_dimensions");
+  ExpectError(program(", known_expanding_dimensions = [5]"), absl::StatusCode::kInvalidArgument,
+              "known_expanding_dimensions names dim 5, outside [0, 2) of the operand "
+              "tensor<1x3xi64>");
+  ExpectError(program(", known_sizes = [0]"), absl::StatusCode::kInvalidArgument,
+              "known_expanding_dimensions or known_nonexpanding_dimensions");
+}
+
 TEST(DynamicShapeImportTest, BadOrNonConstantShapesFailNamingTheProblem) {
   ExpectError(R"mlir(
 func.func @main(%a: tensor<2x3xf32>, %shape: tensor<1xi64>) -> tensor<6xf32> {
@@ -213,7 +245,7 @@ func.func @main(%a: tensor<2x3xf32>, %shape: tensor<1xi64>) -> tensor<6xf32> {
 }
 )mlir",
               absl::StatusCode::kUnimplemented,
-              "3:41: stablehlo.dynamic_reshape with a output_shape that is not a constant is not "
+              "3:41: stablehlo.dynamic_reshape: its output_shape is not a constant, which is not "
               "supported");
   ExpectError(R"mlir(
 func.func @main() -> tensor<2x3xi32> {
