@@ -185,19 +185,25 @@ Status MapItem(Mapping& m, std::span<const Operation* const> ops, const FusionPl
 // GFLOP/s plain vs a 16-float padded stride: M 1 16/25, M 8 32/77, M 32 39/90, M 128 38/89,
 // M 256 41/91, M 512 88/89; the padding copy (oneDNN reorder) costs 1.27 ms. So constant
 // weights are prepacked with the padded stride for any M < 512, and weights read from a buffer
-// are copied into it per run from M 32 on (M 32: 3.9 ms -> 1.7 + 1.3 ms). The padded
-// descriptor, or nullopt when the plain one is kept.
+// are copied into it per run from M 32 on (M 32: 3.9 ms -> 1.7 + 1.3 ms).
+// With avx512_core, oneDNN's brg:avx512_core matmul has the same trouble on Intel CPUs, at
+// every M from 32: measured on an Intel Xeon (AVX-512 + AMX, 1 thread, K 768, N 3072), plain
+// weights M 128 7.4 ms, M 512 26.3 ms; with the per-run padding copy M 128 3.5 ms (the MLP
+// up-projection of `accy demo`: 7.7 -> 4.9 ms, the block 15.1 -> 10.9 ms). Constant weights
+// there take matmul's own layout (format_tag::any: M 128 2.85 ms), so only weights read from a
+// buffer are padded. AMD's AVX-512 hosts were not measured with padding and keep the plain
+// layout. The padded descriptor, or nullopt when the plain one is kept.
 std::optional<dnnl::memory::desc> PaddedWeightsDesc(const Mapping& m, bool constant_weights) {
   const dnnl::memory::dims dims = m.weights_md.dims();
   const dnnl::memory::dims src_dims = m.src_md.dims();
-  if (dims.size() != 2 || m.weights_md.data_type() != dt::f32 || OneDnnHasAvx512Core()) {
-    return std::nullopt;
-  }
+  if (dims.size() != 2 || m.weights_md.data_type() != dt::f32) return std::nullopt;
+  const bool avx512 = OneDnnHasAvx512Core();
+  if (avx512 && (constant_weights || !HostIsIntel())) return std::nullopt;
   const int64_t k = dims[0], n = dims[1], rows = src_dims[0];
   const dnnl::memory::dims strides(m.weights_md.data.format_desc.blocking.strides,
                                    m.weights_md.data.format_desc.blocking.strides + 2);
   if (strides[0] != n || strides[1] != 1 || (n * 4) % 4096 != 0 || k < 2) return std::nullopt;
-  if (rows >= 512 || rows < (constant_weights ? 1 : 32)) return std::nullopt;
+  if ((!avx512 && rows >= 512) || rows < (constant_weights ? 1 : 32)) return std::nullopt;
   return StridedDesc({k, n}, {n + 16, 1}, dt::f32);
 }
 

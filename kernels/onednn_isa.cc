@@ -1,6 +1,11 @@
 // oneDNN ISA cap and report (kernels/onednn_isa.h).
 #include "kernels/onednn_isa.h"
 
+#include <cpuid.h>
+
+#include <cstring>
+#include <string_view>
+
 #include "oneapi/dnnl/dnnl.hpp"
 #include "src/util/str_cat.h"
 
@@ -40,6 +45,16 @@ bool OneDnnHasAvx512Core() {
   const unsigned isa = static_cast<unsigned>(dnnl_get_effective_cpu_isa());
   const unsigned core = static_cast<unsigned>(dnnl_cpu_isa_avx512_core);
   return (isa & core) == core;
+}
+
+bool HostIsIntel() {
+  unsigned int max_leaf = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid(0, &max_leaf, &ebx, &ecx, &edx) == 0) return false;
+  char vendor[13] = {};
+  std::memcpy(vendor, &ebx, 4);
+  std::memcpy(vendor + 4, &edx, 4);
+  std::memcpy(vendor + 8, &ecx, 4);
+  return std::string_view(vendor) == "GenuineIntel";
 }
 
 std::string OneDnnVersion() {

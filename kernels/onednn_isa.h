@@ -22,6 +22,10 @@ std::string OneDnnEffectiveIsa();
 // True when oneDNN's effective ISA includes avx512_core (its bf16 primitives and fast gelu
 // post-ops need it).
 bool OneDnnHasAvx512Core();
+// True when the CPU's vendor (cpuid leaf 0) is "GenuineIntel": oneDNN 2.6's brgemm matmul
+// reads 4 KiB-strided plain weights at half speed there (onednn_dot_general.cc
+// PaddedWeightsDesc), which was not seen on the AMD AVX-512 hosts.
+bool HostIsIntel();
 // oneDNN's version, "2.6.3 (<git hash>)".
 std::string OneDnnVersion();
 
