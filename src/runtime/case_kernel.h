@@ -3,7 +3,8 @@
 // (src/ir/outline.h) and compiled by the same engine, so a branch runs as compiled code (JIT and
 // oneDNN items, fused and planned like any function). A run reads the rank-0 i32 index, picks
 // branch index (the last branch when index is outside [0, N), as the spec says) and runs it on
-// the captured values it reads, writing the item's outputs.
+// the captured values it reads, writing the item's outputs. The kernel owns its branch
+// executables; Run is thread-safe (per-run state lives on the stack).
 #ifndef ACCY_SRC_RUNTIME_CASE_KERNEL_H_
 #define ACCY_SRC_RUNTIME_CASE_KERNEL_H_
 

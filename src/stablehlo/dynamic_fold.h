@@ -1,7 +1,8 @@
 // Dynamic-shape ops whose shape operands are constants, as their static forms (issue 18: "dynamic
 // ops whose shape operands are constants fold to their static forms at import"). accy values have
 // static shapes, so a dynamic op's result type already says its shape; the shape operands must be
-// constants that agree with it.
+// constants that agree with it. Pure functions; the operand Values belong to the module being
+// imported.
 //
 //   dynamic_iota(output_shape)                 -> iota                 (spec "dynamic_iota")
 //   dynamic_reshape(operand, output_shape)     -> reshape              (spec "dynamic_reshape")

@@ -1,7 +1,7 @@
 // stablehlo.map as elementwise ops on whole tensors (spec "map"): the computation applied to
 // every element is the same ops applied to the operands when each op of the computation is
 // elementwise, so the importer inlines the rewritten computation instead of keeping a map op
-// (XLA's MapInliner does this for one-op computations).
+// (XLA's MapInliner does this for one-op computations). A pure function of its arguments.
 #ifndef ACCY_SRC_STABLEHLO_MAP_REWRITE_H_
 #define ACCY_SRC_STABLEHLO_MAP_REWRITE_H_
 
