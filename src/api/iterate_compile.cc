@@ -103,20 +103,11 @@ StatusOr<CompiledIterate> CompileIterate(const Engine& engine, const Operation& 
     compiled.outputs.push_back(while_op.result(r));
   }
   // The captured values of both regions, once each, after the operands.
-  std::vector<const Value*> captured;
-  auto slots = [&](const std::vector<const Value*>& values) {
-    std::vector<int64_t> indices;
-    for (const Value* value : values) {
-      auto it = std::find(captured.begin(), captured.end(), value);
-      if (it == captured.end()) it = captured.insert(captured.end(), value);
-      indices.push_back(it - captured.begin());
-    }
-    return indices;
-  };
-  std::vector<int64_t> cond_slots = slots(cond->captured);
-  std::vector<int64_t> body_slots = slots(body->captured);
+  CapturedSet captured;
+  std::vector<int64_t> cond_slots = captured.slots(cond->captured);
+  std::vector<int64_t> body_slots = captured.slots(body->captured);
   std::vector<TensorType> captured_types;
-  for (const Value* value : captured) {
+  for (const Value* value : captured.values) {
     compiled.inputs.push_back(value);
     captured_types.push_back(value->type());
   }
