@@ -69,6 +69,16 @@ Status CheckCounts(const OpSyntax& op, const std::vector<Value*>& operands, size
   return absl::OkStatus();
 }
 
+// The checks of an op whose operand `index` (named `role`) is the result's shape: `count`
+// operands, and that operand a constant equal to the result's dims.
+Status CheckShapeOperand(const OpSyntax& op, const std::vector<Value*>& operands, size_t count,
+                         size_t index, std::string_view role) {
+  ACCY_RETURN_IF_ERROR(CheckCounts(op, operands, count));
+  ACCY_ASSIGN_OR_RETURN(std::vector<int64_t> shape,
+                        ConstantInts(op, operands[index], index, role));
+  return CheckShape(op, shape, role);
+}
+
 // `op` without the attributes named in `dropped`, for ConvertAttributes of the static op.
 OpSyntax Without(const OpSyntax& op, std::initializer_list<std::string_view> dropped) {
   OpSyntax copy = op;
@@ -93,29 +103,20 @@ StatusOr<StaticForm> StaticFormOf(const OpSyntax& op, const std::vector<Value*>&
   StaticForm form;
   const std::string_view name = std::string_view(op.name).substr(10);
   if (name == "dynamic_iota") {
-    ACCY_RETURN_IF_ERROR(CheckCounts(op, operands, 1));
-    ACCY_ASSIGN_OR_RETURN(std::vector<int64_t> shape,
-                          ConstantInts(op, operands[0], 0, "output_shape"));
-    ACCY_RETURN_IF_ERROR(CheckShape(op, shape, "output_shape"));
+    ACCY_RETURN_IF_ERROR(CheckShapeOperand(op, operands, 1, 0, "output_shape"));
     form.kind = OpKind::kIota;
     ACCY_ASSIGN_OR_RETURN(form.attributes, ConvertAttributes(form.kind, op));
     return form;
   }
   if (name == "dynamic_reshape") {
-    ACCY_RETURN_IF_ERROR(CheckCounts(op, operands, 2));
-    ACCY_ASSIGN_OR_RETURN(std::vector<int64_t> shape,
-                          ConstantInts(op, operands[1], 1, "output_shape"));
-    ACCY_RETURN_IF_ERROR(CheckShape(op, shape, "output_shape"));
+    ACCY_RETURN_IF_ERROR(CheckShapeOperand(op, operands, 2, 1, "output_shape"));
     form.kind = OpKind::kReshape;
     form.operands = {operands[0]};
     ACCY_ASSIGN_OR_RETURN(form.attributes, ConvertAttributes(form.kind, op));
     return form;
   }
   if (name == "dynamic_broadcast_in_dim") {
-    ACCY_RETURN_IF_ERROR(CheckCounts(op, operands, 2));
-    ACCY_ASSIGN_OR_RETURN(std::vector<int64_t> shape,
-                          ConstantInts(op, operands[1], 1, "output_dimensions"));
-    ACCY_RETURN_IF_ERROR(CheckShape(op, shape, "output_dimensions"));
+    ACCY_RETURN_IF_ERROR(CheckShapeOperand(op, operands, 2, 1, "output_dimensions"));
     // known_expanding_dimensions and known_nonexpanding_dimensions: operand dims, each named
     // at most once across both lists (spec "dynamic_broadcast_in_dim" C8).
     std::vector<int64_t> known;
