@@ -2,6 +2,9 @@
 #include "kernels/onednn_common.h"
 
 #include <algorithm>
+#include <cstring>
+
+#include <omp.h>
 
 #include "kernels/onednn_isa.h"
 #include "src/util/str_cat.h"
@@ -99,6 +102,49 @@ dnnl::memory PrepackWeights(const DenseElements& payload, const dnnl::memory::de
   return packed;
 }
 
+namespace {
+
+// The row copy between two plain 2-D layouts of one type with unit inner strides and the same
+// dims (a padded row stride), or no rows when the reorder is needed.
+BoundPrimitive::Staged::RowCopy PlainRowCopy(const dnnl::memory::desc& buffer_md,
+                                             const dnnl::memory::desc& copy_md) {
+  BoundPrimitive::Staged::RowCopy copy;
+  const dnnl_memory_desc_t& a = buffer_md.data;
+  const dnnl_memory_desc_t& b = copy_md.data;
+  if (a.ndims != 2 || b.ndims != 2 || a.data_type != b.data_type ||
+      a.format_kind != dnnl_blocked || b.format_kind != dnnl_blocked ||
+      a.format_desc.blocking.inner_nblks != 0 || b.format_desc.blocking.inner_nblks != 0 ||
+      a.dims[0] != b.dims[0] || a.dims[1] != b.dims[1] || a.offset0 != 0 || b.offset0 != 0 ||
+      a.format_desc.blocking.strides[1] != 1 || b.format_desc.blocking.strides[1] != 1 ||
+      a.dims[0] < 1 || a.dims[1] < 1) {
+    return copy;
+  }
+  const int64_t width = static_cast<int64_t>(dnnl::memory::data_type_size(buffer_md.data_type()));
+  copy.rows = a.dims[0];
+  copy.row_bytes = a.dims[1] * width;
+  copy.buffer_stride = a.format_desc.blocking.strides[0] * width;
+  copy.copy_stride = b.format_desc.blocking.strides[0] * width;
+  if (copy.buffer_stride < copy.row_bytes || copy.copy_stride < copy.row_bytes) copy.rows = 0;
+  return copy;
+}
+
+}  // namespace
+
+void CopyRows(const void* from, int64_t from_stride, void* to, int64_t to_stride, int64_t rows,
+              int64_t row_bytes) {
+  constexpr int64_t kMinParallelBytes = int64_t{256} << 10;
+  const int threads = rows * row_bytes < kMinParallelBytes
+                          ? 1
+                          : static_cast<int>(std::min<int64_t>(omp_get_max_threads(), rows));
+  const char* source = static_cast<const char*>(from);
+  char* destination = static_cast<char*>(to);
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+  for (int64_t r = 0; r < rows; ++r) {
+    std::memcpy(destination + r * to_stride, source + r * from_stride,
+                static_cast<size_t>(row_bytes));
+  }
+}
+
 void StageArguments(BoundPrimitive& bound, LowPrecision types) {
   const size_t num_inputs = bound.inputs.size();
   for (BoundArgument& argument : bound.arguments) {
@@ -118,6 +164,7 @@ void StageArguments(BoundPrimitive& bound, LowPrecision types) {
         argument.buffer_md.value_or(copy_md), *ToDnnlType(type));
     staged.user = dnnl::memory(buffer_md, CpuEngine(), DNNL_MEMORY_NONE);
     staged.f32 = dnnl::memory(copy_md, CpuEngine());
+    if (!widen) staged.row_copy = PlainRowCopy(buffer_md, copy_md);
     staged.reorder = staged.output ? dnnl::reorder(staged.f32, staged.user)
                                    : dnnl::reorder(staged.user, staged.f32);
     argument.memory = staged.f32;

@@ -180,19 +180,31 @@ Status MapItem(Mapping& m, std::span<const Operation* const> ops, const FusionPl
 }
 
 // Below avx512_core, oneDNN 2.6's gemm:jit matmul reads plain [K, N] f32 weights whose row
-// stride is a multiple of 4 KiB at well under half speed when M is below 512 (above, it packs
-// the weights itself). Measured on AMD Zen 2, 1 thread, K 768, N 3072 (row stride 12 KiB),
+// stride is a multiple of 2 KiB at well under full speed for most M (it packs them itself only
+// from some M on). Measured on AMD Zen 2, 1 thread, K 768, N 3072 (row stride 12 KiB),
 // GFLOP/s plain vs a 16-float padded stride: M 1 16/25, M 8 32/77, M 32 39/90, M 128 38/89,
-// M 256 41/91, M 512 88/89; the padding copy (oneDNN reorder) costs 1.27 ms. So constant
-// weights are prepacked with the padded stride for any M < 512, and weights read from a buffer
-// are copied into it per run from M 32 on (M 32: 3.9 ms -> 1.7 + 1.3 ms).
-// With avx512_core, oneDNN's brg:avx512_core matmul has the same trouble on Intel CPUs, at
+// M 256 41/91, M 512 88/89; the padding copy (oneDNN reorder) costs 1.27 ms. On AMD Zen 4
+// under the avx2 cap (oneDNN 2.6.3 gemm:jit, the raw primitives; docs/isa.md), the same holds
+// for every 2 KiB multiple: plain / (per-run copy + padded) time, 1 thread, K 768:
+//   N 512 (2 KiB):  M 32 375/268 us, M 64 777/489, M 128 1414/941, M 256 2763/1829,
+//                   M 512 5434/3739, M 1024 7504/7579;
+//   N 1024 (4 KiB): M 32 1028/549, M 128 3846/1878, M 256 7575/3680, M 512 7439/7566;
+//   N 3072 (12 KiB): M 32 3080/2050, M 128 11566/6289, M 512 22616/23050;
+// 2 threads alike (N 512, M 64: 369/263 us); strides of other 1 KiB multiples (N 256, 768) gain
+// nothing (0.95-1.39 with the copy). So below avx512_core weights are padded when the row
+// stride is a multiple of 2 KiB and M is below 512, or below 1024 for an odd multiple of 2 KiB
+// (gemm:jit packs those itself only from M 1024); constant weights are prepacked padded from
+// M 1, weights read from a buffer are copied per run from M 32 (M 32, N 3072, Zen 2: 3.9 ms ->
+// 1.7 + 1.3 ms).
+// With avx512_core, oneDNN's brg:avx512_core matmul has the 4 KiB trouble on Intel CPUs, at
 // every M from 32: measured on an Intel Xeon (AVX-512 + AMX, 1 thread, K 768, N 3072), plain
 // weights M 128 7.4 ms, M 512 26.3 ms; with the per-run padding copy M 128 3.5 ms (the MLP
 // up-projection of `accy demo`: 7.7 -> 4.9 ms, the block 15.1 -> 10.9 ms). Constant weights
 // there take matmul's own layout (format_tag::any: M 128 2.85 ms), so only weights read from a
-// buffer are padded. AMD's AVX-512 hosts were not measured with padding and keep the plain
-// layout. The padded descriptor, or nullopt when the plain one is kept.
+// buffer are padded. AMD's AVX-512 hosts keep the plain layout: on Zen 4 (brg:avx512_core, K
+// 768) the copy costs more than padding saves at every N of 256-3072 and M of 32-1024 (copy +
+// padded / plain 0.93-1.57 at 1 and 2 threads; 128x768x3072: 5.67 / 5.57 ms at 1 thread, 2.96 /
+// 2.76 ms at 2). The padded descriptor, or nullopt when the plain one is kept.
 std::optional<dnnl::memory::desc> PaddedWeightsDesc(const Mapping& m, bool constant_weights) {
   const dnnl::memory::dims dims = m.weights_md.dims();
   const dnnl::memory::dims src_dims = m.src_md.dims();
@@ -202,8 +214,11 @@ std::optional<dnnl::memory::desc> PaddedWeightsDesc(const Mapping& m, bool const
   const int64_t k = dims[0], n = dims[1], rows = src_dims[0];
   const dnnl::memory::dims strides(m.weights_md.data.format_desc.blocking.strides,
                                    m.weights_md.data.format_desc.blocking.strides + 2);
-  if (strides[0] != n || strides[1] != 1 || (n * 4) % 4096 != 0 || k < 2) return std::nullopt;
-  if ((!avx512 && rows >= 512) || rows < (constant_weights ? 1 : 32)) return std::nullopt;
+  const int64_t row_bytes = n * 4;
+  if (strides[0] != n || strides[1] != 1 || k < 2) return std::nullopt;
+  if (row_bytes % (avx512 ? 4096 : 2048) != 0) return std::nullopt;
+  if (rows < (constant_weights ? 1 : 32)) return std::nullopt;
+  if (!avx512 && rows >= (row_bytes % 4096 == 0 ? 512 : 1024)) return std::nullopt;
   return StridedDesc({k, n}, {n + 16, 1}, dt::f32);
 }
 

@@ -223,8 +223,19 @@ Status LibraryKernel::Run(void* const* buffers, const int64_t* buffer_bytes,
       const void* source = buffers[staged.buffer];
       if (staged.constant_source && staged.filled_from == source) continue;
       staged.filled_from = nullptr;
-      status = dnnl_primitive_execute(staged.reorder.get(), impl.stream.get(), 2,
-                                      impl.staged_args[s].data());
+      const BoundPrimitive::Staged::RowCopy& rows = staged.row_copy;
+      if (rows.rows > 0) {
+        void* copy = staged.f32.get_data_handle();
+        if (outputs) {
+          CopyRows(copy, rows.copy_stride, buffers[staged.buffer], rows.buffer_stride, rows.rows,
+                   rows.row_bytes);
+        } else {
+          CopyRows(source, rows.buffer_stride, copy, rows.copy_stride, rows.rows, rows.row_bytes);
+        }
+      } else {
+        status = dnnl_primitive_execute(staged.reorder.get(), impl.stream.get(), 2,
+                                        impl.staged_args[s].data());
+      }
       if (status == dnnl_success && staged.constant_source) staged.filled_from = source;
     }
   };

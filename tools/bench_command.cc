@@ -35,7 +35,7 @@ constexpr char kCommand[] = "bench";
 constexpr char kUsageHead[] =
     "usage: accy bench FILE.mlir [--function NAME] [--input FILE.npy]... | [--random-inputs SEED]\n"
     "                  [--threads N] [--runs R] [--max-while-iterations N] [--profile]\n"
-    "                  [--format text|json]\n"
+    "                  [--fixed-threads] [--format text|json]\n"
     "                  [--cache-dir DIR | --no-cache]\n"
     "  Compiles the function (default @main, or the module's only function) once, runs it once to\n"
     "  warm up and then R times, and prints the compile time per stage, the work items and\n"
@@ -57,6 +57,9 @@ constexpr char kUsageHead[] =
     "  --constant-parameters all|I,J,A-B\n"
     "                     parameters whose values stay the same across runs (model weights;\n"
     "                     CompileOptions::constant_parameters): oneDNN weights are packed once\n"
+    "  --fixed-threads    every run uses N threads, even while other processes keep the cores\n"
+    "                     busy (EngineOptions::reduce_threads_under_load = false); without it a\n"
+    "                     contended run uses one thread, and the report counts those runs\n"
     "  --format F         text (default) or json\n"
     "  A cold compile needs --no-cache (or an empty --cache-dir).\n";
 std::string Usage() {
@@ -185,6 +188,7 @@ struct Report {
   ExecutableStats stats;
   int64_t items = 0;
   int64_t constant_parameters = 0;  // --constant-parameters
+  bool fixed_threads = false;       // --fixed-threads
   double median = 0, min = 0, max = 0;
   double peak_rss_megabytes = 0;
   std::vector<KindTotal> kinds;       // --profile: by total time, largest first
@@ -224,6 +228,12 @@ void PrintText(const Report& r) {
               r.constant_parameters > 0
                   ? StrCat(", ", r.constant_parameters, " parameters declared constant").c_str()
                   : "");
+  if (s.runs_with_fewer_threads > 0) {
+    // Counted over the warm-up and the timed runs (ExecutableStats::runs_with_fewer_threads).
+    std::printf("load: %lld of %d runs used one thread: the calling thread waited for a CPU "
+                "(docs/load.md; --fixed-threads keeps %d)\n",
+                static_cast<long long>(s.runs_with_fewer_threads), r.runs + 1, r.threads);
+  }
   std::printf("memory: %.1f MB beyond inputs and outputs (arena %.1f, constants %.1f, scratch "
               "%.1f); peak RSS %.1f MB\n",
               s.peak_memory_bytes / 1e6, s.arena_bytes / 1e6, s.constant_bytes / 1e6,
@@ -255,7 +265,9 @@ void PrintJson(const Report& r) {
       s.plan_milliseconds, ", \"library\": ", s.library_milliseconds, ", \"jit\": ",
       s.compile_milliseconds, ", \"assignment\": ", s.assignment_milliseconds,
       "}, \"run_ms\": {\"median\": ", r.median, ", \"min\": ", r.min, ", \"max\": ", r.max,
-      "}, \"peak_memory_bytes\": ", s.peak_memory_bytes, ", \"arena_bytes\": ", s.arena_bytes,
+      "}, \"runs_with_fewer_threads\": ", s.runs_with_fewer_threads, ", \"fixed_threads\": ",
+      r.fixed_threads ? "true" : "false", ", \"peak_memory_bytes\": ", s.peak_memory_bytes,
+      ", \"arena_bytes\": ", s.arena_bytes,
       ", \"constant_bytes\": ", s.constant_bytes, ", \"scratch_bytes\": ", s.scratch_bytes,
       ", \"peak_rss_mb\": ", r.peak_rss_megabytes);
   if (!r.kinds.empty()) {
@@ -295,6 +307,7 @@ int BenchCommand(std::span<const std::string> args) {
                                          {"profile", false, false},
                                          {"disable-passes", true, false},
                                          {"constant-parameters", true, false},
+                                         {"fixed-threads", false, false},
                                          {"format", true, false}}));
   const std::string usage_text = Usage();
   const char* usage = usage_text.c_str();
@@ -340,6 +353,8 @@ int BenchCommand(std::span<const std::string> args) {
     options.max_while_iterations = *bound;
   }
   options.enable_profiling = parsed->Has("profile");
+  report.fixed_threads = parsed->Has("fixed-threads");
+  options.reduce_threads_under_load = !report.fixed_threads;
   if (parsed->Has("disable-passes")) {
     options.disabled_passes = absl::StrSplit(parsed->Get("disable-passes"), ',', absl::SkipEmpty());
   }

@@ -181,6 +181,38 @@ TEST(DotGeneralMappingTest, FourKibStrideWeightsArePaddedBelowAvx512) {
   }
 }
 
+// Which weights read from a buffer get the per-run padded copy (PaddedWeightsDesc): below
+// avx512_core, row strides that are multiples of 2 KiB with M from 32 and below 512 (below 1024
+// for odd multiples of 2 KiB); with avx512_core, 4 KiB multiples on Intel CPUs only. Results
+// match the reference either way.
+TEST(DotGeneralMappingTest, PaddedCopyFollowsTheRowStrideAndM) {
+  struct Case {
+    int64_t m, n;
+    bool below_avx512, intel_avx512;  // expected per-run copy on each kind of host
+  };
+  const bool avx512 = kernels::OneDnnHasAvx512Core();
+  for (const Case& c : {Case{40, 512, true, false}, Case{40, 256, false, false},
+                        Case{40, 768, false, false}, Case{40, 1024, true, true},
+                        Case{16, 512, false, false}, Case{600, 512, true, false},
+                        Case{600, 1024, false, true}, Case{1024, 512, false, false}}) {
+    SCOPED_TRACE(testing::Message() << "M " << c.m << " N " << c.n);
+    ASSERT_OK_AND_ASSIGN(
+        auto planned,
+        PlannedDot::Make({T(kF32, {c.m, 24}), T(kF32, {24, c.n})}, T(kF32, {c.m, c.n}),
+                         [&](FunctionBuilder& fb) {
+                           return fb.DotGeneral(fb.Parameter(0), fb.Parameter(1),
+                                                T(kF32, {c.m, c.n}), {1}, {0}, {}, {});
+                         }));
+    ASSERT_OK_AND_ASSIGN(LibraryKernel kernel,
+                         LibraryKernel::Create(planned->item(), planned->fusion(), kAnySize));
+    const bool per_run_copy =
+        kernel.implementation().find("padded row stride") != std::string::npos;
+    const bool expected = !avx512 ? c.below_avx512 : kernels::HostIsIntel() && c.intel_avx512;
+    EXPECT_EQ(per_run_copy, expected) << kernel.implementation();
+    if (c.m * c.n <= 40 * 1024) ExpectMatchesReference(*planned, kF32, 24);
+  }
+}
+
 TEST(DotGeneralMappingTest, Bf16ProductWithF32Result) {
   auto planned = PlannedDot::Make({T(kBF16, {9, 40}), T(kBF16, {40, 11})}, T(kF32, {9, 11}),
                                   [](FunctionBuilder& fb) {

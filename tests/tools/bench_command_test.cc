@@ -43,6 +43,15 @@ TEST_F(CliTest, BenchReportsCompileKernelsRunTimesAndMemory) {
   ASSERT_OK(WriteNpyFile((dir_ / "a.npy").string(), F32Matrix({1, 2, 3, 4})));
   const CommandResult given = Accy("bench add.mlir --input a.npy --input a.npy --runs 1");
   EXPECT_EQ(given.exit_code, 0) << given.output;
+  // --fixed-threads turns the load mechanism off; the report says so and counts the runs that
+  // used one thread (none can, with it off).
+  const CommandResult fixed = Accy(
+      "bench add.mlir --random-inputs 7 --runs 2 --threads 2 --fixed-threads --format json");
+  ASSERT_EQ(fixed.exit_code, 0) << fixed.output;
+  EXPECT_THAT(fixed.output, HasSubstr("\"runs_with_fewer_threads\": 0, \"fixed_threads\": true"));
+  const CommandResult adaptive = Accy("bench add.mlir --random-inputs 7 --runs 2 --format json");
+  ASSERT_EQ(adaptive.exit_code, 0) << adaptive.output;
+  EXPECT_THAT(adaptive.output, HasSubstr("\"fixed_threads\": false"));
   // Passes can be turned off by name.
   const CommandResult unpassed = Accy(
       "bench add.mlir --random-inputs 7 --runs 1 --disable-passes fold-constants,simplify-arithmetic");
