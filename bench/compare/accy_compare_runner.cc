@@ -130,8 +130,11 @@ int main(int argc, char** argv) {
   std::printf(
       "{\"workload\": \"%s\", \"threads\": %d, \"ms_median\": %.6f, \"ms_min\": %.6f, "
       "\"ms_max\": %.6f, \"reps\": %d, \"inner\": %d, \"compile_ms\": %.3f, \"items\": %lld, "
-      "\"items_by_kind\": {%s}, \"flops\": %.0f, \"bytes\": %.0f}\n",
+      "\"items_by_kind\": {%s}, \"flops\": %.0f, \"bytes\": %.0f, "
+      "\"runs_with_fewer_threads\": %lld, \"runs\": %lld}\n",
       workload_name.c_str(), threads, median, per_call_ms.front(), per_call_ms.back(), reps, inner,
-      compile_ms, static_cast<long long>(items), kinds.c_str(), workload->flops, workload->bytes);
+      compile_ms, static_cast<long long>(items), kinds.c_str(), workload->flops, workload->bytes,
+      static_cast<long long>((*executable)->Stats().runs_with_fewer_threads),
+      static_cast<long long>(1 + warmup + 1 + static_cast<int64_t>(reps) * inner));
   return 0;
 }

@@ -145,6 +145,11 @@ def run_accy(runner, threads, data_dir, workloads, reps):
                 record.update({k: timed[k] for k in ("ms_median", "ms_min", "ms_max", "reps",
                                                      "inner", "compile_ms", "items",
                                                      "items_by_kind")})
+                # Runs the engine's load monitor gave one thread (docs/load.md): a 2-thread
+                # row with many of them measured a contended machine, not accy at 2 threads.
+                for k in ("runs_with_fewer_threads", "runs"):
+                    if k in timed:
+                        record[k] = timed[k]
         record["load_after"] = timing.load_average()
         records.append(record)
     return records
@@ -169,6 +174,17 @@ def machine_info():
     except Exception:
         pass
     return info
+
+
+def one_thread_note(records):
+    """A line naming the accy rows some of whose runs the load monitor gave one thread."""
+    rows = [f"{r['workload']} at {r['threads']} threads ({r['runs_with_fewer_threads']} of "
+            f"{r['runs']} runs)" for r in records
+            if r["engine"] == "accy" and r.get("runs_with_fewer_threads")]
+    if not rows:
+        return ""
+    return ("accy ran some runs on one thread because its calling thread waited for a CPU "
+            "(docs/load.md): " + ", ".join(rows) + ".\n")
 
 
 def table(records, threads_list, workloads):
@@ -313,7 +329,8 @@ def main():
              if info.get("accy_version") else "")
           + (" (the numbers of those rows are noisy; see others_busy_during in compare.json)"
              if info["max_others_busy_during"] > 0.10 else "") + ".\n\n"
-          + table(records, args.threads, args.workloads) + "\n")
+          + table(records, args.threads, args.workloads) + "\n"
+          + one_thread_note(records))
     with open(os.path.join(args.out_dir, "compare.md"), "w") as f:
         f.write(md)
     chart(records, args.threads, args.workloads, os.path.join(args.out_dir, "compare.png"))
