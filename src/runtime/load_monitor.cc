@@ -30,11 +30,13 @@ bool LoadDecider::Update(const SchedSample& sample) {
   const double share = static_cast<double>(wait) / static_cast<double>(cpu + wait);
   base_ = sample;
   if (!reduced_) {
-    if (share > kEnterShare) {
+    contended_ns_ = share > kEnterShare ? contended_ns_ + cpu + wait : 0;
+    if (contended_ns_ > 0 && (probing_ || contended_ns_ >= kEnterRunnable)) {
       // A contended probe lengthens the next hold; a contended steady state starts at kMinHold.
       hold_ns_ = probing_ ? std::min(kMaxHold, hold_ns_ * 2) : kMinHold;
       reduced_ = true;
       reduced_since_ns_ = sample.wall_ns;
+      contended_ns_ = 0;
     } else if (probing_) {
       hold_ns_ = kMinHold;  // the probe was calm: the load is gone
     }

@@ -29,7 +29,11 @@ struct SchedSample {
 // them. With R runnable threads on C cores (R > C) each waits about 1 - C/R of that: on 2
 // cores, 0 when nothing else runs, 1/3 for a 1-thread run beside two busy processes, 1/2 for a
 // 2-thread run beside them. The rule:
-//  - full threads -> reduced when the waited share of an interval is above kEnterShare;
+//  - full threads -> reduced when the waited share is above kEnterShare in consecutive
+//    intervals that add up to at least kEnterRunnable of runnable time (a short contended
+//    interval alone is a blip: another process's few milliseconds on an otherwise idle machine,
+//    which cost 20 ms of one-thread runs when any single interval decided; measured on Zen 4,
+//    docs/load.md). Runs longer than that decide on their own interval, as before;
 //  - reduced -> full (a probe) when the share is below kExitShare and the thread has stayed
 //    reduced for its hold time; the hold starts at kMinHold and doubles (up to kMaxHold) each
 //    time a probe is contended again, and resets when a probe interval is calm. So a machine
@@ -41,6 +45,7 @@ class LoadDecider {
   static constexpr int64_t kSampleInterval = 4'000'000;   // 4 ms of wall time
   static constexpr int64_t kMinRunnable = 1'000'000;      // 1 ms on a CPU or waiting
   static constexpr double kEnterShare = 0.15;
+  static constexpr int64_t kEnterRunnable = 8'000'000;     // 8 ms runnable, contended
   static constexpr double kExitShare = 0.08;
   static constexpr int64_t kMinHold = 20'000'000;         // 20 ms
   static constexpr int64_t kMaxHold = 1'000'000'000;      // 1 s
@@ -58,6 +63,8 @@ class LoadDecider {
   int64_t reduced_since_ns_ = 0;
   int64_t hold_ns_ = kMinHold;
   bool probing_ = false;  // full threads after a hold: a contended interval doubles the hold
+  // Runnable time of the consecutive contended intervals at full threads (not probing).
+  int64_t contended_ns_ = 0;
 };
 
 // The calling thread's monitor. ThreadsForRun(requested) is `requested`, or 1 while the thread

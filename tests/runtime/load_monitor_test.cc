@@ -38,7 +38,7 @@ TEST(LoadDeciderTest, CalmIntervalsKeepFullThreads) {
 TEST(LoadDeciderTest, ContendedIntervalReducesAndCalmOneAfterTheHoldRestores) {
   LoadDecider decider;
   decider.Update(At(0, 0, 0));
-  // A 2-thread run beside two spinners: waiting half the time.
+  // A 2-thread run beside two spinners: waiting half of 10 ms runnable (kEnterRunnable is 8 ms).
   EXPECT_TRUE(decider.Update(At(10, 5, 5)));
   // Still contended at one thread (a third of the time): stays reduced.
   EXPECT_TRUE(decider.Update(At(20, 12, 8)));
@@ -48,17 +48,33 @@ TEST(LoadDeciderTest, ContendedIntervalReducesAndCalmOneAfterTheHoldRestores) {
   EXPECT_FALSE(decider.Update(At(30, 22, 8)));
 }
 
+TEST(LoadDeciderTest, ShortContendedIntervalsReduceOnlyWhenTheyAddUp) {
+  LoadDecider decider;
+  decider.Update(At(0, 0, 0));
+  // Another process's few milliseconds on an idle machine: one short contended interval (4 ms
+  // runnable, 1 waiting), then calm: full threads throughout.
+  EXPECT_FALSE(decider.Update(At(4, 3, 1)));
+  EXPECT_FALSE(decider.Update(At(8, 7, 1)));
+  // A calm interval restarts the count: a later single blip does not reduce either.
+  EXPECT_FALSE(decider.Update(At(12, 9, 3)));
+  EXPECT_FALSE(decider.Update(At(16, 13, 3)));
+  EXPECT_FALSE(decider.reduced());
+  // Sustained load in short intervals: 4 + 4 ms contended in a row reach kEnterRunnable.
+  EXPECT_FALSE(decider.Update(At(20, 15, 5)));
+  EXPECT_TRUE(decider.Update(At(24, 17, 7)));
+}
+
 TEST(LoadDeciderTest, ContendedProbesDoubleTheHold) {
   LoadDecider decider;
   decider.Update(At(0, 0, 0));
   EXPECT_TRUE(decider.Update(At(10, 5, 5)));    // reduced at 10 ms, hold 20 ms
   EXPECT_FALSE(decider.Update(At(30, 15, 5)));  // calm at one thread: probe full threads
-  EXPECT_TRUE(decider.Update(At(40, 20, 10)));  // the probe is contended: hold 40 ms
-  EXPECT_TRUE(decider.Update(At(70, 30, 10)));  // calm, 30 ms < 40 ms
-  EXPECT_FALSE(decider.Update(At(80, 40, 10)));  // 40 ms: probe again
-  EXPECT_FALSE(decider.Update(At(90, 50, 10)));  // calm probe: the hold resets to 20 ms
-  EXPECT_TRUE(decider.Update(At(100, 55, 15)));  // contended again at 100 ms
-  EXPECT_FALSE(decider.Update(At(120, 65, 15)));  // 20 ms later: probe
+  EXPECT_TRUE(decider.Update(At(34, 17, 7)));   // a short contended probe suffices: hold 40 ms
+  EXPECT_TRUE(decider.Update(At(70, 30, 7)));   // calm, 36 ms < 40 ms
+  EXPECT_FALSE(decider.Update(At(80, 40, 7)));  // 46 ms: probe again
+  EXPECT_FALSE(decider.Update(At(90, 50, 7)));  // calm probe: the hold resets to 20 ms
+  EXPECT_TRUE(decider.Update(At(100, 55, 12)));  // contended again at 100 ms
+  EXPECT_FALSE(decider.Update(At(120, 65, 12)));  // 20 ms later: probe
 }
 
 TEST(LoadDeciderTest, IdleIntervalsAreMergedNotJudged) {
@@ -66,8 +82,11 @@ TEST(LoadDeciderTest, IdleIntervalsAreMergedNotJudged) {
   decider.Update(At(0, 0, 0));
   // 100 ms of wall time but only 0.8 ms runnable (the caller slept): not judged...
   EXPECT_FALSE(decider.Update({100 * kMs, kMs / 2, 3 * kMs / 10}));
-  // ...and merged with the next: 1.6 ms runnable, 0.6 ms of it waiting (37%) -> reduced.
-  EXPECT_TRUE(decider.Update({110 * kMs, kMs, 6 * kMs / 10}));
+  // ...and merged with the next: 1.6 ms runnable, 0.6 ms of it waiting (37%): contended, but
+  // short of kEnterRunnable,
+  EXPECT_FALSE(decider.Update({110 * kMs, kMs, 6 * kMs / 10}));
+  // until 8 ms of contended runnable time add up.
+  EXPECT_TRUE(decider.Update({120 * kMs, 5 * kMs, 3 * kMs}));
 }
 
 TensorType F32(std::vector<int64_t> dims) {
