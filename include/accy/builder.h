@@ -365,6 +365,16 @@ class FunctionBuilder {
   StatusOr<std::vector<Value*>> RngBitGenerator(Value* initial_state,
                                                 std::string_view rng_algorithm,
                                                 const TensorType& output_type);
+
+  // lapack (accy; ops.def): the Cholesky factorization as JAX's CPU lowering calls it
+  // (custom_call @lapack_spotrf_ffi / @lapack_dpotrf_ffi, LAPACK xPOTRF). `a` is [batch..., N,
+  // N] f32 or f64 (the target's prefix must match); only its `lower` (else upper) triangle is
+  // read. Results: factor (a's type: L with a = L L^T in the lower triangle, or U with a = U^T
+  // U in the upper; the other triangle keeps a's values, as LAPACK leaves it) and info
+  // ([batch...] i32: 0, or the 1-based order of the first leading minor that is not positive
+  // definite, where the factor's values are unspecified). Errors: kInvalidArgument "lapack
+  // @<target>: ..." naming the broken rule (element type, rank, non-square a).
+  StatusOr<std::vector<Value*>> Potrf(Value* a, bool lower);
   // while: `cond` returns a tensor<i1>, `body` returns new loop-carried values of the same types.
   StatusOr<std::vector<Value*>> While(std::vector<Value*> initial_values, RegionBodyFn cond,
                                       RegionBodyFn body);

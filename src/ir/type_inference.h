@@ -93,6 +93,16 @@ Status VerifyRngBitGenerator(std::span<const TensorType> operand_types,
 // Whether `value` is an rng_algorithm of the spec: "DEFAULT", "THREE_FRY" or "PHILOX".
 bool IsRngAlgorithm(std::string_view value);
 
+// lapack (type_inference_lapack.cc), whose result types are given: call_target_name (a
+// required string naming a bound target, src/ir/lapack_targets.h; otherwise its
+// kUnimplemented), the routine's backend_config fields (required integers holding characters it
+// accepts) and the operand and result types of the routine (potrf: a [batch..., N, N] of the
+// target's element type -> factor of a's type, info i32 [batch...]). kInvalidArgument
+// "lapack @<target>: ..." naming the broken rule.
+Status VerifyLapack(std::span<const TensorType> operand_types,
+                    std::span<const TensorType> result_types,
+                    std::span<const NamedAttribute> attributes);
+
 // "[1, 2, 3]".
 std::string DimsToString(std::span<const int64_t> dims);
 

@@ -153,6 +153,20 @@ uint64_t RngBitGeneratorElementOps(const Operation& op) {
   return SaturatedMul(static_cast<uint64_t>(op.result(1)->type().element_count()), 32);
 }
 
+// lapack: per batch N^3 / 3 multiply-adds for potrf (Cholesky of an N x N matrix), a
+// multiply-add counting 2, so batch x N^3 x 2 / 3 (LAPACK Working Note 41's operation counts).
+uint64_t LapackElementOps(const Operation& op) {
+  const TensorType& a = op.operand(0)->type();
+  const int64_t rank = a.rank();
+  if (rank < 2) return 0;
+  const uint64_t n = static_cast<uint64_t>(a.dim(rank - 1));
+  uint64_t batch = 1;
+  for (int64_t d = 0; d + 2 < rank; ++d) {
+    batch = SaturatedMul(batch, static_cast<uint64_t>(a.dim(d)));
+  }
+  return SaturatedMul(SaturatedMul(SaturatedMul(batch, n), n), n) / 3 * 2;
+}
+
 // The catalog's (or a registered host kernel's) estimate for a valid call; nullopt for a
 // kernel_call the catalog does not know or rejects (the seed falls back to element count x ops).
 std::optional<uint64_t> KernelCallElementOps(const Operation& op) {
@@ -183,6 +197,9 @@ uint64_t EstimatedElementOps(std::span<const Operation* const> ops, uint64_t ele
         break;
       case OpKind::kRngBitGenerator:
         estimate = RngBitGeneratorElementOps(*ops[0]);
+        break;
+      case OpKind::kLapack:
+        estimate = LapackElementOps(*ops[0]);
         break;
       default:
         break;

@@ -1,0 +1,85 @@
+// Reference evaluation of the lapack op (ops.def; targets in src/ir/lapack_targets.h) by direct
+// loops in double, independent of LAPACK, each rounded once to the result type.
+// potrf: the Cholesky–Banachiewicz order (row by row, each entry a dot product of the rows
+// above), per batch. The factor starts as a copy of a; the triangle `uplo` names is overwritten
+// with L (a = L L^T, 'L') or U = L^T (a = U^T U, 'U', L then being the factor of a read through
+// its upper triangle), as LAPACK's xPOTRF leaves the other triangle untouched. info is 0, or
+// the 1-based order of the first leading minor whose pivot is not positive (or NaN), as xPOTRF's
+// INFO; the factor's values past that point are a's (LAPACK leaves them unspecified).
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "src/ir/lapack_targets.h"
+#include "src/reference/evaluator_internal.h"
+#include "src/util/str_cat.h"
+
+namespace accy::reference {
+namespace {
+
+StatusOr<std::vector<Tensor>> EvaluatePotrf(const Operation& op, const Tensor& a) {
+  const bool lower = op.GetInt("uplo").value_or('L') == 'L';
+  const int64_t rank = a.type().rank();
+  const int64_t n = a.type().dim(rank - 1);
+  const int64_t batches = n == 0 ? 0 : a.type().element_count() / (n * n);
+  ACCY_ASSIGN_OR_RETURN(Tensor factor, Tensor::Allocate(a.type()));
+  ACCY_ASSIGN_OR_RETURN(Tensor info, Tensor::Allocate(op.result(1)->type()));
+  for (int64_t i = 0; i < a.type().element_count(); ++i) StoreFloat(factor, i, LoadFloat(a, i));
+  for (int64_t i = 0; i < info.type().element_count(); ++i) StoreInt(info, i, 0);
+  std::vector<double> l(static_cast<size_t>(n * n));
+  for (int64_t batch = 0; batch < batches; ++batch) {
+    const int64_t base = batch * n * n;
+    // Element (i, j), i >= j, of the lower-triangle view: a[i][j] ('L') or a[j][i] ('U').
+    auto read = [&](int64_t i, int64_t j) {
+      return LoadFloat(a, base + (lower ? i * n + j : j * n + i));
+    };
+    int64_t failed = 0;  // xPOTRF's INFO
+    for (int64_t i = 0; i < n && failed == 0; ++i) {
+      for (int64_t j = 0; j <= i; ++j) {
+        double sum = read(i, j);
+        for (int64_t k = 0; k < j; ++k) {
+          sum -= l[static_cast<size_t>(i * n + k)] * l[static_cast<size_t>(j * n + k)];
+        }
+        if (i == j) {
+          if (!(sum > 0.0)) {  // not positive, or NaN
+            failed = i + 1;
+            break;
+          }
+          l[static_cast<size_t>(i * n + i)] = std::sqrt(sum);
+        } else {
+          l[static_cast<size_t>(i * n + j)] = sum / l[static_cast<size_t>(j * n + j)];
+        }
+      }
+    }
+    StoreInt(info, batch, failed);
+    if (failed != 0) continue;
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j <= i; ++j) {
+        StoreFloat(factor, base + (lower ? i * n + j : j * n + i),
+                   l[static_cast<size_t>(i * n + j)]);
+      }
+    }
+  }
+  std::vector<Tensor> results;
+  results.push_back(std::move(factor));
+  results.push_back(std::move(info));
+  return results;
+}
+
+}  // namespace
+
+StatusOr<std::vector<Tensor>> EvaluateLapack(const Operation& op,
+                                             std::span<const Tensor> operands) {
+  const std::string target = op.GetString("call_target_name").value_or("");
+  ACCY_ASSIGN_OR_RETURN(LapackTarget parsed, ParseLapackTarget(target));
+  switch (parsed.routine) {
+    case LapackRoutine::kPotrf:
+      return EvaluatePotrf(op, operands[0]);
+    case LapackRoutine::kTrsm:
+      break;  // imports as triangular_solve; never a lapack op (type_inference_lapack.cc)
+  }
+  return absl::InvalidArgumentError(StrCat("lapack @", target, ": not a lapack op's routine"));
+}
+
+}  // namespace accy::reference
