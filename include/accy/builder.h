@@ -375,6 +375,15 @@ class FunctionBuilder {
   // definite, where the factor's values are unspecified). Errors: kInvalidArgument "lapack
   // @<target>: ..." naming the broken rule (element type, rank, non-square a).
   StatusOr<std::vector<Value*>> Potrf(Value* a, bool lower);
+  // lapack (accy; ops.def): the LU factorization with partial pivoting as JAX's CPU lowering
+  // calls it (custom_call @lapack_sgetrf_ffi / @lapack_dgetrf_ffi, LAPACK xGETRF): P a = L U for
+  // `a` [batch..., M, N] f32 or f64. Results: lu (a's type: U on and above the diagonal, L's
+  // multipliers below it, L's unit diagonal implied), pivots ([batch..., min(M, N)] i32,
+  // 1-based: row i was interchanged with row pivots[i] - 1, in order) and info ([batch...] i32:
+  // 0, or the 1-based index of the first exactly zero diagonal element of U; the factorization
+  // is complete either way). Errors: kInvalidArgument "lapack @<target>: ..." naming the broken
+  // rule (element type, rank).
+  StatusOr<std::vector<Value*>> Getrf(Value* a);
   // while: `cond` returns a tensor<i1>, `body` returns new loop-carried values of the same types.
   StatusOr<std::vector<Value*>> While(std::vector<Value*> initial_values, RegionBodyFn cond,
                                       RegionBodyFn body);

@@ -109,8 +109,10 @@ enum class OpKind : uint16_t {
 //                        is TRANSPOSE for real types); result: b's type
 //   lapack               operands and results: those of the routine named by call_target_name
 //                        (src/ir/lapack_targets.h; potrf: a [batch..., N, N] -> factor (a's
-//                        type), info [batch...] i32); attrs: call_target_name (string, e.g.
-//                        "lapack_spotrf_ffi"), uplo (int, 'L' = 76 or 'U' = 85); prints as
+//                        type), info [batch...] i32; getrf: a [batch..., M, N] -> lu (a's
+//                        type), pivots [batch..., min(M, N)] i32 (1-based), info [batch...]
+//                        i32); attrs: call_target_name (string, e.g. "lapack_spotrf_ffi"),
+//                        potrf: uplo (int, 'L' = 76 or 'U' = 85); prints as
 //                        stablehlo.custom_call @<call_target_name> with JAX's backend_config
 //                        and column-major operand/result layouts
 //   rng_bit_generator    operands: initial_state (1-D ui64: 2 words for THREE_FRY, 2 or 3 for

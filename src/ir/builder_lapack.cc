@@ -1,5 +1,6 @@
-// FunctionBuilder::Potrf (include/accy/builder.h): a lapack op of JAX's potrf target for a's
-// element type; CreateOp verifies it (type_inference_lapack.cc).
+// FunctionBuilder::Potrf and Getrf (include/accy/builder.h): a lapack op of JAX's target for
+// a's element type; CreateOp verifies it (type_inference_lapack.cc).
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -8,18 +9,44 @@
 
 namespace accy {
 
+namespace {
+
+// "lapack_sgetrf_ffi" for an f32 (or any non-f64: the type rule names the mismatch) a.
+std::string TargetFor(const TensorType& a, std::string_view routine) {
+  return StrCat("lapack_", a.element_type() == ElementType::kF64 ? "d" : "s", routine, "_ffi");
+}
+
+// i32 over a's batch dims, then `extra` dims.
+StatusOr<TensorType> I32OverBatch(const TensorType& a, std::vector<int64_t> extra) {
+  std::vector<int64_t> dims;
+  if (a.rank() >= 2) dims.assign(a.dims().begin(), a.dims().end() - 2);
+  dims.insert(dims.end(), extra.begin(), extra.end());
+  return TensorType::Create(ElementType::kI32, dims);
+}
+
+}  // namespace
+
 StatusOr<std::vector<Value*>> FunctionBuilder::Potrf(Value* a, bool lower) {
   ACCY_RETURN_IF_ERROR(CheckOperands(OpKind::kLapack, {&a, 1}));
   const TensorType& type = a->type();
-  const char prefix = type.element_type() == ElementType::kF64 ? 'd' : 's';
-  std::vector<int64_t> batch;
-  if (type.rank() >= 2) batch.assign(type.dims().begin(), type.dims().end() - 2);
-  StatusOr<TensorType> info = TensorType::Create(ElementType::kI32, batch);
-  if (!info.ok()) return info.status();
-  std::vector<NamedAttribute> attrs = {
-      {"call_target_name", StrCat("lapack_", std::string(1, prefix), "potrf_ffi")},
-      {"uplo", int64_t{lower ? 'L' : 'U'}}};
-  StatusOr<Operation*> op = CreateOp(OpKind::kLapack, {a}, {type, *info}, std::move(attrs));
+  ACCY_ASSIGN_OR_RETURN(TensorType info, I32OverBatch(type, {}));
+  std::vector<NamedAttribute> attrs = {{"call_target_name", TargetFor(type, "potrf")},
+                                       {"uplo", int64_t{lower ? 'L' : 'U'}}};
+  StatusOr<Operation*> op = CreateOp(OpKind::kLapack, {a}, {type, info}, std::move(attrs));
+  if (!op.ok()) return op.status();
+  return (*op)->results();
+}
+
+StatusOr<std::vector<Value*>> FunctionBuilder::Getrf(Value* a) {
+  ACCY_RETURN_IF_ERROR(CheckOperands(OpKind::kLapack, {&a, 1}));
+  const TensorType& type = a->type();
+  const int64_t rank = type.rank();
+  const int64_t k = rank >= 2 ? std::min(type.dim(rank - 2), type.dim(rank - 1)) : 0;
+  ACCY_ASSIGN_OR_RETURN(TensorType pivots, I32OverBatch(type, {k}));
+  ACCY_ASSIGN_OR_RETURN(TensorType info, I32OverBatch(type, {}));
+  std::vector<NamedAttribute> attrs = {{"call_target_name", TargetFor(type, "getrf")}};
+  StatusOr<Operation*> op =
+      CreateOp(OpKind::kLapack, {a}, {type, pivots, info}, std::move(attrs));
   if (!op.ok()) return op.status();
   return (*op)->results();
 }

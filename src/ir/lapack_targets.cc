@@ -16,12 +16,14 @@ struct RoutineRow {
 constexpr RoutineRow kRoutines[] = {
     {LapackRoutine::kPotrf, "potrf"},
     {LapackRoutine::kTrsm, "trsm"},
+    {LapackRoutine::kGetrf, "getrf"},
 };
 
 constexpr std::string_view kPotrfFields[] = {"uplo"};
 constexpr std::string_view kTrsmFields[] = {"diag", "side", "trans_x", "uplo"};
 
-constexpr std::string_view kBound = "lapack_{s,d}potrf_ffi, lapack_{s,d}trsm_ffi";
+constexpr std::string_view kBound =
+    "lapack_{s,d}potrf_ffi, lapack_{s,d}trsm_ffi, lapack_{s,d}getrf_ffi";
 
 Status NotSupported(std::string_view target, std::string_view why) {
   return absl::UnimplementedError(StrCat("custom_call target @", target, " is not supported: ",
@@ -78,6 +80,8 @@ std::span<const std::string_view> LapackConfigFields(LapackRoutine routine) {
       return kPotrfFields;
     case LapackRoutine::kTrsm:
       return kTrsmFields;
+    case LapackRoutine::kGetrf:
+      return {};
   }
   return {};
 }
@@ -93,6 +97,7 @@ bool IsLapackConfigValue(std::string_view field, int64_t code) {
 bool IsLapackMatrix(LapackRoutine routine, bool is_result, size_t index) {
   switch (routine) {
     case LapackRoutine::kPotrf:
+    case LapackRoutine::kGetrf:
       return index == 0;
     case LapackRoutine::kTrsm:
       return is_result ? index == 0 : index < 2;

@@ -97,7 +97,8 @@ bool IsRngAlgorithm(std::string_view value);
 // required string naming a bound target, src/ir/lapack_targets.h; otherwise its
 // kUnimplemented), the routine's backend_config fields (required integers holding characters it
 // accepts) and the operand and result types of the routine (potrf: a [batch..., N, N] of the
-// target's element type -> factor of a's type, info i32 [batch...]). kInvalidArgument
+// target's element type -> factor of a's type, info i32 [batch...]; getrf: a [batch..., M, N]
+// -> lu of a's type, pivots i32 [batch..., min(M, N)], info i32 [batch...]). kInvalidArgument
 // "lapack @<target>: ..." naming the broken rule.
 Status VerifyLapack(std::span<const TensorType> operand_types,
                     std::span<const TensorType> result_types,

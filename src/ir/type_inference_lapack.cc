@@ -1,7 +1,9 @@
 // Type rule of the lapack op (ops.def; the routine table is src/ir/lapack_targets.h). Result
 // types are given by the custom_call, so this checks them rather than inferring them, against
 // the shapes jaxlib's FFI kernels take (jaxlib/cpu/lapack_kernels.cc): potrf a [batch..., N, N]
-// of the target's element type -> factor (a's type) and info [batch...] i32.
+// of the target's element type -> factor (a's type) and info [batch...] i32; getrf a [batch...,
+// M, N] -> lu (a's type), pivots [batch..., min(M, N)] i32 and info [batch...] i32.
+#include <algorithm>
 #include <string>
 #include <variant>
 #include <vector>
@@ -80,6 +82,33 @@ Status VerifyPotrf(std::string_view target, const LapackTarget& parsed,
   return absl::OkStatus();
 }
 
+Status VerifyGetrf(std::string_view target, const LapackTarget& parsed,
+                   std::span<const TensorType> operands, std::span<const TensorType> results) {
+  if (operands.size() != 1 || results.size() != 3) {
+    return Error(target, StrCat("expected 1 operand (a) and 3 results (lu, pivots, info), got ",
+                                operands.size(), " and ", results.size()));
+  }
+  const TensorType& a = operands[0];
+  ACCY_RETURN_IF_ERROR(CheckMatrix(target, "a", a, parsed.element_type, /*square=*/false));
+  if (results[0] != a) {
+    return Error(target, StrCat("lu has type ", results[0].ToString(), ", expected ",
+                                a.ToString(), " (a's type)"));
+  }
+  std::vector<int64_t> pivot_dims(a.dims().begin(), a.dims().end() - 2);
+  pivot_dims.push_back(std::min(a.dim(a.rank() - 2), a.dim(a.rank() - 1)));
+  const TensorType pivots = *TensorType::Create(ElementType::kI32, pivot_dims);
+  if (results[1] != pivots) {
+    return Error(target, StrCat("pivots has type ", results[1].ToString(), ", expected ",
+                                pivots.ToString(), " (i32 over a's batch dims and min(M, N))"));
+  }
+  const TensorType info = InfoType(a);
+  if (results[2] != info) {
+    return Error(target, StrCat("info has type ", results[2].ToString(), ", expected ",
+                                info.ToString(), " (i32 over a's batch dims)"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 Status VerifyLapack(std::span<const TensorType> operands, std::span<const TensorType> results,
@@ -98,6 +127,8 @@ Status VerifyLapack(std::span<const TensorType> operands, std::span<const Tensor
   switch (parsed.routine) {
     case LapackRoutine::kPotrf:
       return VerifyPotrf(target, parsed, operands, results);
+    case LapackRoutine::kGetrf:
+      return VerifyGetrf(target, parsed, operands, results);
     case LapackRoutine::kTrsm:
       return Error(target, "trsm is not a lapack op: it imports as triangular_solve");
   }

@@ -70,8 +70,8 @@ StatusOr<std::vector<Tensor>> EvaluateRngBitGenerator(const Operation& op,
                                                       std::span<const Tensor> operands);
 
 // lapack (lapack.cc): the LAPACK routine of call_target_name by direct loops in double
-// (potrf: Cholesky–Banachiewicz), independent of LAPACK; results as the routine's (potrf:
-// factor, info).
+// (potrf: Cholesky–Banachiewicz; getrf: Doolittle with partial pivoting), independent of
+// LAPACK; results as the routine's (potrf: factor, info; getrf: lu, pivots, info).
 StatusOr<std::vector<Tensor>> EvaluateLapack(const Operation& op,
                                              std::span<const Tensor> operands);
 

@@ -6,6 +6,8 @@
 // its upper triangle), as LAPACK's xPOTRF leaves the other triangle untouched. info is 0, or
 // the 1-based order of the first leading minor whose pivot is not positive (or NaN), as xPOTRF's
 // INFO; the factor's values past that point are a's (LAPACK leaves them unspecified).
+// getrf: Doolittle elimination with partial pivoting (EvaluateGetrf).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -67,6 +69,55 @@ StatusOr<std::vector<Tensor>> EvaluatePotrf(const Operation& op, const Tensor& a
   return results;
 }
 
+// getrf: right-looking Doolittle elimination with partial pivoting, per batch: at step k the
+// pivot is the first row i >= k of largest |a[i][k]| (LAPACK's IxAMAX picks the first too), rows
+// k and i swap across the whole matrix, the column below the pivot is divided by it (skipped for
+// a zero pivot, which sets info to k + 1 if it is the first) and the trailing block loses the
+// outer product.
+StatusOr<std::vector<Tensor>> EvaluateGetrf(const Operation& op, const Tensor& a) {
+  const int64_t rank = a.type().rank();
+  const int64_t m = a.type().dim(rank - 2);
+  const int64_t n = a.type().dim(rank - 1);
+  const int64_t k_max = std::min(m, n);
+  ACCY_ASSIGN_OR_RETURN(Tensor lu, Tensor::Allocate(a.type()));
+  ACCY_ASSIGN_OR_RETURN(Tensor pivots, Tensor::Allocate(op.result(1)->type()));
+  ACCY_ASSIGN_OR_RETURN(Tensor info, Tensor::Allocate(op.result(2)->type()));
+  const int64_t batches = info.type().element_count();
+  std::vector<double> w(static_cast<size_t>(m * n));
+  auto at = [&w, n](int64_t i, int64_t j) -> double& { return w[static_cast<size_t>(i * n + j)]; };
+  for (int64_t batch = 0; batch < batches; ++batch) {
+    const int64_t base = batch * m * n;
+    for (int64_t i = 0; i < m * n; ++i) w[static_cast<size_t>(i)] = LoadFloat(a, base + i);
+    int64_t first_zero = 0;
+    for (int64_t k = 0; k < k_max; ++k) {
+      int64_t p = k;
+      for (int64_t i = k + 1; i < m; ++i) {
+        if (std::fabs(at(i, k)) > std::fabs(at(p, k))) p = i;
+      }
+      StoreInt(pivots, batch * k_max + k, p + 1);
+      if (p != k) {
+        for (int64_t j = 0; j < n; ++j) std::swap(at(k, j), at(p, j));
+      }
+      const double pivot = at(k, k);
+      if (pivot == 0.0) {
+        if (first_zero == 0) first_zero = k + 1;
+        continue;  // the column below is zero too: nothing to eliminate
+      }
+      for (int64_t i = k + 1; i < m; ++i) {
+        at(i, k) /= pivot;
+        for (int64_t j = k + 1; j < n; ++j) at(i, j) -= at(i, k) * at(k, j);
+      }
+    }
+    StoreInt(info, batch, first_zero);
+    for (int64_t i = 0; i < m * n; ++i) StoreFloat(lu, base + i, w[static_cast<size_t>(i)]);
+  }
+  std::vector<Tensor> results;
+  results.push_back(std::move(lu));
+  results.push_back(std::move(pivots));
+  results.push_back(std::move(info));
+  return results;
+}
+
 }  // namespace
 
 StatusOr<std::vector<Tensor>> EvaluateLapack(const Operation& op,
@@ -76,6 +127,8 @@ StatusOr<std::vector<Tensor>> EvaluateLapack(const Operation& op,
   switch (parsed.routine) {
     case LapackRoutine::kPotrf:
       return EvaluatePotrf(op, operands[0]);
+    case LapackRoutine::kGetrf:
+      return EvaluateGetrf(op, operands[0]);
     case LapackRoutine::kTrsm:
       break;  // imports as triangular_solve; never a lapack op (type_inference_lapack.cc)
   }

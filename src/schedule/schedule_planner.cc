@@ -10,6 +10,7 @@
 #include "src/analysis/shape_layout_analysis.h"
 #include "src/fusion/fusion_plan.h"
 #include "src/ir/convolution_attributes.h"
+#include "src/ir/lapack_targets.h"
 #include "src/passes/work_contract.h"
 #include "src/schedule/schedule_plan.h"
 #include "src/util/str_cat.h"
@@ -153,18 +154,24 @@ uint64_t RngBitGeneratorElementOps(const Operation& op) {
   return SaturatedMul(static_cast<uint64_t>(op.result(1)->type().element_count()), 32);
 }
 
-// lapack: per batch N^3 / 3 multiply-adds for potrf (Cholesky of an N x N matrix), a
-// multiply-add counting 2, so batch x N^3 x 2 / 3 (LAPACK Working Note 41's operation counts).
+// lapack: the routine's floating-point operations (LAPACK Working Note 41): potrf N^3 / 3 per
+// batch; getrf M N k - k^3 / 3 with k = min(M, N) (2 N^3 / 3 when square).
 uint64_t LapackElementOps(const Operation& op) {
   const TensorType& a = op.operand(0)->type();
   const int64_t rank = a.rank();
   if (rank < 2) return 0;
+  const uint64_t m = static_cast<uint64_t>(a.dim(rank - 2));
   const uint64_t n = static_cast<uint64_t>(a.dim(rank - 1));
+  const uint64_t k = std::min(m, n);
   uint64_t batch = 1;
   for (int64_t d = 0; d + 2 < rank; ++d) {
     batch = SaturatedMul(batch, static_cast<uint64_t>(a.dim(d)));
   }
-  return SaturatedMul(SaturatedMul(SaturatedMul(batch, n), n), n) / 3 * 2;
+  const uint64_t k3 = SaturatedMul(SaturatedMul(k, k), k) / 3;
+  StatusOr<LapackTarget> target = ParseLapackTarget(op.GetString("call_target_name").value_or(""));
+  if (target.ok() && target->routine == LapackRoutine::kPotrf) return SaturatedMul(batch, k3);
+  const uint64_t mnk = SaturatedMul(SaturatedMul(m, n), k);
+  return SaturatedMul(batch, mnk - k3);  // getrf; k^3 / 3 <= m n k
 }
 
 // The catalog's (or a registered host kernel's) estimate for a valid call; nullopt for a

@@ -215,8 +215,8 @@ TEST(LapackPotrfTest, BindsAsALapackLibraryKernel) {
   ASSERT_EQ(plan->work_item_count(), 1);
   const WorkItem& item = plan->items()[0];
   EXPECT_EQ(item.kind, WorkKind::kLapack);
-  // batch x N^3 x 2 / 3.
-  EXPECT_EQ(item.resources.estimated_element_ops, 2u * 64 / 3 * 2);
+  // batch x N^3 / 3.
+  EXPECT_EQ(item.resources.estimated_element_ops, 2u * (64 / 3));
   ASSERT_OK_AND_ASSIGN(kernels::LibraryKernel kernel,
                        kernels::LibraryKernel::Create(item, nullptr));
   EXPECT_EQ(kernel.implementation(), "lapack:dpotrf");

@@ -3,7 +3,10 @@
 // Cholesky–Banachiewicz loop is exact: square roots of 4, 9, 25), for 'L' and 'U' with the
 // unread triangle holding values that must come back unchanged, in f32 and f64; info for
 // matrices that are not positive definite (a negative and a zero pivot, NaN) per batch; empty
-// shapes; and FunctionBuilder::Potrf's errors with their messages.
+// shapes; and FunctionBuilder::Potrf's errors with their messages. getrf: exact LU, 1-based
+// pivots and info of small matrices whose elimination is exact in binary (JAX's own 3x3 iota
+// example, a 2x2, a wide 2x3 and a tall 3x2), a zero column and an all-zero matrix, batches.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -108,6 +111,89 @@ TEST(LapackPotrfReferenceTest, BuilderRejectsTypesPotrfDoesNotTake) {
     EXPECT_EQ(results.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(std::string(results.status().message()), HasSubstr(bad.message));
   }
+}
+
+// Evaluates getrf(a) and returns {lu, pivots, info}.
+StatusOr<std::vector<Tensor>> Getrf(const Tensor& a) {
+  const std::vector<int64_t>& dims = a.type().dims();
+  std::vector<int64_t> batch(dims.begin(), dims.end() - 2);
+  std::vector<int64_t> pivot_dims = batch;
+  pivot_dims.push_back(std::min(dims[dims.size() - 2], dims.back()));
+  return RunAll({a.type(), Type(E::kI32, pivot_dims), Type(E::kI32, batch)}, {a},
+                [](FunctionBuilder& b, std::span<Value* const> p) { return b.Getrf(p[0]); });
+}
+
+TEST(LapackGetrfReferenceTest, JaxsIotaExampleGivesJaxsLuPivotsAndInfo) {
+  // cpu_lu_lapack_getrf.py: iota(9) as 3x3 -> lu [[6, 7, 8], [0, 1, 2], [0.5, 0.5, 0]], pivots
+  // (1-based) [3, 3, 3], and U[2][2] = 0 exactly, so info 3.
+  for (E type : {E::kF32, E::kF64}) {
+    Tensor a = Tensor::Allocate(Type(type, {3, 3})).value();
+    for (int64_t i = 0; i < 9; ++i) a.SetFromDouble(i, static_cast<double>(i));
+    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> out, Getrf(a));
+    const std::vector<double> lu = {6, 7, 8, 0, 1, 2, 0.5, 0.5, 0};
+    for (int64_t i = 0; i < 9; ++i) EXPECT_EQ(out[0].GetAsDouble(i), lu[static_cast<size_t>(i)]);
+    ExpectTensor<int32_t>(out[1], E::kI32, {3}, {3, 3, 3});
+    ExpectTensor<int32_t>(out[2], E::kI32, {}, {3});
+  }
+}
+
+TEST(LapackGetrfReferenceTest, SquareWideAndTallMatricesInOneBatchShape) {
+  // [[2, 1], [4, 4]]: rows swap, l = 1/2, u22 = 1 - 2 = -1.
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> square,
+                       Getrf(Make<double>(E::kF64, {2, 2}, {2, 1, 4, 4})));
+  ExpectTensor<double>(square[0], E::kF64, {2, 2}, {4, 4, 0.5, -1});
+  ExpectTensor<int32_t>(square[1], E::kI32, {2}, {2, 2});
+  ExpectTensor<int32_t>(square[2], E::kI32, {}, {0});
+  // Wide [[2, 4, 6], [4, 4, 4]] -> [[4, 4, 4], [0.5, 2, 4]].
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> wide,
+                       Getrf(Make<float>(E::kF32, {1, 2, 3}, {2, 4, 6, 4, 4, 4})));
+  ExpectTensor<float>(wide[0], E::kF32, {1, 2, 3}, {4, 4, 4, 0.5f, 2, 4});
+  ExpectTensor<int32_t>(wide[1], E::kI32, {1, 2}, {2, 2});
+  ExpectTensor<int32_t>(wide[2], E::kI32, {1}, {0});
+  // Tall [[1, 2], [4, 0], [2, 4]]: pivot 4 (row 2); then [[1/4, 2], [1/2, 4]] below, pivot 4
+  // (row 3): lu [[4, 0], [0.5, 4], [0.25, 0.5]].
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> tall,
+                       Getrf(Make<float>(E::kF32, {3, 2}, {1, 2, 4, 0, 2, 4})));
+  ExpectTensor<float>(tall[0], E::kF32, {3, 2}, {4, 0, 0.5f, 4, 0.25f, 0.5f});
+  ExpectTensor<int32_t>(tall[1], E::kI32, {2}, {2, 3});
+  ExpectTensor<int32_t>(tall[2], E::kI32, {}, {0});
+}
+
+TEST(LapackGetrfReferenceTest, ZeroPivotsSetInfoAndKeepThePivotRow) {
+  // Batch 0: a zero last column, U[2][2] = 0 (info 3); batch 1: all zeros, no row swaps (pivots
+  // 1, 2, 3: the first largest |a[i][k]| is row k) and info 1.
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<Tensor> out,
+      Getrf(Make<double>(E::kF64, {2, 3, 3},
+                         {1, 2, 0, 4, 4, 0, 2, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})));
+  ExpectTensor<int32_t>(out[1], E::kI32, {2, 3}, {2, 3, 3, 1, 2, 3});
+  ExpectTensor<int32_t>(out[2], E::kI32, {2}, {3, 1});
+  // Batch 0: rows [4, 4, 0], then [2, 8, 0] - 1/2 [4, 4, 0] = [0, 6, 0] above [1, 2, 0] - 1/4
+  // [4, 4, 0] = [0, 1, 0]: l = 1/6, and the last column stays 0.
+  EXPECT_EQ(out[0].GetAsDouble(0), 4);
+  EXPECT_EQ(out[0].GetAsDouble(3), 0.5);
+  EXPECT_EQ(out[0].GetAsDouble(4), 6);
+  EXPECT_EQ(out[0].GetAsDouble(6), 0.25);
+  EXPECT_EQ(out[0].GetAsDouble(7), 1.0 / 6.0);
+  EXPECT_EQ(out[0].GetAsDouble(8), 0);
+}
+
+TEST(LapackGetrfReferenceTest, EmptyShapes) {
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> out,
+                       Getrf(Tensor::Allocate(Type(E::kF32, {2, 0, 3})).value()));
+  EXPECT_EQ(out[0].element_count(), 0);
+  EXPECT_EQ(out[1].type(), Type(E::kI32, {2, 0}));
+  ExpectTensor<int32_t>(out[2], E::kI32, {2}, {0, 0});
+}
+
+TEST(LapackGetrfReferenceTest, BuilderRejectsTypesGetrfDoesNotTake) {
+  Builder builder("getrf_errors");
+  FunctionBuilder f =
+      *builder.BeginFunction("main", {Type(E::kI32, {3, 3})}, {Type(E::kI32, {3, 3})});
+  StatusOr<std::vector<Value*>> results = f.Getrf(f.Parameter(0));
+  ASSERT_FALSE(results.ok());
+  EXPECT_EQ(results.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(results.status().message()), HasSubstr("lapack"));
 }
 
 }  // namespace

@@ -130,18 +130,18 @@ TEST(LapackImportTest, ComplexTargetsAreUnimplementedNamingTheTarget) {
 }
 
 TEST(LapackImportTest, UnboundRoutinesAreUnimplementedNamingTheTarget) {
-  // getrf (LU), geqrf / orgqr (QR), syevd (eigh), gesdd (SVD) and anything else under lapack_.
-  for (const char* target : {"lapack_sgetrf_ffi", "lapack_dgeqrf_ffi", "lapack_sorgqr_ffi",
+  // geqrf / orgqr (QR), syevd (eigh), gesdd (SVD) and anything else under lapack_.
+  for (const char* target : {"lapack_dgeqrf_ffi", "lapack_sorgqr_ffi",
                              "lapack_ssyevd_ffi", "lapack_dgesdd_ffi", "lapack_sgeev_ffi"}) {
     ExpectImportError(PotrfProgram(target, "4x4xf32", "i32", kPotrfAttrs),
                       absl::StatusCode::kUnimplemented,
                       std::string("custom_call target @") + target + " is not supported: LAPACK "
                       "routine '");
   }
-  ExpectImportError(PotrfProgram("lapack_sgetrf_ffi", "4x4xf32", "i32", kPotrfAttrs),
+  ExpectImportError(PotrfProgram("lapack_sgeqrf_ffi", "4x4xf32", "i32", kPotrfAttrs),
                     absl::StatusCode::kUnimplemented,
-                    "routine 'getrf' is not bound (accy binds lapack_{s,d}potrf_ffi, "
-                    "lapack_{s,d}trsm_ffi)");
+                    "routine 'geqrf' is not bound (accy binds lapack_{s,d}potrf_ffi, "
+                    "lapack_{s,d}trsm_ffi, lapack_{s,d}getrf_ffi)");
 }
 
 TEST(LapackImportTest, PreFfiTargetsAreUnimplemented) {
