@@ -2,13 +2,17 @@
 // outputs of jax/_src/internal_test_util/export_back_compat_test_data/
 // cpu_cholesky_lapack_potrf.py (2024-05-31, f32 and f64: symmetrize, potrf, NaN where info != 0,
 // tril in a private function) and cpu_triangular_solve_blas_trsm.py (2025-10-20, f32 and f64),
-// imported, compiled and run, and compared with JAX's outputs and with the reference evaluator.
+// and cpu_lu_lapack_getrf.py (2024-05-31, f32, and the same program in f64: getrf of iota(9)
+// as 3x3, pivots - 1, NaN where info < 0, and the permutation from the pivots by a while loop
+// over a private function), imported, compiled and run, and compared with JAX's outputs and with
+// the reference evaluator.
 // Tolerances, |accy - JAX| <= abs x max(1, max |JAX|): f32 4e-6 (a few ULP: JAX's LAPACK and
 // the one this machine selects round differently), f64 1e-14. A complex program (c64 trsm) fails
 // to import with kUnimplemented at its complex types.
 #include <cmath>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "accy/engine.h"
@@ -197,6 +201,132 @@ TEST(LapackJaxProgramsTest, TrsmF32AndF64MatchJaxsOutputs) {
     ExpectJaxOutputs(TrsmProgram(f32 ? "s" : "d", f32 ? "f32" : "f64"), type,
                      {Matrix(type, {4, 4}, kTrsmA), Matrix(type, {4, 5}, kTrsmB)}, expected,
                      f32 ? 4e-6 : 1e-14);
+  }
+}
+
+// cpu_lu_lapack_getrf.py data_2024_05_31["f32"] mlir_module_text (locations dropped), TYPE and
+// NAN substituted for the f64 variant.
+std::string LuProgram(const std::string& type, const std::string& nan) {
+  std::string text = R"mlir(module @jit__lambda_ attributes {jax.uses_shape_polymorphism = false, mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main() -> (tensor<3x3xTYPE> {jax.result_info = "[0]", mhlo.layout_mode = "default"}, tensor<3xi32> {jax.result_info = "[1]", mhlo.layout_mode = "default"}, tensor<3xi32> {jax.result_info = "[2]", mhlo.layout_mode = "default"}) {
+    %0 = stablehlo.iota dim = 0 : tensor<9xTYPE>
+    %1 = stablehlo.reshape %0 : (tensor<9xTYPE>) -> tensor<3x3xTYPE>
+    %c = stablehlo.constant dense<3> : tensor<i64>
+    %c_0 = stablehlo.constant dense<3> : tensor<i64>
+    %2:3 = stablehlo.custom_call @lapack_PREFIXgetrf_ffi(%1) {mhlo.backend_config = {}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<> : tensor<0xindex>]} : (tensor<3x3xTYPE>) -> (tensor<3x3xTYPE>, tensor<3xi32>, tensor<i32>)
+    %c_1 = stablehlo.constant dense<1> : tensor<i32>
+    %3 = stablehlo.broadcast_in_dim %c_1, dims = [] : (tensor<i32>) -> tensor<3xi32>
+    %4 = stablehlo.subtract %2#1, %3 : tensor<3xi32>
+    %c_2 = stablehlo.constant dense<0> : tensor<i32>
+    %5 = stablehlo.broadcast_in_dim %c_2, dims = [] : (tensor<i32>) -> tensor<i32>
+    %6 = stablehlo.compare  GE, %2#2, %5,  SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %7 = stablehlo.broadcast_in_dim %6, dims = [] : (tensor<i1>) -> tensor<1x1xi1>
+    %cst = stablehlo.constant dense<NAN> : tensor<TYPE>
+    %8 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<TYPE>) -> tensor<3x3xTYPE>
+    %9 = stablehlo.broadcast_in_dim %7, dims = [0, 1] : (tensor<1x1xi1>) -> tensor<3x3xi1>
+    %10 = stablehlo.select %9, %2#0, %8 : tensor<3x3xi1>, tensor<3x3xTYPE>
+    %11 = stablehlo.iota dim = 0 : tensor<3xi32>
+    %c_3 = stablehlo.constant dense<0> : tensor<i64>
+    %c_4 = stablehlo.constant dense<0> : tensor<i64>
+    %12:4 = stablehlo.while(%iterArg = %c_4, %iterArg_5 = %c_3, %iterArg_6 = %11, %iterArg_7 = %4) : tensor<i64>, tensor<i64>, tensor<3xi32>, tensor<3xi32>
+     cond {
+      %c_8 = stablehlo.constant dense<3> : tensor<i64>
+      %13 = stablehlo.compare  LT, %iterArg, %c_8,  SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+      stablehlo.return %13 : tensor<i1>
+    } do {
+      %13:3 = func.call @None(%iterArg_5, %iterArg_6, %iterArg_7) : (tensor<i64>, tensor<3xi32>, tensor<3xi32>) -> (tensor<i64>, tensor<3xi32>, tensor<3xi32>)
+      %c_8 = stablehlo.constant dense<1> : tensor<i64>
+      %14 = stablehlo.add %iterArg, %c_8 : tensor<i64>
+      stablehlo.return %14, %13#0, %13#1, %13#2 : tensor<i64>, tensor<i64>, tensor<3xi32>, tensor<3xi32>
+    }
+    return %10, %4, %12#2 : tensor<3x3xTYPE>, tensor<3xi32>, tensor<3xi32>
+  }
+  func.func private @None(%arg0: tensor<i64>, %arg1: tensor<3xi32>, %arg2: tensor<3xi32>) -> (tensor<i64>, tensor<3xi32>, tensor<3xi32>) {
+    %c = stablehlo.constant dense<1> : tensor<i64>
+    %0 = stablehlo.add %arg0, %c : tensor<i64>
+    %c_0 = stablehlo.constant dense<0> : tensor<i64>
+    %1 = stablehlo.compare  LT, %arg0, %c_0,  SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    %c_1 = stablehlo.constant dense<3> : tensor<i64>
+    %2 = stablehlo.add %arg0, %c_1 : tensor<i64>
+    %3 = stablehlo.select %1, %2, %arg0 : tensor<i1>, tensor<i64>
+    %4 = stablehlo.convert %3 : (tensor<i64>) -> tensor<i32>
+    %5 = stablehlo.broadcast_in_dim %4, dims = [] : (tensor<i32>) -> tensor<1xi32>
+    %6 = "stablehlo.gather"(%arg2, %5) <{dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [0], start_index_map = [0]>, indices_are_sorted = true, slice_sizes = array<i64: 1>}> : (tensor<3xi32>, tensor<1xi32>) -> tensor<i32>
+    %c_2 = stablehlo.constant dense<0> : tensor<i64>
+    %7 = stablehlo.compare  LT, %arg0, %c_2,  SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    %c_3 = stablehlo.constant dense<3> : tensor<i64>
+    %8 = stablehlo.add %arg0, %c_3 : tensor<i64>
+    %9 = stablehlo.select %7, %8, %arg0 : tensor<i1>, tensor<i64>
+    %10 = stablehlo.convert %9 : (tensor<i64>) -> tensor<i32>
+    %11 = stablehlo.broadcast_in_dim %10, dims = [] : (tensor<i32>) -> tensor<1xi32>
+    %12 = "stablehlo.gather"(%arg1, %11) <{dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [0], start_index_map = [0]>, indices_are_sorted = true, slice_sizes = array<i64: 1>}> : (tensor<3xi32>, tensor<1xi32>) -> tensor<i32>
+    %c_4 = stablehlo.constant dense<0> : tensor<i32>
+    %13 = stablehlo.compare  LT, %6, %c_4,  SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %c_5 = stablehlo.constant dense<3> : tensor<i32>
+    %14 = stablehlo.add %6, %c_5 : tensor<i32>
+    %15 = stablehlo.select %13, %14, %6 : tensor<i1>, tensor<i32>
+    %16 = stablehlo.dynamic_slice %arg1, %15, sizes = [1] : (tensor<3xi32>, tensor<i32>) -> tensor<1xi32>
+    %17 = stablehlo.reshape %16 : (tensor<1xi32>) -> tensor<i32>
+    %c_6 = stablehlo.constant dense<0> : tensor<i64>
+    %18 = stablehlo.compare  LT, %arg0, %c_6,  SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    %c_7 = stablehlo.constant dense<3> : tensor<i64>
+    %19 = stablehlo.add %arg0, %c_7 : tensor<i64>
+    %20 = stablehlo.select %18, %19, %arg0 : tensor<i1>, tensor<i64>
+    %21 = stablehlo.convert %20 : (tensor<i64>) -> tensor<i32>
+    %22 = stablehlo.broadcast_in_dim %21, dims = [] : (tensor<i32>) -> tensor<1xi32>
+    %23 = "stablehlo.scatter"(%arg1, %22, %17) <{indices_are_sorted = true, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0]>, unique_indices = true}> ({
+    ^bb0(%arg3: tensor<i32>, %arg4: tensor<i32>):
+      stablehlo.return %arg4 : tensor<i32>
+    }) : (tensor<3xi32>, tensor<1xi32>, tensor<i32>) -> tensor<3xi32>
+    %c_8 = stablehlo.constant dense<0> : tensor<i32>
+    %24 = stablehlo.compare  LT, %6, %c_8,  SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %c_9 = stablehlo.constant dense<3> : tensor<i32>
+    %25 = stablehlo.add %6, %c_9 : tensor<i32>
+    %26 = stablehlo.select %24, %25, %6 : tensor<i1>, tensor<i32>
+    %27 = stablehlo.broadcast_in_dim %26, dims = [] : (tensor<i32>) -> tensor<1xi32>
+    %28 = "stablehlo.scatter"(%23, %27, %12) <{indices_are_sorted = true, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0]>, unique_indices = true}> ({
+    ^bb0(%arg3: tensor<i32>, %arg4: tensor<i32>):
+      stablehlo.return %arg4 : tensor<i32>
+    }) : (tensor<3xi32>, tensor<1xi32>, tensor<i32>) -> tensor<3xi32>
+    return %0, %28, %arg2 : tensor<i64>, tensor<3xi32>, tensor<3xi32>
+  }
+}
+)mlir";
+  auto replace_all = [&text](const std::string& from, const std::string& to) {
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) {
+      text.replace(at, from.size(), to);
+      at += to.size();
+    }
+  };
+  replace_all("TYPE", type);
+  replace_all("PREFIX", type == "f32" ? "s" : "d");
+  replace_all("NAN", nan);
+  return text;
+}
+
+TEST(LapackJaxProgramsTest, LuAndItsPermutationMatchJaxsOutputs) {
+  // JAX's expected outputs: lu [[6, 7, 8], [0, 1, 2], [0.5, 0.5, 0]] (exact), pivots (0-based)
+  // [2, 2, 2], permutation [2, 0, 1].
+  const std::vector<double> lu = {6, 7, 8, 0, 1, 2, 0.5, 0.5, 0};
+  for (const auto& [type, nan] : {std::pair<std::string, std::string>{"f32", "0x7FC00000"},
+                                  {"f64", "0x7FF8000000000000"}}) {
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(LuProgram(type, nan)));
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create());
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, engine->Compile(*module));
+    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> outputs, exe->Run(std::vector<Tensor>{}));
+    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> reference,
+                         Evaluate(*module, "main", std::vector<Tensor>{}));
+    ASSERT_EQ(outputs.size(), 3u);
+    for (const std::vector<Tensor>* got : {&outputs, &reference}) {
+      for (int64_t i = 0; i < 9; ++i) {
+        EXPECT_EQ((*got)[0].GetAsDouble(i), lu[static_cast<size_t>(i)]) << type << " " << i;
+      }
+      const std::vector<double> pivots = {2, 2, 2}, permutation = {2, 0, 1};
+      for (int64_t i = 0; i < 3; ++i) {
+        EXPECT_EQ((*got)[1].GetAsDouble(i), pivots[static_cast<size_t>(i)]) << type << " " << i;
+        EXPECT_EQ((*got)[2].GetAsDouble(i), permutation[static_cast<size_t>(i)]) << type;
+      }
+    }
   }
 }
 

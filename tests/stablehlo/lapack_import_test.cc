@@ -77,6 +77,35 @@ TEST(LapackImportTest, BatchedUpperPotrfReadsBatchLayoutsAndRoundTrips) {
   ExpectRoundTrip(*module);
 }
 
+TEST(LapackImportTest, JaxGetrfBecomesALapackOpWithPivotsAndRoundTrips) {
+  // cpu_lu_lapack_getrf.py (2024-05-31): an empty backend_config and a row-major pivots layout.
+  const std::string text = R"mlir(
+func.func @main(%a: tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<2x3xi32>, tensor<2xi32>) {
+  %0:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%a) {mhlo.backend_config = {}, operand_layouts = [dense<[1, 2, 0]> : tensor<3xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[1, 2, 0]> : tensor<3xindex>, dense<[1, 0]> : tensor<2xindex>, dense<0> : tensor<1xindex>]} : (tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<2x3xi32>, tensor<2xi32>)
+  func.return %0#0, %0#1, %0#2 : tensor<2x3x4xf32>, tensor<2x3xi32>, tensor<2xi32>
+}
+)mlir";
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(text));
+  const Operation& op = FirstOf(*module, OpKind::kLapack);
+  EXPECT_EQ(op.GetString("call_target_name"), "lapack_sgetrf_ffi");
+  ASSERT_EQ(op.num_results(), 3);
+  EXPECT_THAT(PrintModule(*module),
+              HasSubstr("stablehlo.custom_call @lapack_sgetrf_ffi(%arg0) {mhlo.backend_config = "
+                        "{}, operand_layouts = [dense<[1, 2, 0]> : tensor<3xindex>]"));
+  ExpectRoundTrip(*module);
+  // pivots of the wrong shape.
+  std::string bad = text;
+  for (size_t at = bad.find("2x3xi32"); at != std::string::npos; at = bad.find("2x3xi32", at)) {
+    bad.replace(at, 7, "2x4xi32");
+  }
+  StatusOr<std::unique_ptr<Module>> rejected = ParseStableHlo(bad);
+  ASSERT_FALSE(rejected.ok());
+  EXPECT_EQ(rejected.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(rejected.status().message()),
+              HasSubstr("lapack @lapack_sgetrf_ffi: pivots has type tensor<2x4xi32>, expected "
+                        "tensor<2x3xi32> (i32 over a's batch dims and min(M, N))"));
+}
+
 TEST(LapackImportTest, TrsmBecomesTriangularSolveWithAndWithoutAlpha) {
   // cpu_triangular_solve_blas_trsm.py: the 2025 form (no alpha) and the 2024 one (alpha 1.0).
   const std::string current = R"mlir(
