@@ -1,18 +1,18 @@
 // lapack work items on Debian's LAPACK (BindLapack, onednn_bindings.h): an internal host kernel
-// (BoundPrimitive::host) calling the Fortran routines (spotrf_, dpotrf_, sgetrf_, dgetrf_) of
-// whatever liblapack.so.3 the system selects (reference LAPACK or OpenBLAS), per batch.
+// (BoundPrimitive::host) calling the Fortran routines (xPOTRF, xGETRF, xGEQRF, xORGQR for x = s,
+// d) of whatever liblapack.so.3 the system selects (reference LAPACK or OpenBLAS), per batch.
 // potrf works on the result buffer in place, with no column-major copy: accy's row-major N x N
 // matrix read column-major is a's transpose, whose upper triangle holds a's lower one, so xPOTRF
 // with uplo 'U' on the row-major buffer factors exactly the entries 'L' names and writes U =
 // L^T column-major, which is L row-major (and the other way round for 'U'). The untouched
 // triangle keeps a's values, as in JAX.
-// getrf pivots rows, which the transpose would turn into columns, so each batch is copied into a
-// column-major scratch matrix owned by the kernel (M x N elements, allocated at binding),
-// factored there and copied back row-major; xGETRF writes the 1-based pivots straight into the
-// pivots buffer (LP64 INTEGER is i32).
+// getrf pivots rows, which the transpose would turn into columns, and geqrf / orgqr work by
+// columns, so each batch of those is copied into a column-major scratch matrix owned by the
+// kernel (M x N elements plus LAPACK's workspace, allocated at binding), run there and copied
+// back row-major.
 // Batches run one after another on the calling thread: LAPACK (OpenBLAS) may thread inside a
 // call, and accy does not stack a team of its own on it. One run at a time per kernel (the
-// executor's library mutex): getrf's scratch is the kernel's.
+// executor's library mutex): the scratch is the kernel's.
 #include <algorithm>
 #include <climits>
 #include <cstddef>
@@ -20,6 +20,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <type_traits>
 
 #include "kernels/onednn_bindings.h"
 #include "src/ir/lapack_targets.h"
@@ -34,6 +35,14 @@ void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* inf
              size_t uplo_length);
 void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
 void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
+void sgeqrf_(const int* m, const int* n, float* a, const int* lda, float* tau, float* work,
+             const int* lwork, int* info);
+void dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work,
+             const int* lwork, int* info);
+void sorgqr_(const int* m, const int* n, const int* k, float* a, const int* lda, const float* tau,
+             float* work, const int* lwork, int* info);
+void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda,
+             const double* tau, double* work, const int* lwork, int* info);
 }
 
 namespace accy::kernels {
@@ -80,13 +89,29 @@ class PotrfKernel {
   bool lower_;
 };
 
-// Per batch: column-major copy, xGETRF, row-major copy back.
-class GetrfKernel {
+// getrf, geqrf and orgqr: per batch, a column-major copy of a's matrix in the kernel's scratch,
+// the routine, and a row-major copy back into result 0. Pivots and tau go straight between the
+// buffers and LAPACK (i32 is LP64's INTEGER; tau is the element type). geqrf and orgqr take a
+// workspace of the size LAPACK's query (LWORK = -1) asks for, allocated with the copy at binding.
+class ColumnMajorKernel {
  public:
-  static StatusOr<std::shared_ptr<GetrfKernel>> Create(ElementType type, int64_t batches, int m,
-                                                       int n, const std::string& name) {
-    auto kernel = std::shared_ptr<GetrfKernel>(new GetrfKernel(type, batches, m, n));
-    const size_t count = static_cast<size_t>(std::max<int64_t>(1, int64_t{m} * n));
+  struct Geometry {
+    LapackRoutine routine = LapackRoutine::kGetrf;
+    ElementType type = ElementType::kF32;
+    int64_t batches = 0;
+    int m = 0, n = 0, k = 0;  // a is m x n; k: pivots / reflectors per batch
+  };
+
+  static StatusOr<std::shared_ptr<ColumnMajorKernel>> Create(const Geometry& g,
+                                                             const std::string& name) {
+    auto kernel = std::shared_ptr<ColumnMajorKernel>(new ColumnMajorKernel(g));
+    if (g.routine != LapackRoutine::kGetrf && g.m > 0 && g.n > 0) {
+      kernel->lwork_ = g.type == ElementType::kF32 ? kernel->QueryWorkspace<float>()
+                                                   : kernel->QueryWorkspace<double>();
+    }
+    // Doubles hold either element type: the matrix, then the workspace.
+    const size_t count =
+        static_cast<size_t>(std::max<int64_t>(1, int64_t{g.m} * g.n + kernel->lwork_));
     kernel->scratch_.reset(new (std::nothrow) double[count]);
     if (kernel->scratch_ == nullptr) {
       return absl::ResourceExhaustedError(StrCat(name, ": cannot allocate ", count * 8,
@@ -96,55 +121,105 @@ class GetrfKernel {
   }
 
   Status Run(const HostKernelArgs& args) const {
-    int32_t* const pivots = static_cast<int32_t*>(args.results[1].data);
-    int32_t* const info = static_cast<int32_t*>(args.results[2].data);
-    const int64_t k = std::min(m_, n_);
-    for (int64_t batch = 0; batch < batches_; ++batch) {
-      int status = 0;
-      if (type_ == ElementType::kF32) {
-        status = FactorBatch<float>(args, batch, pivots + batch * k, sgetrf_);
-      } else {
-        status = FactorBatch<double>(args, batch, pivots + batch * k, dgetrf_);
+    for (int64_t batch = 0; batch < g_.batches; ++batch) {
+      const int status = g_.type == ElementType::kF32 ? RunBatch<float>(args, batch)
+                                                      : RunBatch<double>(args, batch);
+      if (status < 0) {
+        return absl::InternalError(StrCat("LAPACK x", LapackRoutineName(g_.routine),
+                                          " rejected argument ", -status));
       }
-      if (status < 0) return absl::InternalError(StrCat("xGETRF rejected argument ", -status));
-      info[batch] = status;
     }
     return absl::OkStatus();
   }
 
  private:
-  GetrfKernel(ElementType type, int64_t batches, int m, int n)
-      : type_(type), batches_(batches), m_(m), n_(n) {}
+  explicit ColumnMajorKernel(const Geometry& g) : g_(g) {}
 
-  template <typename T, typename Routine>
-  int FactorBatch(const HostKernelArgs& args, int64_t batch, int32_t* pivots,
-                  Routine routine) const {
-    const int64_t size = int64_t{m_} * n_;
-    if (size == 0) return 0;
-    const T* a = static_cast<const T*>(args.operands[0].data) + batch * size;
-    T* lu = static_cast<T*>(args.results[0].data) + batch * size;
-    T* cm = reinterpret_cast<T*>(scratch_.get());
-    for (int64_t i = 0; i < m_; ++i) {
-      for (int64_t j = 0; j < n_; ++j) cm[j * m_ + i] = a[i * n_ + j];
-    }
-    int status = 0;
-    const int lda = std::max(1, m_);
-    routine(&m_, &n_, cm, &lda, pivots, &status);
-    for (int64_t i = 0; i < m_; ++i) {
-      for (int64_t j = 0; j < n_; ++j) lu[i * n_ + j] = cm[j * m_ + i];
-    }
-    return status;
+  // LAPACK's optimal LWORK for geqrf / orgqr of this geometry.
+  template <typename T>
+  int QueryWorkspace() const {
+    T a[1] = {0}, tau[1] = {0}, size = 0;
+    const int query = -1;
+    int info = 0;
+    Call(a, tau, &size, query, &info);
+    return std::max(1, static_cast<int>(size));
   }
 
-  ElementType type_;
-  int64_t batches_;
-  int m_;
-  int n_;
-  std::unique_ptr<double[]> scratch_;  // M x N elements of the type (f32 uses half of it)
+  // The routine on the column-major `a` (lda = max(1, m)).
+  template <typename T>
+  void Call(T* a, T* tau, T* work, int lwork, int* info, int32_t* pivots = nullptr) const {
+    const int lda = std::max(1, g_.m);
+    if constexpr (std::is_same_v<T, float>) {
+      switch (g_.routine) {
+        case LapackRoutine::kGetrf:
+          return sgetrf_(&g_.m, &g_.n, a, &lda, pivots, info);
+        case LapackRoutine::kGeqrf:
+          return sgeqrf_(&g_.m, &g_.n, a, &lda, tau, work, &lwork, info);
+        case LapackRoutine::kOrgqr:
+          return sorgqr_(&g_.m, &g_.n, &g_.k, a, &lda, tau, work, &lwork, info);
+        default:
+          return;
+      }
+    } else {
+      switch (g_.routine) {
+        case LapackRoutine::kGetrf:
+          return dgetrf_(&g_.m, &g_.n, a, &lda, pivots, info);
+        case LapackRoutine::kGeqrf:
+          return dgeqrf_(&g_.m, &g_.n, a, &lda, tau, work, &lwork, info);
+        case LapackRoutine::kOrgqr:
+          return dorgqr_(&g_.m, &g_.n, &g_.k, a, &lda, tau, work, &lwork, info);
+        default:
+          return;
+      }
+    }
+  }
+
+  template <typename T>
+  int RunBatch(const HostKernelArgs& args, int64_t batch) const {
+    const int64_t size = int64_t{g_.m} * g_.n;
+    const T* a = static_cast<const T*>(args.operands[0].data) + batch * size;
+    T* out = static_cast<T*>(args.results[0].data) + batch * size;
+    T* cm = reinterpret_cast<T*>(scratch_.get());
+    T* work = cm + size;
+    for (int64_t i = 0; i < g_.m; ++i) {
+      for (int64_t j = 0; j < g_.n; ++j) cm[j * g_.m + i] = a[i * g_.n + j];
+    }
+    int status = 0;
+    switch (g_.routine) {
+      case LapackRoutine::kGetrf: {
+        int32_t* pivots = static_cast<int32_t*>(args.results[1].data) + batch * g_.k;
+        if (size > 0) Call<T>(cm, nullptr, nullptr, 0, &status, pivots);
+        static_cast<int32_t*>(args.results[2].data)[batch] = status;
+        break;
+      }
+      case LapackRoutine::kGeqrf: {
+        T* tau = static_cast<T*>(args.results[1].data) + batch * g_.k;
+        if (size > 0) Call<T>(cm, tau, work, lwork_, &status);
+        break;
+      }
+      case LapackRoutine::kOrgqr: {
+        // xORGQR reads tau only; LAPACK's interface is not const.
+        T* tau = const_cast<T*>(static_cast<const T*>(args.operands[1].data)) + batch * g_.k;
+        if (size > 0) Call<T>(cm, tau, work, lwork_, &status);
+        break;
+      }
+      default:
+        break;
+    }
+    for (int64_t i = 0; i < g_.m; ++i) {
+      for (int64_t j = 0; j < g_.n; ++j) out[i * g_.n + j] = cm[j * g_.m + i];
+    }
+    return status < 0 ? status : 0;
+  }
+
+  Geometry g_;
+  int lwork_ = 0;
+  std::unique_ptr<double[]> scratch_;
 };
 
-StatusOr<BoundPrimitive> BindGetrf(const Operation& op, const std::string& name,
-                                   const LapackTarget& target) {
+// getrf (a -> lu, pivots, info), geqrf (a -> a, tau) or orgqr (a, tau -> q).
+StatusOr<BoundPrimitive> BindColumnMajor(const Operation& op, const std::string& name,
+                                         const LapackTarget& target) {
   const TensorType& a = op.operand(0)->type();
   const int64_t rank = a.rank();
   const int64_t m = a.dim(rank - 2);
@@ -153,22 +228,29 @@ StatusOr<BoundPrimitive> BindGetrf(const Operation& op, const std::string& name,
     return absl::UnimplementedError(StrCat(name, ": matrices of ", m, " x ", n,
                                            " exceed LAPACK's 32-bit INTEGER"));
   }
-  int64_t batches = 1;
-  for (int64_t d = 0; d + 2 < rank; ++d) batches *= a.dim(d);
-  ACCY_ASSIGN_OR_RETURN(std::shared_ptr<GetrfKernel> kernel,
-                        GetrfKernel::Create(target.element_type, batches, static_cast<int>(m),
-                                            static_cast<int>(n), name));
+  ColumnMajorKernel::Geometry g;
+  g.routine = target.routine;
+  g.type = target.element_type;
+  g.batches = 1;
+  for (int64_t d = 0; d + 2 < rank; ++d) g.batches *= a.dim(d);
+  g.m = static_cast<int>(m);
+  g.n = static_cast<int>(n);
+  g.k = target.routine == LapackRoutine::kOrgqr
+            ? static_cast<int>(op.operand(1)->type().dims().back())
+            : static_cast<int>(std::min(m, n));
+  ACCY_ASSIGN_OR_RETURN(std::shared_ptr<ColumnMajorKernel> kernel,
+                        ColumnMajorKernel::Create(g, name));
   BoundPrimitive bound;
   bound.name = name;
-  bound.inputs = {op.operand(0)};
-  bound.outputs = {op.result(0), op.result(1), op.result(2)};
-  bound.output_aliases = {-1, -1, -1};
+  bound.inputs.assign(op.operands().begin(), op.operands().end());
+  for (const Value* result : op.results()) bound.outputs.push_back(result);
+  bound.output_aliases.assign(bound.outputs.size(), -1);
   bound.implementation = StrCat("lapack:", target.element_type == ElementType::kF32 ? "s" : "d",
-                                "getrf");
+                                LapackRoutineName(target.routine));
   auto spec = std::make_shared<HostKernelSpec>();
-  spec->target = "accy.internal.lapack_getrf";
+  spec->target = StrCat("accy.internal.lapack_", LapackRoutineName(target.routine));
   spec->run = [kernel](const HostKernelArgs& args) { return kernel->Run(args); };
-  spec->operand_effects = {OperandEffect::kRead};
+  spec->operand_effects.assign(bound.inputs.size(), OperandEffect::kRead);
   bound.host = std::move(spec);
   return bound;
 }
@@ -216,7 +298,9 @@ StatusOr<BoundPrimitive> BindLapack(const Operation& op) {
     case LapackRoutine::kPotrf:
       return BindPotrf(op, name, target);
     case LapackRoutine::kGetrf:
-      return BindGetrf(op, name, target);
+    case LapackRoutine::kGeqrf:
+    case LapackRoutine::kOrgqr:
+      return BindColumnMajor(op, name, target);
     case LapackRoutine::kTrsm:
       break;
   }

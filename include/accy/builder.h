@@ -384,6 +384,19 @@ class FunctionBuilder {
   // is complete either way). Errors: kInvalidArgument "lapack @<target>: ..." naming the broken
   // rule (element type, rank).
   StatusOr<std::vector<Value*>> Getrf(Value* a);
+  // lapack (accy; ops.def): the Householder QR factorization as JAX's CPU lowering calls it
+  // (custom_call @lapack_sgeqrf_ffi / @lapack_dgeqrf_ffi, LAPACK xGEQRF) of `a` [batch..., M, N]
+  // f32 or f64. Results: a's type (R on and above the diagonal; below it, reflector i's vector v
+  // with v[i] = 1 implied) and tau ([batch..., min(M, N)]: H(i) = I - tau[i] v v^T, LAPACK's
+  // xLARFG convention: R[i][i] = -sign(alpha) norm, tau 0 when the column below is already 0).
+  // Errors: kInvalidArgument "lapack @<target>: ..." naming the broken rule.
+  StatusOr<std::vector<Value*>> Geqrf(Value* a);
+  // lapack (accy; ops.def): Q = H(0) H(1) ... H(K-1), its first N columns, from Geqrf's
+  // reflectors (custom_call @lapack_sorgqr_ffi / @lapack_dorgqr_ffi, LAPACK xORGQR): `a`
+  // [batch..., M, N] holds the reflectors below the diagonal of its first K columns (nothing else
+  // is read), `tau` [batch..., K] of a's type, M >= N >= K. Result: q of a's type, orthonormal
+  // columns. Errors: kInvalidArgument "lapack @<target>: ..." naming the broken rule.
+  StatusOr<Value*> Orgqr(Value* a, Value* tau);
   // while: `cond` returns a tensor<i1>, `body` returns new loop-carried values of the same types.
   StatusOr<std::vector<Value*>> While(std::vector<Value*> initial_values, RegionBodyFn cond,
                                       RegionBodyFn body);

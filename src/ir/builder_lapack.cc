@@ -1,4 +1,4 @@
-// FunctionBuilder::Potrf and Getrf (include/accy/builder.h): a lapack op of JAX's target for
+// FunctionBuilder::Potrf, Getrf, Geqrf and Orgqr (include/accy/builder.h): a lapack op of JAX's target for
 // a's element type; CreateOp verifies it (type_inference_lapack.cc).
 #include <algorithm>
 #include <string>
@@ -49,6 +49,31 @@ StatusOr<std::vector<Value*>> FunctionBuilder::Getrf(Value* a) {
       CreateOp(OpKind::kLapack, {a}, {type, pivots, info}, std::move(attrs));
   if (!op.ok()) return op.status();
   return (*op)->results();
+}
+
+StatusOr<std::vector<Value*>> FunctionBuilder::Geqrf(Value* a) {
+  ACCY_RETURN_IF_ERROR(CheckOperands(OpKind::kLapack, {&a, 1}));
+  const TensorType& type = a->type();
+  const int64_t rank = type.rank();
+  std::vector<int64_t> tau_dims;
+  if (rank >= 2) {
+    tau_dims.assign(type.dims().begin(), type.dims().end() - 2);
+    tau_dims.push_back(std::min(type.dim(rank - 2), type.dim(rank - 1)));
+  }
+  ACCY_ASSIGN_OR_RETURN(TensorType tau, TensorType::Create(type.element_type(), tau_dims));
+  std::vector<NamedAttribute> attrs = {{"call_target_name", TargetFor(type, "geqrf")}};
+  StatusOr<Operation*> op = CreateOp(OpKind::kLapack, {a}, {type, tau}, std::move(attrs));
+  if (!op.ok()) return op.status();
+  return (*op)->results();
+}
+
+StatusOr<Value*> FunctionBuilder::Orgqr(Value* a, Value* tau) {
+  Value* operands[] = {a, tau};
+  ACCY_RETURN_IF_ERROR(CheckOperands(OpKind::kLapack, operands));
+  std::vector<NamedAttribute> attrs = {{"call_target_name", TargetFor(a->type(), "orgqr")}};
+  StatusOr<Operation*> op = CreateOp(OpKind::kLapack, {a, tau}, {a->type()}, std::move(attrs));
+  if (!op.ok()) return op.status();
+  return (*op)->result(0);
 }
 
 }  // namespace accy

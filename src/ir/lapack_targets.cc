@@ -17,13 +17,16 @@ constexpr RoutineRow kRoutines[] = {
     {LapackRoutine::kPotrf, "potrf"},
     {LapackRoutine::kTrsm, "trsm"},
     {LapackRoutine::kGetrf, "getrf"},
+    {LapackRoutine::kGeqrf, "geqrf"},
+    {LapackRoutine::kOrgqr, "orgqr"},
 };
 
 constexpr std::string_view kPotrfFields[] = {"uplo"};
 constexpr std::string_view kTrsmFields[] = {"diag", "side", "trans_x", "uplo"};
 
 constexpr std::string_view kBound =
-    "lapack_{s,d}potrf_ffi, lapack_{s,d}trsm_ffi, lapack_{s,d}getrf_ffi";
+    "lapack_{s,d}potrf_ffi, lapack_{s,d}trsm_ffi, lapack_{s,d}getrf_ffi, "
+    "lapack_{s,d}geqrf_ffi, lapack_{s,d}orgqr_ffi";
 
 Status NotSupported(std::string_view target, std::string_view why) {
   return absl::UnimplementedError(StrCat("custom_call target @", target, " is not supported: ",
@@ -81,6 +84,8 @@ std::span<const std::string_view> LapackConfigFields(LapackRoutine routine) {
     case LapackRoutine::kTrsm:
       return kTrsmFields;
     case LapackRoutine::kGetrf:
+    case LapackRoutine::kGeqrf:
+    case LapackRoutine::kOrgqr:
       return {};
   }
   return {};
@@ -98,6 +103,8 @@ bool IsLapackMatrix(LapackRoutine routine, bool is_result, size_t index) {
   switch (routine) {
     case LapackRoutine::kPotrf:
     case LapackRoutine::kGetrf:
+    case LapackRoutine::kGeqrf:
+    case LapackRoutine::kOrgqr:
       return index == 0;
     case LapackRoutine::kTrsm:
       return is_result ? index == 0 : index < 2;

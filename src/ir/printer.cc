@@ -705,7 +705,9 @@ class ModulePrinter {
                    ") {mhlo.backend_config = {", config, "}, operand_layouts = ",
                    layouts(op.operands(), false),
                    ", output_operand_aliases = [#stablehlo.output_operand_alias<"
-                   "output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>]"
+                   "output_tuple_indices = [",
+                   op.num_results() == 1 ? "" : "0",
+                   "], operand_index = 0, operand_tuple_indices = []>]"
                    ", result_layouts = ", layouts(op.results(), true), "} : ",
                    FunctionalType(op));
   }

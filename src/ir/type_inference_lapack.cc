@@ -2,7 +2,9 @@
 // types are given by the custom_call, so this checks them rather than inferring them, against
 // the shapes jaxlib's FFI kernels take (jaxlib/cpu/lapack_kernels.cc): potrf a [batch..., N, N]
 // of the target's element type -> factor (a's type) and info [batch...] i32; getrf a [batch...,
-// M, N] -> lu (a's type), pivots [batch..., min(M, N)] i32 and info [batch...] i32.
+// M, N] -> lu (a's type), pivots [batch..., min(M, N)] i32 and info [batch...] i32; geqrf a
+// [batch..., M, N] -> a's type and tau [batch..., min(M, N)]; orgqr a [batch..., M, N], tau
+// [batch..., K] with M >= N >= K -> q (a's type).
 #include <algorithm>
 #include <string>
 #include <variant>
@@ -109,6 +111,61 @@ Status VerifyGetrf(std::string_view target, const LapackTarget& parsed,
   return absl::OkStatus();
 }
 
+// a's batch dims, then `last`, of a's element type.
+TensorType VectorType(const TensorType& a, int64_t last) {
+  std::vector<int64_t> dims(a.dims().begin(), a.dims().end() - 2);
+  dims.push_back(last);
+  return *TensorType::Create(a.element_type(), dims);
+}
+
+Status VerifyGeqrf(std::string_view target, const LapackTarget& parsed,
+                   std::span<const TensorType> operands, std::span<const TensorType> results) {
+  if (operands.size() != 1 || results.size() != 2) {
+    return Error(target, StrCat("expected 1 operand (a) and 2 results (a, tau), got ",
+                                operands.size(), " and ", results.size()));
+  }
+  const TensorType& a = operands[0];
+  ACCY_RETURN_IF_ERROR(CheckMatrix(target, "a", a, parsed.element_type, /*square=*/false));
+  if (results[0] != a) {
+    return Error(target, StrCat("result 0 has type ", results[0].ToString(), ", expected ",
+                                a.ToString(), " (a's type)"));
+  }
+  const TensorType tau =
+      VectorType(a, std::min(a.dim(a.rank() - 2), a.dim(a.rank() - 1)));
+  if (results[1] != tau) {
+    return Error(target, StrCat("tau has type ", results[1].ToString(), ", expected ",
+                                tau.ToString(), " (a's batch dims and min(M, N))"));
+  }
+  return absl::OkStatus();
+}
+
+Status VerifyOrgqr(std::string_view target, const LapackTarget& parsed,
+                   std::span<const TensorType> operands, std::span<const TensorType> results) {
+  if (operands.size() != 2 || results.size() != 1) {
+    return Error(target, StrCat("expected 2 operands (a, tau) and 1 result (q), got ",
+                                operands.size(), " and ", results.size()));
+  }
+  const TensorType& a = operands[0];
+  const TensorType& tau = operands[1];
+  ACCY_RETURN_IF_ERROR(CheckMatrix(target, "a", a, parsed.element_type, /*square=*/false));
+  const int64_t m = a.dim(a.rank() - 2), n = a.dim(a.rank() - 1);
+  const int64_t k = tau.rank() >= 1 ? tau.dim(tau.rank() - 1) : -1;
+  if (tau != VectorType(a, k < 0 ? 0 : k) || k < 0) {
+    return Error(target, StrCat("tau has type ", tau.ToString(), ", expected ",
+                                MlirElementTypeName(a.element_type()),
+                                " over a's batch dims and one more dim (K)"));
+  }
+  if (!(m >= n && n >= k)) {
+    return Error(target, StrCat("a is ", m, " x ", n, " with K = ", k,
+                                " reflectors; xORGQR needs M >= N >= K"));
+  }
+  if (results[0] != a) {
+    return Error(target, StrCat("q has type ", results[0].ToString(), ", expected ",
+                                a.ToString(), " (a's type)"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 Status VerifyLapack(std::span<const TensorType> operands, std::span<const TensorType> results,
@@ -129,6 +186,10 @@ Status VerifyLapack(std::span<const TensorType> operands, std::span<const Tensor
       return VerifyPotrf(target, parsed, operands, results);
     case LapackRoutine::kGetrf:
       return VerifyGetrf(target, parsed, operands, results);
+    case LapackRoutine::kGeqrf:
+      return VerifyGeqrf(target, parsed, operands, results);
+    case LapackRoutine::kOrgqr:
+      return VerifyOrgqr(target, parsed, operands, results);
     case LapackRoutine::kTrsm:
       return Error(target, "trsm is not a lapack op: it imports as triangular_solve");
   }

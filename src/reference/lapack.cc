@@ -6,7 +6,8 @@
 // its upper triangle), as LAPACK's xPOTRF leaves the other triangle untouched. info is 0, or
 // the 1-based order of the first leading minor whose pivot is not positive (or NaN), as xPOTRF's
 // INFO; the factor's values past that point are a's (LAPACK leaves them unspecified).
-// getrf: Doolittle elimination with partial pivoting (EvaluateGetrf).
+// getrf: Doolittle elimination with partial pivoting (EvaluateGetrf). geqrf / orgqr: Householder
+// reflectors with LAPACK's xLARFG convention (EvaluateGeqrf, EvaluateOrgqr).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -118,6 +119,90 @@ StatusOr<std::vector<Tensor>> EvaluateGetrf(const Operation& op, const Tensor& a
   return results;
 }
 
+// geqrf: Householder QR column by column in double, with xLARFG's reflector: for column i,
+// alpha = a[i][i] and x the column below it; x = 0 gives tau 0 (H = I); otherwise beta =
+// -sign(alpha) * hypot(alpha, |x|), tau = (beta - alpha) / beta, v = x / (alpha - beta) is
+// stored below the diagonal and beta on it, and H = I - tau v v^T (v[i] = 1) updates the
+// columns to the right.
+StatusOr<std::vector<Tensor>> EvaluateGeqrf(const Operation& op, const Tensor& a) {
+  const int64_t rank = a.type().rank();
+  const int64_t m = a.type().dim(rank - 2);
+  const int64_t n = a.type().dim(rank - 1);
+  const int64_t k = std::min(m, n);
+  ACCY_ASSIGN_OR_RETURN(Tensor factored, Tensor::Allocate(a.type()));
+  ACCY_ASSIGN_OR_RETURN(Tensor tau, Tensor::Allocate(op.result(1)->type()));
+  const int64_t batches = m * n == 0 ? tau.type().element_count() / std::max<int64_t>(1, k)
+                                     : a.type().element_count() / (m * n);
+  std::vector<double> w(static_cast<size_t>(m * n));
+  auto at = [&w, n](int64_t i, int64_t j) -> double& { return w[static_cast<size_t>(i * n + j)]; };
+  for (int64_t batch = 0; batch < batches && m * n > 0; ++batch) {
+    const int64_t base = batch * m * n;
+    for (int64_t i = 0; i < m * n; ++i) w[static_cast<size_t>(i)] = LoadFloat(a, base + i);
+    for (int64_t i = 0; i < k; ++i) {
+      double x_norm2 = 0;
+      for (int64_t r = i + 1; r < m; ++r) x_norm2 += at(r, i) * at(r, i);
+      double t = 0;
+      if (x_norm2 != 0) {
+        const double alpha = at(i, i);
+        const double beta = -std::copysign(std::hypot(alpha, std::sqrt(x_norm2)), alpha);
+        t = (beta - alpha) / beta;
+        for (int64_t r = i + 1; r < m; ++r) at(r, i) /= alpha - beta;
+        at(i, i) = beta;
+        for (int64_t j = i + 1; j < n; ++j) {
+          double s = at(i, j);
+          for (int64_t r = i + 1; r < m; ++r) s += at(r, i) * at(r, j);
+          s *= t;
+          at(i, j) -= s;
+          for (int64_t r = i + 1; r < m; ++r) at(r, j) -= s * at(r, i);
+        }
+      }
+      StoreFloat(tau, batch * k + i, t);
+    }
+    for (int64_t i = 0; i < m * n; ++i) StoreFloat(factored, base + i, w[static_cast<size_t>(i)]);
+  }
+  std::vector<Tensor> results;
+  results.push_back(std::move(factored));
+  results.push_back(std::move(tau));
+  return results;
+}
+
+// orgqr: the first n columns of H(0) ... H(k-1), built by applying H(k-1), ..., H(0) in turn to
+// the first n columns of the identity, each H(i) = I - tau[i] v v^T with v read from column i
+// of a below the diagonal (v[i] = 1, zero above).
+StatusOr<std::vector<Tensor>> EvaluateOrgqr(const Tensor& a, const Tensor& tau) {
+  const int64_t rank = a.type().rank();
+  const int64_t m = a.type().dim(rank - 2);
+  const int64_t n = a.type().dim(rank - 1);
+  const int64_t k = tau.type().dims().back();
+  ACCY_ASSIGN_OR_RETURN(Tensor q, Tensor::Allocate(a.type()));
+  const int64_t batches = m * n == 0 ? 0 : a.type().element_count() / (m * n);
+  std::vector<double> w(static_cast<size_t>(m * n));
+  std::vector<double> v(static_cast<size_t>(m));
+  for (int64_t batch = 0; batch < batches; ++batch) {
+    const int64_t base = batch * m * n;
+    for (int64_t r = 0; r < m; ++r) {
+      for (int64_t c = 0; c < n; ++c) w[static_cast<size_t>(r * n + c)] = r == c ? 1.0 : 0.0;
+    }
+    for (int64_t i = k - 1; i >= 0; --i) {
+      const double t = LoadFloat(tau, batch * k + i);
+      for (int64_t r = 0; r < m; ++r) {
+        v[static_cast<size_t>(r)] = r < i ? 0.0 : r == i ? 1.0 : LoadFloat(a, base + r * n + i);
+      }
+      for (int64_t c = 0; c < n; ++c) {
+        double s = 0;
+        for (int64_t r = i; r < m; ++r) s += v[static_cast<size_t>(r)] * w[static_cast<size_t>(r * n + c)];
+        for (int64_t r = i; r < m; ++r) {
+          w[static_cast<size_t>(r * n + c)] -= t * s * v[static_cast<size_t>(r)];
+        }
+      }
+    }
+    for (int64_t i = 0; i < m * n; ++i) StoreFloat(q, base + i, w[static_cast<size_t>(i)]);
+  }
+  std::vector<Tensor> results;
+  results.push_back(std::move(q));
+  return results;
+}
+
 }  // namespace
 
 StatusOr<std::vector<Tensor>> EvaluateLapack(const Operation& op,
@@ -129,6 +214,10 @@ StatusOr<std::vector<Tensor>> EvaluateLapack(const Operation& op,
       return EvaluatePotrf(op, operands[0]);
     case LapackRoutine::kGetrf:
       return EvaluateGetrf(op, operands[0]);
+    case LapackRoutine::kGeqrf:
+      return EvaluateGeqrf(op, operands[0]);
+    case LapackRoutine::kOrgqr:
+      return EvaluateOrgqr(operands[0], operands[1]);
     case LapackRoutine::kTrsm:
       break;  // imports as triangular_solve; never a lapack op (type_inference_lapack.cc)
   }

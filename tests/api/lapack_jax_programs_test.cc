@@ -4,7 +4,8 @@
 // tril in a private function) and cpu_triangular_solve_blas_trsm.py (2025-10-20, f32 and f64),
 // and cpu_lu_lapack_getrf.py (2024-05-31, f32, and the same program in f64: getrf of iota(9)
 // as 3x3, pivots - 1, NaN where info < 0, and the permutation from the pivots by a while loop
-// over a private function), imported, compiled and run, and compared with JAX's outputs and with
+// over a private function) and cpu_qr_lapack_geqrf.py (2025-04-02, f64, and the same program
+// in f32: geqrf, orgqr of the padded reflectors, triu of R), imported, compiled and run, and compared with JAX's outputs and with
 // the reference evaluator.
 // Tolerances, |accy - JAX| <= abs x max(1, max |JAX|): f32 4e-6 (a few ULP: JAX's LAPACK and
 // the one this machine selects round differently), f64 1e-14. A complex program (c64 trsm) fails
@@ -325,6 +326,64 @@ TEST(LapackJaxProgramsTest, LuAndItsPermutationMatchJaxsOutputs) {
       for (int64_t i = 0; i < 3; ++i) {
         EXPECT_EQ((*got)[1].GetAsDouble(i), pivots[static_cast<size_t>(i)]) << type << " " << i;
         EXPECT_EQ((*got)[2].GetAsDouble(i), permutation[static_cast<size_t>(i)]) << type;
+      }
+    }
+  }
+}
+
+// cpu_qr_lapack_geqrf.py data_2025_04_02["f64"] mlir_module_text (locations dropped), TYPE and
+// PREFIX substituted for the f32 variant.
+std::string QrProgram(const std::string& type) {
+  std::string text = R"mlir(module @jit__lambda_ attributes {jax.uses_shape_polymorphism = false, mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main() -> (tensor<3x3xTYPE> {jax.result_info = "result[0]"}, tensor<3x3xTYPE> {jax.result_info = "result[1]"}) {
+    %c = stablehlo.constant dense<-1> : tensor<i32>
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<TYPE>
+    %0 = stablehlo.iota dim = 0 : tensor<9xTYPE>
+    %1 = stablehlo.reshape %0 : (tensor<9xTYPE>) -> tensor<3x3xTYPE>
+    %2:2 = stablehlo.custom_call @lapack_PREFIXgeqrf_ffi(%1) {mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>]} : (tensor<3x3xTYPE>) -> (tensor<3x3xTYPE>, tensor<3xTYPE>)
+    %3 = stablehlo.pad %2#0, %cst, low = [0, 0], high = [0, 0], interior = [0, 0] : (tensor<3x3xTYPE>, tensor<TYPE>) -> tensor<3x3xTYPE>
+    %4 = stablehlo.custom_call @lapack_PREFIXorgqr_ffi(%3, %2#1) {mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>]} : (tensor<3x3xTYPE>, tensor<3xTYPE>) -> tensor<3x3xTYPE>
+    %5 = stablehlo.iota dim = 0 : tensor<3x3xi32>
+    %6 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<i32>) -> tensor<3x3xi32>
+    %7 = stablehlo.add %5, %6 : tensor<3x3xi32>
+    %8 = stablehlo.iota dim = 1 : tensor<3x3xi32>
+    %9 = stablehlo.compare  GE, %7, %8,  SIGNED : (tensor<3x3xi32>, tensor<3x3xi32>) -> tensor<3x3xi1>
+    %10 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<TYPE>) -> tensor<3x3xTYPE>
+    %11 = stablehlo.select %9, %10, %2#0 : tensor<3x3xi1>, tensor<3x3xTYPE>
+    return %4, %11 : tensor<3x3xTYPE>, tensor<3x3xTYPE>
+  }
+}
+)mlir";
+  for (size_t at = text.find("TYPE"); at != std::string::npos; at = text.find("TYPE", at)) {
+    text.replace(at, 4, type);
+  }
+  for (size_t at = text.find("PREFIX"); at != std::string::npos; at = text.find("PREFIX", at)) {
+    text.replace(at, 6, type == "f32" ? "s" : "d");
+  }
+  return text;
+}
+
+TEST(LapackJaxProgramsTest, QrMatchesJaxsOutputs) {
+  // JAX's f64 expected outputs; R[2][2] is rounding noise of a singular matrix (JAX: -8.9e-16 in
+  // f64, 7.2e-7 in f32), inside the tolerance.
+  const std::vector<double> q = {0.0, 0.9128709291752773, 0.40824829046386235,
+                                 -0.447213595499958, 0.3651483716701102, -0.8164965809277263,
+                                 -0.894427190999916, -0.1825741858350548, 0.40824829046386324};
+  const std::vector<double> r = {-6.7082039324993694, -8.0498447189992444, -9.3914855054991175,
+                                 0, 1.0954451150103341, 2.1908902300206665, 0, 0, 0};
+  for (const std::string type : {"f32", "f64"}) {
+    const double abs = type == "f32" ? 4e-6 : 1e-14;
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(QrProgram(type)));
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create());
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, engine->Compile(*module));
+    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> outputs, exe->Run(std::vector<Tensor>{}));
+    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> reference,
+                         Evaluate(*module, "main", std::vector<Tensor>{}));
+    for (const std::vector<Tensor>* got : {&outputs, &reference}) {
+      ASSERT_EQ(got->size(), 2u);
+      for (int64_t i = 0; i < 9; ++i) {
+        EXPECT_NEAR((*got)[0].GetAsDouble(i), q[static_cast<size_t>(i)], abs) << type << " q";
+        EXPECT_NEAR((*got)[1].GetAsDouble(i), r[static_cast<size_t>(i)], abs * 10) << type;
       }
     }
   }

@@ -6,6 +6,8 @@
 // shapes; and FunctionBuilder::Potrf's errors with their messages. getrf: exact LU, 1-based
 // pivots and info of small matrices whose elimination is exact in binary (JAX's own 3x3 iota
 // example, a 2x2, a wide 2x3 and a tall 3x2), a zero column and an all-zero matrix, batches.
+// geqrf / orgqr: LAPACK's reflectors of [[3, 1], [4, 2]] (beta -5, tau 8/5, v 1/2; R [[-5,
+// -2.2], [0, 0.4]], Q [[-0.6, -0.8], [-0.8, 0.6]]) and a zero column below the diagonal (tau 0).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -194,6 +196,55 @@ TEST(LapackGetrfReferenceTest, BuilderRejectsTypesGetrfDoesNotTake) {
   ASSERT_FALSE(results.ok());
   EXPECT_EQ(results.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(results.status().message()), HasSubstr("lapack"));
+}
+
+TEST(LapackQrReferenceTest, HouseholderReflectorsFollowLapacksConvention) {
+  const Tensor a = Make<double>(E::kF64, {2, 2}, {3, 1, 4, 2});
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<Tensor> qr,
+      RunAll({Type(E::kF64, {2, 2}), Type(E::kF64, {2})}, {a},
+             [](FunctionBuilder& b, std::span<Value* const> p) { return b.Geqrf(p[0]); }));
+  const std::vector<double> factored = {-5, -2.2, 0.5, 0.4};
+  for (int64_t i = 0; i < 4; ++i) {
+    EXPECT_NEAR(qr[0].GetAsDouble(i), factored[static_cast<size_t>(i)], 1e-15) << i;
+  }
+  EXPECT_NEAR(qr[1].GetAsDouble(0), 1.6, 1e-15);
+  EXPECT_EQ(qr[1].GetAsDouble(1), 0);  // nothing below the last diagonal element: H = I
+  ASSERT_OK_AND_ASSIGN(Tensor q, RunOne(Type(E::kF64, {2, 2}), {qr[0], qr[1]},
+                                        [](FunctionBuilder& b, std::span<Value* const> p) {
+                                          return b.Orgqr(p[0], p[1]);
+                                        }));
+  const std::vector<double> expected_q = {-0.6, -0.8, -0.8, 0.6};
+  for (int64_t i = 0; i < 4; ++i) {
+    EXPECT_NEAR(q.GetAsDouble(i), expected_q[static_cast<size_t>(i)], 1e-15) << i;
+  }
+}
+
+TEST(LapackQrReferenceTest, ZeroColumnBelowTheDiagonalGivesTauZeroAndKeepsTheSign) {
+  // Column 0 is already [2, 0, 0]: tau 0, R[0][0] stays +2 (no sign flip).
+  const Tensor a = Make<float>(E::kF32, {3, 2}, {2, 1, 0, 3, 0, 4});
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<Tensor> qr,
+      RunAll({Type(E::kF32, {3, 2}), Type(E::kF32, {2})}, {a},
+             [](FunctionBuilder& b, std::span<Value* const> p) { return b.Geqrf(p[0]); }));
+  EXPECT_EQ(qr[0].GetAsDouble(0), 2);
+  EXPECT_EQ(qr[1].GetAsDouble(0), 0);
+  // Column 1 below row 0 is [3, 4]: beta -5, tau 8/5, v 4/8.
+  EXPECT_EQ(qr[0].GetAsDouble(3), -5);
+  EXPECT_NEAR(qr[0].GetAsDouble(5), 0.5, 1e-7);
+  EXPECT_NEAR(qr[1].GetAsDouble(1), 1.6, 1e-7);
+}
+
+TEST(LapackQrReferenceTest, OrgqrRejectsShapesXorgqrDoesNotTake) {
+  Builder builder("orgqr_errors");
+  FunctionBuilder f = *builder.BeginFunction(
+      "main", {Type(E::kF32, {2, 3}), Type(E::kF32, {2})}, {Type(E::kF32, {2, 3})});
+  StatusOr<Value*> q = f.Orgqr(f.Parameter(0), f.Parameter(1));
+  ASSERT_FALSE(q.ok());
+  EXPECT_EQ(q.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(q.status().message()),
+              HasSubstr("lapack @lapack_sorgqr_ffi: a is 2 x 3 with K = 2 reflectors; xORGQR "
+                        "needs M >= N >= K"));
 }
 
 }  // namespace

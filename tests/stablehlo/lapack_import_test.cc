@@ -106,6 +106,39 @@ func.func @main(%a: tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<2x3xi32>, t
                         "tensor<2x3xi32> (i32 over a's batch dims and min(M, N))"));
 }
 
+TEST(LapackImportTest, JaxQrBecomesGeqrfAndOrgqrAndRoundTrips) {
+  // cpu_qr_lapack_geqrf.py (2025-04-02), on a parameter; orgqr's single result aliases with
+  // output_tuple_indices = [].
+  const std::string text = R"mlir(
+func.func @main(%a: tensor<4x3xf64>) -> tensor<4x3xf64> {
+  %0:2 = stablehlo.custom_call @lapack_dgeqrf_ffi(%a) {mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>]} : (tensor<4x3xf64>) -> (tensor<4x3xf64>, tensor<3xf64>)
+  %1 = stablehlo.custom_call @lapack_dorgqr_ffi(%0#0, %0#1) {mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>]} : (tensor<4x3xf64>, tensor<3xf64>) -> tensor<4x3xf64>
+  func.return %1 : tensor<4x3xf64>
+}
+)mlir";
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(text));
+  const std::string printed = PrintModule(*module);
+  EXPECT_THAT(printed, HasSubstr("stablehlo.custom_call @lapack_dgeqrf_ffi(%arg0)"));
+  EXPECT_THAT(printed, HasSubstr("output_operand_aliases = [#stablehlo.output_operand_alias<"
+                                 "output_tuple_indices = [], operand_index = 0, "
+                                 "operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> "
+                                 ": tensor<2xindex>]} : (tensor<4x3xf64>, tensor<3xf64>) -> "
+                                 "tensor<4x3xf64>"));
+  ExpectRoundTrip(*module);
+  // orgqr's K above N.
+  StatusOr<std::unique_ptr<Module>> wide_tau = ParseStableHlo(R"mlir(
+func.func @main(%a: tensor<4x2xf32>, %tau: tensor<3xf32>) -> tensor<4x2xf32> {
+  %1 = stablehlo.custom_call @lapack_sorgqr_ffi(%a, %tau) {mhlo.backend_config = {}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>], result_layouts = [dense<[0, 1]> : tensor<2xindex>]} : (tensor<4x2xf32>, tensor<3xf32>) -> tensor<4x2xf32>
+  func.return %1 : tensor<4x2xf32>
+}
+)mlir");
+  ASSERT_FALSE(wide_tau.ok());
+  EXPECT_EQ(wide_tau.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(wide_tau.status().message()),
+              HasSubstr("lapack @lapack_sorgqr_ffi: a is 4 x 2 with K = 3 reflectors; xORGQR "
+                        "needs M >= N >= K"));
+}
+
 TEST(LapackImportTest, TrsmBecomesTriangularSolveWithAndWithoutAlpha) {
   // cpu_triangular_solve_blas_trsm.py: the 2025 form (no alpha) and the 2024 one (alpha 1.0).
   const std::string current = R"mlir(
@@ -159,18 +192,19 @@ TEST(LapackImportTest, ComplexTargetsAreUnimplementedNamingTheTarget) {
 }
 
 TEST(LapackImportTest, UnboundRoutinesAreUnimplementedNamingTheTarget) {
-  // geqrf / orgqr (QR), syevd (eigh), gesdd (SVD) and anything else under lapack_.
-  for (const char* target : {"lapack_dgeqrf_ffi", "lapack_sorgqr_ffi",
-                             "lapack_ssyevd_ffi", "lapack_dgesdd_ffi", "lapack_sgeev_ffi"}) {
+  // syevd (eigh), gesdd (SVD) and anything else under lapack_.
+  for (const char* target : {"lapack_ssyevd_ffi", "lapack_dgesdd_ffi", "lapack_sgeev_ffi",
+                             "lapack_dgesvd_ffi", "lapack_sgees_ffi"}) {
     ExpectImportError(PotrfProgram(target, "4x4xf32", "i32", kPotrfAttrs),
                       absl::StatusCode::kUnimplemented,
                       std::string("custom_call target @") + target + " is not supported: LAPACK "
                       "routine '");
   }
-  ExpectImportError(PotrfProgram("lapack_sgeqrf_ffi", "4x4xf32", "i32", kPotrfAttrs),
+  ExpectImportError(PotrfProgram("lapack_ssyevd_ffi", "4x4xf32", "i32", kPotrfAttrs),
                     absl::StatusCode::kUnimplemented,
-                    "routine 'geqrf' is not bound (accy binds lapack_{s,d}potrf_ffi, "
-                    "lapack_{s,d}trsm_ffi, lapack_{s,d}getrf_ffi)");
+                    "routine 'syevd' is not bound (accy binds lapack_{s,d}potrf_ffi, "
+                    "lapack_{s,d}trsm_ffi, lapack_{s,d}getrf_ffi, lapack_{s,d}geqrf_ffi, "
+                    "lapack_{s,d}orgqr_ffi)");
 }
 
 TEST(LapackImportTest, PreFfiTargetsAreUnimplemented) {
