@@ -111,7 +111,9 @@ enum class OpKind : uint16_t {
 //                        (src/ir/lapack_targets.h; potrf: a [batch..., N, N] -> factor (a's
 //                        type), info [batch...] i32; getrf: a [batch..., M, N] -> lu (a's
 //                        type), pivots [batch..., min(M, N)] i32 (1-based), info [batch...]
-//                        i32); attrs: call_target_name (string, e.g. "lapack_spotrf_ffi"),
+//                        i32; geqrf: a -> a's type, tau [batch..., min(M, N)]; orgqr: a
+//                        [batch..., M, N], tau [batch..., K], M >= N >= K -> q (a's type));
+//                        attrs: call_target_name (string, e.g. "lapack_spotrf_ffi"),
 //                        potrf: uplo (int, 'L' = 76 or 'U' = 85); prints as
 //                        stablehlo.custom_call @<call_target_name> with JAX's backend_config
 //                        and column-major operand/result layouts
