@@ -1,6 +1,6 @@
 // lapack work items on Debian's LAPACK (BindLapack, onednn_bindings.h): an internal host kernel
-// (BoundPrimitive::host) calling the Fortran routines (xPOTRF, xGETRF, xGEQRF, xORGQR for x = s,
-// d) of whatever liblapack.so.3 the system selects (reference LAPACK or OpenBLAS), per batch.
+// (BoundPrimitive::host) calling the Fortran routines (xPOTRF, xGETRF, xGEQRF, xORGQR, xSYEVD for
+// x = s, d) of whatever liblapack.so.3 the system selects (reference LAPACK or OpenBLAS), per batch.
 // potrf works on the result buffer in place, with no column-major copy: accy's row-major N x N
 // matrix read column-major is a's transpose, whose upper triangle holds a's lower one, so xPOTRF
 // with uplo 'U' on the row-major buffer factors exactly the entries 'L' names and writes U =
@@ -43,6 +43,12 @@ void sorgqr_(const int* m, const int* n, const int* k, float* a, const int* lda,
              float* work, const int* lwork, int* info);
 void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda,
              const double* tau, double* work, const int* lwork, int* info);
+void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const int* lda, float* w,
+             float* work, const int* lwork, int* iwork, const int* liwork, int* info,
+             size_t jobz_length, size_t uplo_length);
+void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda,
+             double* w, double* work, const int* lwork, int* iwork, const int* liwork, int* info,
+             size_t jobz_length, size_t uplo_length);
 }
 
 namespace accy::kernels {
@@ -89,23 +95,25 @@ class PotrfKernel {
   bool lower_;
 };
 
-// getrf, geqrf and orgqr: per batch, a column-major copy of a's matrix in the kernel's scratch,
+// getrf, geqrf, orgqr and syevd: per batch, a column-major copy of a's matrix in the kernel's scratch,
 // the routine, and a row-major copy back into result 0. Pivots and tau go straight between the
 // buffers and LAPACK (i32 is LP64's INTEGER; tau is the element type). geqrf and orgqr take a
-// workspace of the size LAPACK's query (LWORK = -1) asks for, allocated with the copy at binding.
+// workspace of the size LAPACK's query (LWORK = -1) asks for, allocated with the copy at binding;
+// syevd's eigenvalues go straight into w, its eigenvectors (columns) come back with the copy.
 class ColumnMajorKernel {
  public:
   struct Geometry {
     LapackRoutine routine = LapackRoutine::kGetrf;
     ElementType type = ElementType::kF32;
     int64_t batches = 0;
-    int m = 0, n = 0, k = 0;  // a is m x n; k: pivots / reflectors per batch
+    int m = 0, n = 0, k = 0;  // a is m x n; k: pivots / reflectors / eigenvalues per batch
+    char jobz = 'V', uplo = 'L';  // syevd's mode and uplo
   };
 
   static StatusOr<std::shared_ptr<ColumnMajorKernel>> Create(const Geometry& g,
                                                              const std::string& name) {
     auto kernel = std::shared_ptr<ColumnMajorKernel>(new ColumnMajorKernel(g));
-    if (g.routine != LapackRoutine::kGetrf && g.m > 0 && g.n > 0) {
+    if (g.routine != LapackRoutine::kGetrf && g.m > 0 && g.n > 0) {  // geqrf, orgqr, syevd
       kernel->lwork_ = g.type == ElementType::kF32 ? kernel->QueryWorkspace<float>()
                                                    : kernel->QueryWorkspace<double>();
     }
@@ -113,7 +121,8 @@ class ColumnMajorKernel {
     const size_t count =
         static_cast<size_t>(std::max<int64_t>(1, int64_t{g.m} * g.n + kernel->lwork_));
     kernel->scratch_.reset(new (std::nothrow) double[count]);
-    if (kernel->scratch_ == nullptr) {
+    kernel->iwork_.reset(new (std::nothrow) int[static_cast<size_t>(kernel->liwork_)]);
+    if (kernel->scratch_ == nullptr || kernel->iwork_ == nullptr) {
       return absl::ResourceExhaustedError(StrCat(name, ": cannot allocate ", count * 8,
                                                  " bytes of column-major scratch"));
     }
@@ -135,22 +144,27 @@ class ColumnMajorKernel {
  private:
   explicit ColumnMajorKernel(const Geometry& g) : g_(g) {}
 
-  // LAPACK's optimal LWORK for geqrf / orgqr of this geometry.
+  // LAPACK's optimal LWORK (and syevd's LIWORK, into liwork_) for this geometry.
   template <typename T>
-  int QueryWorkspace() const {
+  int QueryWorkspace() {
     T a[1] = {0}, tau[1] = {0}, size = 0;
-    const int query = -1;
+    int isize = 1;
     int info = 0;
-    Call(a, tau, &size, query, &info);
+    Call(a, tau, &size, -1, &info, nullptr, &isize, -1);
+    liwork_ = std::max(1, isize);
     return std::max(1, static_cast<int>(size));
   }
 
-  // The routine on the column-major `a` (lda = max(1, m)).
+  // The routine on the column-major `a` (lda = max(1, m)); `tau` is syevd's w.
   template <typename T>
-  void Call(T* a, T* tau, T* work, int lwork, int* info, int32_t* pivots = nullptr) const {
+  void Call(T* a, T* tau, T* work, int lwork, int* info, int32_t* pivots = nullptr,
+            int* iwork = nullptr, int liwork = 0) const {
     const int lda = std::max(1, g_.m);
     if constexpr (std::is_same_v<T, float>) {
       switch (g_.routine) {
+        case LapackRoutine::kSyevd:
+          return ssyevd_(&g_.jobz, &g_.uplo, &g_.n, a, &lda, tau, work, &lwork, iwork, &liwork,
+                         info, 1, 1);
         case LapackRoutine::kGetrf:
           return sgetrf_(&g_.m, &g_.n, a, &lda, pivots, info);
         case LapackRoutine::kGeqrf:
@@ -162,6 +176,9 @@ class ColumnMajorKernel {
       }
     } else {
       switch (g_.routine) {
+        case LapackRoutine::kSyevd:
+          return dsyevd_(&g_.jobz, &g_.uplo, &g_.n, a, &lda, tau, work, &lwork, iwork, &liwork,
+                         info, 1, 1);
         case LapackRoutine::kGetrf:
           return dgetrf_(&g_.m, &g_.n, a, &lda, pivots, info);
         case LapackRoutine::kGeqrf:
@@ -197,6 +214,12 @@ class ColumnMajorKernel {
         if (size > 0) Call<T>(cm, tau, work, lwork_, &status);
         break;
       }
+      case LapackRoutine::kSyevd: {
+        T* w = static_cast<T*>(args.results[1].data) + batch * g_.k;
+        if (size > 0) Call<T>(cm, w, work, lwork_, &status, nullptr, iwork_.get(), liwork_);
+        static_cast<int32_t*>(args.results[2].data)[batch] = status;
+        break;
+      }
       case LapackRoutine::kOrgqr: {
         // xORGQR reads tau only; LAPACK's interface is not const.
         T* tau = const_cast<T*>(static_cast<const T*>(args.operands[1].data)) + batch * g_.k;
@@ -214,7 +237,9 @@ class ColumnMajorKernel {
 
   Geometry g_;
   int lwork_ = 0;
+  int liwork_ = 1;
   std::unique_ptr<double[]> scratch_;
+  std::unique_ptr<int[]> iwork_;  // syevd's integer workspace
 };
 
 // getrf (a -> lu, pivots, info), geqrf (a -> a, tau) or orgqr (a, tau -> q).
@@ -238,6 +263,8 @@ StatusOr<BoundPrimitive> BindColumnMajor(const Operation& op, const std::string&
   g.k = target.routine == LapackRoutine::kOrgqr
             ? static_cast<int>(op.operand(1)->type().dims().back())
             : static_cast<int>(std::min(m, n));
+  g.jobz = static_cast<char>(op.GetInt("mode").value_or('V'));
+  g.uplo = static_cast<char>(op.GetInt("uplo").value_or('L'));
   ACCY_ASSIGN_OR_RETURN(std::shared_ptr<ColumnMajorKernel> kernel,
                         ColumnMajorKernel::Create(g, name));
   BoundPrimitive bound;
@@ -300,6 +327,7 @@ StatusOr<BoundPrimitive> BindLapack(const Operation& op) {
     case LapackRoutine::kGetrf:
     case LapackRoutine::kGeqrf:
     case LapackRoutine::kOrgqr:
+    case LapackRoutine::kSyevd:
       return BindColumnMajor(op, name, target);
     case LapackRoutine::kTrsm:
       break;

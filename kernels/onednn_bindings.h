@@ -48,10 +48,10 @@ StatusOr<BoundPrimitive> BindRngBitGenerator(const Operation& rng_bit_generator)
 // A lapack op on Debian's LAPACK (lapack_kernels.cc): a host kernel (BoundPrimitive::host,
 // implementation "lapack:<s|d><routine>", e.g. "lapack:spotrf"); buffers a, then the routine's
 // results (potrf: factor, info; getrf: lu, pivots, info; geqrf: a, tau; orgqr: a, tau, then
-// q). Batches run one after another on the
+// q; syevd: v, w, info). Batches run one after another on the
 // calling thread (LAPACK may thread inside a call). kInvalidArgument for another op; the
 // target's kUnimplemented (lapack_targets.h) for an unbound one; kUnimplemented for matrices
-// past LAPACK's 32-bit INTEGER; kResourceExhausted when the scratch of getrf, geqrf or orgqr
+// past LAPACK's 32-bit INTEGER; kResourceExhausted when the scratch of getrf, geqrf, orgqr or syevd
 // (8 x (M x N + LAPACK's workspace) bytes) cannot be allocated.
 StatusOr<BoundPrimitive> BindLapack(const Operation& lapack);
 

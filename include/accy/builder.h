@@ -397,6 +397,14 @@ class FunctionBuilder {
   // is read), `tau` [batch..., K] of a's type, M >= N >= K. Result: q of a's type, orthonormal
   // columns. Errors: kInvalidArgument "lapack @<target>: ..." naming the broken rule.
   StatusOr<Value*> Orgqr(Value* a, Value* tau);
+  // lapack (accy; ops.def): the symmetric eigendecomposition as JAX's CPU lowering calls it
+  // (custom_call @lapack_ssyevd_ffi / @lapack_dsyevd_ffi, LAPACK xSYEVD) of `a` [batch..., N, N]
+  // f32 or f64, of which only the `lower` (else upper) triangle is read. Results: v (a's type:
+  // column j is the unit eigenvector of w[j] when `compute_vectors`, each unique only up to sign
+  // (and within repeated eigenvalues up to rotation); unspecified otherwise), w ([batch..., N],
+  // ascending eigenvalues) and info ([batch...] i32: 0, or LAPACK's count of what did not
+  // converge). Errors: kInvalidArgument "lapack @<target>: ..." naming the broken rule.
+  StatusOr<std::vector<Value*>> Syevd(Value* a, bool lower, bool compute_vectors = true);
   // while: `cond` returns a tensor<i1>, `body` returns new loop-carried values of the same types.
   StatusOr<std::vector<Value*>> While(std::vector<Value*> initial_values, RegionBodyFn cond,
                                       RegionBodyFn body);

@@ -1,4 +1,4 @@
-// FunctionBuilder::Potrf, Getrf, Geqrf and Orgqr (include/accy/builder.h): a lapack op of JAX's target for
+// FunctionBuilder::Potrf, Getrf, Geqrf, Orgqr and Syevd (include/accy/builder.h): a lapack op of JAX's target for
 // a's element type; CreateOp verifies it (type_inference_lapack.cc).
 #include <algorithm>
 #include <string>
@@ -74,6 +74,21 @@ StatusOr<Value*> FunctionBuilder::Orgqr(Value* a, Value* tau) {
   StatusOr<Operation*> op = CreateOp(OpKind::kLapack, {a, tau}, {a->type()}, std::move(attrs));
   if (!op.ok()) return op.status();
   return (*op)->result(0);
+}
+
+StatusOr<std::vector<Value*>> FunctionBuilder::Syevd(Value* a, bool lower, bool compute_vectors) {
+  ACCY_RETURN_IF_ERROR(CheckOperands(OpKind::kLapack, {&a, 1}));
+  const TensorType& type = a->type();
+  std::vector<int64_t> w_dims;
+  if (type.rank() >= 2) w_dims.assign(type.dims().begin(), type.dims().end() - 1);
+  ACCY_ASSIGN_OR_RETURN(TensorType w, TensorType::Create(type.element_type(), w_dims));
+  ACCY_ASSIGN_OR_RETURN(TensorType info, I32OverBatch(type, {}));
+  std::vector<NamedAttribute> attrs = {{"call_target_name", TargetFor(type, "syevd")},
+                                       {"mode", int64_t{compute_vectors ? 'V' : 'N'}},
+                                       {"uplo", int64_t{lower ? 'L' : 'U'}}};
+  StatusOr<Operation*> op = CreateOp(OpKind::kLapack, {a}, {type, w, info}, std::move(attrs));
+  if (!op.ok()) return op.status();
+  return (*op)->results();
 }
 
 }  // namespace accy

@@ -19,14 +19,16 @@ constexpr RoutineRow kRoutines[] = {
     {LapackRoutine::kGetrf, "getrf"},
     {LapackRoutine::kGeqrf, "geqrf"},
     {LapackRoutine::kOrgqr, "orgqr"},
+    {LapackRoutine::kSyevd, "syevd"},
 };
 
 constexpr std::string_view kPotrfFields[] = {"uplo"};
 constexpr std::string_view kTrsmFields[] = {"diag", "side", "trans_x", "uplo"};
+constexpr std::string_view kSyevdFields[] = {"mode", "uplo"};
 
 constexpr std::string_view kBound =
     "lapack_{s,d}potrf_ffi, lapack_{s,d}trsm_ffi, lapack_{s,d}getrf_ffi, "
-    "lapack_{s,d}geqrf_ffi, lapack_{s,d}orgqr_ffi";
+    "lapack_{s,d}geqrf_ffi, lapack_{s,d}orgqr_ffi, lapack_{s,d}syevd_ffi";
 
 Status NotSupported(std::string_view target, std::string_view why) {
   return absl::UnimplementedError(StrCat("custom_call target @", target, " is not supported: ",
@@ -87,6 +89,8 @@ std::span<const std::string_view> LapackConfigFields(LapackRoutine routine) {
     case LapackRoutine::kGeqrf:
     case LapackRoutine::kOrgqr:
       return {};
+    case LapackRoutine::kSyevd:
+      return kSyevdFields;
   }
   return {};
 }
@@ -96,6 +100,7 @@ bool IsLapackConfigValue(std::string_view field, int64_t code) {
   if (field == "side") return code == 'L' || code == 'R';
   if (field == "trans_x") return code == 'N' || code == 'T' || code == 'C';
   if (field == "diag") return code == 'N' || code == 'U';
+  if (field == "mode") return code == 'V' || code == 'N';
   return false;
 }
 
@@ -105,6 +110,7 @@ bool IsLapackMatrix(LapackRoutine routine, bool is_result, size_t index) {
     case LapackRoutine::kGetrf:
     case LapackRoutine::kGeqrf:
     case LapackRoutine::kOrgqr:
+    case LapackRoutine::kSyevd:
       return index == 0;
     case LapackRoutine::kTrsm:
       return is_result ? index == 0 : index < 2;

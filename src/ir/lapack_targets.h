@@ -24,6 +24,7 @@ enum class LapackRoutine : uint8_t {
   kGetrf,  // LU factorization with partial (row) pivoting (LAPACK xGETRF)
   kGeqrf,  // QR factorization as Householder reflectors (LAPACK xGEQRF)
   kOrgqr,  // Q from geqrf's reflectors (LAPACK xORGQR)
+  kSyevd,  // symmetric eigendecomposition, divide and conquer (LAPACK xSYEVD)
 };
 
 // A parsed target: the routine and the real element type its s/d prefix names.
@@ -41,26 +42,28 @@ bool IsLapackTargetName(std::string_view target);
 // "lapack_sgetrf_ffi" -> {kGetrf, f32}: the `_ffi` targets
 // (XLA FFI, custom_call api_version 4) that jaxlib registers in jaxlib/cpu/lapack.cc.
 // kUnimplemented "custom_call target @<target> is not supported: ..." for a complex (c, z)
-// prefix, a routine accy does not bind (syevd, gesdd, ...) or a pre-FFI
+// prefix, a routine accy does not bind (gesdd, geev, ...) or a pre-FFI
 // target without the `_ffi` suffix (JAX before 2024).
 StatusOr<LapackTarget> ParseLapackTarget(std::string_view target);
 
-// "potrf", "trsm", "getrf", "geqrf", "orgqr".
+// "potrf", "trsm", "getrf", "geqrf", "orgqr", "syevd".
 std::string_view LapackRoutineName(LapackRoutine routine);
 
 // The backend_config fields (mhlo.backend_config = {...}) a routine's target takes, each a ui8
 // holding a LAPACK character argument, in MLIR's (alphabetical) order: potrf {uplo}, trsm {diag,
-// side, trans_x, uplo}, getrf, geqrf, orgqr {} (jaxlib/cpu/lapack_kernels.h).
+// side, trans_x, uplo}, getrf, geqrf, orgqr {}, syevd {mode, uplo} (jaxlib/cpu/lapack_kernels.h).
 std::span<const std::string_view> LapackConfigFields(LapackRoutine routine);
 
 // Whether `code` is a LAPACK character argument `field` accepts: uplo 'L' (76) or 'U' (85);
-// side 'L' or 'R' (82); trans_x 'N' (78), 'T' (84) or 'C' (67); diag 'N' or 'U'.
+// side 'L' or 'R' (82); trans_x 'N' (78), 'T' (84) or 'C' (67); diag 'N' or 'U'; mode 'V' (86,
+// eigenvectors too) or 'N' (eigenvalues only).
 bool IsLapackConfigValue(std::string_view field, int64_t code);
 
 // Whether operand (`is_result` false) or result `index` of `routine` is a matrix, which JAX lays
 // out column-major; the others (info, pivots, alpha) are row-major. potrf: a | factor; info is
 // not. trsm: a, b | result; alpha (its third operand before 2025) is not. getrf: a | lu; pivots
-// and info are not. geqrf: a | a; tau is not. orgqr: a | q; tau is not.
+// and info are not. geqrf: a | a; tau is not. orgqr: a | q; tau is not. syevd: a | v; w and info
+// are not.
 bool IsLapackMatrix(LapackRoutine routine, bool is_result, size_t index);
 
 // The minor-to-major layout JAX writes for an operand or result of rank `rank`: column-major

@@ -100,7 +100,8 @@ bool IsRngAlgorithm(std::string_view value);
 // target's element type -> factor of a's type, info i32 [batch...]; getrf: a [batch..., M, N]
 // -> lu of a's type, pivots i32 [batch..., min(M, N)], info i32 [batch...]; geqrf: a ->
 // a's type, tau [batch..., min(M, N)]; orgqr: a [batch..., M, N], tau [batch..., K], M >= N >= K
-// -> q of a's type). kInvalidArgument
+// -> q of a's type; syevd: a [batch..., N, N] -> v of a's type, w [batch..., N], info i32
+// [batch...]). kInvalidArgument
 // "lapack @<target>: ..." naming the broken rule.
 Status VerifyLapack(std::span<const TensorType> operand_types,
                     std::span<const TensorType> result_types,

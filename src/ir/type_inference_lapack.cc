@@ -4,7 +4,8 @@
 // of the target's element type -> factor (a's type) and info [batch...] i32; getrf a [batch...,
 // M, N] -> lu (a's type), pivots [batch..., min(M, N)] i32 and info [batch...] i32; geqrf a
 // [batch..., M, N] -> a's type and tau [batch..., min(M, N)]; orgqr a [batch..., M, N], tau
-// [batch..., K] with M >= N >= K -> q (a's type).
+// [batch..., K] with M >= N >= K -> q (a's type); syevd a [batch..., N, N] -> v (a's type), w
+// [batch..., N] (a's element type) and info [batch...] i32.
 #include <algorithm>
 #include <string>
 #include <variant>
@@ -58,7 +59,8 @@ Status CheckConfig(std::string_view target, LapackRoutine routine, const Attribu
     const int64_t code = std::get<int64_t>(*value);
     if (!IsLapackConfigValue(field, code)) {
       return Error(target, StrCat(field, " is ", code, ", not a character ", target,
-                                  " accepts (uplo: 'L' = 76 or 'U' = 85)"));
+                                  " accepts (uplo: 'L' = 76 or 'U' = 85; mode: 'V' = 86 or "
+                                  "'N' = 78)"));
     }
   }
   return absl::OkStatus();
@@ -166,6 +168,31 @@ Status VerifyOrgqr(std::string_view target, const LapackTarget& parsed,
   return absl::OkStatus();
 }
 
+Status VerifySyevd(std::string_view target, const LapackTarget& parsed,
+                   std::span<const TensorType> operands, std::span<const TensorType> results) {
+  if (operands.size() != 1 || results.size() != 3) {
+    return Error(target, StrCat("expected 1 operand (a) and 3 results (v, w, info), got ",
+                                operands.size(), " and ", results.size()));
+  }
+  const TensorType& a = operands[0];
+  ACCY_RETURN_IF_ERROR(CheckMatrix(target, "a", a, parsed.element_type, /*square=*/true));
+  if (results[0] != a) {
+    return Error(target, StrCat("v has type ", results[0].ToString(), ", expected ",
+                                a.ToString(), " (a's type)"));
+  }
+  const TensorType w = VectorType(a, a.dim(a.rank() - 1));
+  if (results[1] != w) {
+    return Error(target, StrCat("w has type ", results[1].ToString(), ", expected ",
+                                w.ToString(), " (a's batch dims and N)"));
+  }
+  const TensorType info = InfoType(a);
+  if (results[2] != info) {
+    return Error(target, StrCat("info has type ", results[2].ToString(), ", expected ",
+                                info.ToString(), " (i32 over a's batch dims)"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 Status VerifyLapack(std::span<const TensorType> operands, std::span<const TensorType> results,
@@ -190,6 +217,8 @@ Status VerifyLapack(std::span<const TensorType> operands, std::span<const Tensor
       return VerifyGeqrf(target, parsed, operands, results);
     case LapackRoutine::kOrgqr:
       return VerifyOrgqr(target, parsed, operands, results);
+    case LapackRoutine::kSyevd:
+      return VerifySyevd(target, parsed, operands, results);
     case LapackRoutine::kTrsm:
       return Error(target, "trsm is not a lapack op: it imports as triangular_solve");
   }

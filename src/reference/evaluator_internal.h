@@ -71,8 +71,9 @@ StatusOr<std::vector<Tensor>> EvaluateRngBitGenerator(const Operation& op,
 
 // lapack (lapack.cc): the LAPACK routine of call_target_name by direct loops in double
 // (potrf: Cholesky–Banachiewicz; getrf: Doolittle with partial pivoting; geqrf, orgqr:
-// Householder reflectors), independent of LAPACK; results as the routine's (potrf: factor, info;
-// getrf: lu, pivots, info; geqrf: a, tau; orgqr: q).
+// Householder reflectors; syevd: cyclic Jacobi), independent of LAPACK; results as the
+// routine's (potrf: factor, info; getrf: lu, pivots, info; geqrf: a, tau; orgqr: q; syevd: v, w,
+// info).
 StatusOr<std::vector<Tensor>> EvaluateLapack(const Operation& op,
                                              std::span<const Tensor> operands);
 

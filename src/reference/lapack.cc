@@ -7,7 +7,8 @@
 // the 1-based order of the first leading minor whose pivot is not positive (or NaN), as xPOTRF's
 // INFO; the factor's values past that point are a's (LAPACK leaves them unspecified).
 // getrf: Doolittle elimination with partial pivoting (EvaluateGetrf). geqrf / orgqr: Householder
-// reflectors with LAPACK's xLARFG convention (EvaluateGeqrf, EvaluateOrgqr).
+// reflectors with LAPACK's xLARFG convention (EvaluateGeqrf, EvaluateOrgqr). syevd: cyclic
+// Jacobi (EvaluateSyevd).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -203,6 +204,94 @@ StatusOr<std::vector<Tensor>> EvaluateOrgqr(const Tensor& a, const Tensor& tau) 
   return results;
 }
 
+// syevd: cyclic Jacobi rotations in double on the symmetric matrix the `uplo` triangle names
+// (each rotation zeroes one off-diagonal pair: t = sign(theta) / (|theta| + sqrt(theta^2 + 1)),
+// theta = (a_qq - a_pp) / (2 a_pq)) until the off-diagonal part is below 1e-30 of the matrix's
+// norm, or 100 sweeps; then eigenvalues ascending, each eigenvector (a column of v) signed so its
+// first largest-magnitude component is positive (xSYEVD's signs are its own: compare up to sign).
+// With mode 'N' v is a copy of a (unspecified).
+StatusOr<std::vector<Tensor>> EvaluateSyevd(const Operation& op, const Tensor& a) {
+  const bool lower = op.GetInt("uplo").value_or('L') == 'L';
+  const bool vectors = op.GetInt("mode").value_or('V') == 'V';
+  const int64_t rank = a.type().rank();
+  const int64_t n = a.type().dim(rank - 1);
+  ACCY_ASSIGN_OR_RETURN(Tensor v_out, Tensor::Allocate(a.type()));
+  ACCY_ASSIGN_OR_RETURN(Tensor w_out, Tensor::Allocate(op.result(1)->type()));
+  ACCY_ASSIGN_OR_RETURN(Tensor info, Tensor::Allocate(op.result(2)->type()));
+  const int64_t batches = info.type().element_count();
+  const size_t nn = static_cast<size_t>(n * n);
+  std::vector<double> s(nn), v(nn);
+  auto A = [&s, n](int64_t i, int64_t j) -> double& { return s[static_cast<size_t>(i * n + j)]; };
+  auto V = [&v, n](int64_t i, int64_t j) -> double& { return v[static_cast<size_t>(i * n + j)]; };
+  for (int64_t batch = 0; batch < batches; ++batch) {
+    const int64_t base = batch * n * n;
+    double norm2 = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        const bool stored = lower ? i >= j : i <= j;
+        A(i, j) = LoadFloat(a, base + (stored ? i * n + j : j * n + i));
+        V(i, j) = i == j ? 1.0 : 0.0;
+        norm2 += A(i, j) * A(i, j);
+      }
+    }
+    for (int sweep = 0; sweep < 100; ++sweep) {
+      double off2 = 0;
+      for (int64_t p = 0; p < n; ++p) {
+        for (int64_t q = p + 1; q < n; ++q) off2 += 2 * A(p, q) * A(p, q);
+      }
+      if (off2 <= 1e-30 * norm2 || off2 == 0) break;
+      for (int64_t p = 0; p < n; ++p) {
+        for (int64_t q = p + 1; q < n; ++q) {
+          if (A(p, q) == 0) continue;
+          const double theta = (A(q, q) - A(p, p)) / (2 * A(p, q));
+          const double t = std::fabs(theta) > 1e150
+                               ? 1 / (2 * theta)
+                               : std::copysign(1.0, theta) /
+                                     (std::fabs(theta) + std::sqrt(theta * theta + 1));
+          const double c = 1 / std::sqrt(t * t + 1), sn = t * c;
+          for (int64_t k = 0; k < n; ++k) {
+            const double kp = A(k, p), kq = A(k, q);
+            A(k, p) = c * kp - sn * kq;
+            A(k, q) = sn * kp + c * kq;
+          }
+          for (int64_t k = 0; k < n; ++k) {
+            const double pk = A(p, k), qk = A(q, k);
+            A(p, k) = c * pk - sn * qk;
+            A(q, k) = sn * pk + c * qk;
+          }
+          for (int64_t k = 0; k < n; ++k) {
+            const double kp = V(k, p), kq = V(k, q);
+            V(k, p) = c * kp - sn * kq;
+            V(k, q) = sn * kp + c * kq;
+          }
+        }
+      }
+    }
+    std::vector<int64_t> order(static_cast<size_t>(n));
+    for (int64_t j = 0; j < n; ++j) order[static_cast<size_t>(j)] = j;
+    std::stable_sort(order.begin(), order.end(),
+                     [&A](int64_t x, int64_t y) { return A(x, x) < A(y, y); });
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t src = order[static_cast<size_t>(j)];
+      StoreFloat(w_out, batch * n + j, A(src, src));
+      int64_t largest = 0;
+      for (int64_t i = 1; i < n; ++i) {
+        if (std::fabs(V(i, src)) > std::fabs(V(largest, src))) largest = i;
+      }
+      const double sign = V(largest, src) < 0 ? -1.0 : 1.0;
+      for (int64_t i = 0; i < n; ++i) {
+        StoreFloat(v_out, base + i * n + j, vectors ? sign * V(i, src) : LoadFloat(a, base + i * n + j));
+      }
+    }
+    StoreInt(info, batch, 0);
+  }
+  std::vector<Tensor> results;
+  results.push_back(std::move(v_out));
+  results.push_back(std::move(w_out));
+  results.push_back(std::move(info));
+  return results;
+}
+
 }  // namespace
 
 StatusOr<std::vector<Tensor>> EvaluateLapack(const Operation& op,
@@ -218,6 +307,8 @@ StatusOr<std::vector<Tensor>> EvaluateLapack(const Operation& op,
       return EvaluateGeqrf(op, operands[0]);
     case LapackRoutine::kOrgqr:
       return EvaluateOrgqr(operands[0], operands[1]);
+    case LapackRoutine::kSyevd:
+      return EvaluateSyevd(op, operands[0]);
     case LapackRoutine::kTrsm:
       break;  // imports as triangular_solve; never a lapack op (type_inference_lapack.cc)
   }

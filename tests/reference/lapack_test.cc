@@ -247,5 +247,21 @@ TEST(LapackQrReferenceTest, OrgqrRejectsShapesXorgqrDoesNotTake) {
                         "needs M >= N >= K"));
 }
 
+TEST(LapackSyevdReferenceTest, JacobiGivesAscendingEigenvaluesAndSignedVectors) {
+  // [[2, 1], [1, 2]] (the 99 above the diagonal is not read): w = [1, 3], v columns (1, -1) / sqrt(2)
+  // and (1, 1) / sqrt(2), each with its first largest component positive.
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<Tensor> out,
+      RunAll({Type(E::kF64, {2, 2}), Type(E::kF64, {2}), Type(E::kI32, {})},
+             {Make<double>(E::kF64, {2, 2}, {2, 99, 1, 2})},
+             [](FunctionBuilder& b, std::span<Value* const> p) { return b.Syevd(p[0], true); }));
+  const double h = std::sqrt(0.5);
+  const std::vector<double> v = {h, h, -h, h};
+  for (int64_t i = 0; i < 4; ++i) EXPECT_NEAR(out[0].GetAsDouble(i), v[static_cast<size_t>(i)], 1e-15);
+  EXPECT_NEAR(out[1].GetAsDouble(0), 1, 1e-15);
+  EXPECT_NEAR(out[1].GetAsDouble(1), 3, 1e-15);
+  ExpectTensor<int32_t>(out[2], E::kI32, {}, {0});
+}
+
 }  // namespace
 }  // namespace accy::reference_test

@@ -139,6 +139,31 @@ func.func @main(%a: tensor<4x2xf32>, %tau: tensor<3xf32>) -> tensor<4x2xf32> {
                         "needs M >= N >= K"));
 }
 
+TEST(LapackImportTest, JaxSyevdRoundTripsAndChecksMode) {
+  const std::string text = R"mlir(
+func.func @main(%a: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8xf32>, tensor<i32>) {
+  %0:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<> : tensor<0xindex>]} : (tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8xf32>, tensor<i32>)
+  func.return %0#0, %0#1, %0#2 : tensor<8x8xf32>, tensor<8xf32>, tensor<i32>
+}
+)mlir";
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(text));
+  const Operation& op = FirstOf(*module, OpKind::kLapack);
+  EXPECT_EQ(op.GetInt("mode"), 'V');
+  EXPECT_EQ(op.GetInt("uplo"), 'L');
+  EXPECT_THAT(PrintModule(*module),
+              HasSubstr("@lapack_ssyevd_ffi(%arg0) {mhlo.backend_config = {mode = 86 : ui8, "
+                        "uplo = 76 : ui8}"));
+  ExpectRoundTrip(*module);
+  std::string bad = text;
+  bad.replace(bad.find("mode = 86"), 9, "mode = 65");
+  StatusOr<std::unique_ptr<Module>> rejected = ParseStableHlo(bad);
+  ASSERT_FALSE(rejected.ok());
+  EXPECT_EQ(rejected.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(rejected.status().message()),
+              HasSubstr("backend_config field mode is not a character lapack_ssyevd_ffi "
+                        "accepts"));
+}
+
 TEST(LapackImportTest, TrsmBecomesTriangularSolveWithAndWithoutAlpha) {
   // cpu_triangular_solve_blas_trsm.py: the 2025 form (no alpha) and the 2024 one (alpha 1.0).
   const std::string current = R"mlir(
@@ -192,19 +217,19 @@ TEST(LapackImportTest, ComplexTargetsAreUnimplementedNamingTheTarget) {
 }
 
 TEST(LapackImportTest, UnboundRoutinesAreUnimplementedNamingTheTarget) {
-  // syevd (eigh), gesdd (SVD) and anything else under lapack_.
-  for (const char* target : {"lapack_ssyevd_ffi", "lapack_dgesdd_ffi", "lapack_sgeev_ffi",
+  // gesdd (SVD) and anything else under lapack_.
+  for (const char* target : {"lapack_sgesdd_ffi", "lapack_dgesdd_ffi", "lapack_sgeev_ffi",
                              "lapack_dgesvd_ffi", "lapack_sgees_ffi"}) {
     ExpectImportError(PotrfProgram(target, "4x4xf32", "i32", kPotrfAttrs),
                       absl::StatusCode::kUnimplemented,
                       std::string("custom_call target @") + target + " is not supported: LAPACK "
                       "routine '");
   }
-  ExpectImportError(PotrfProgram("lapack_ssyevd_ffi", "4x4xf32", "i32", kPotrfAttrs),
+  ExpectImportError(PotrfProgram("lapack_sgesdd_ffi", "4x4xf32", "i32", kPotrfAttrs),
                     absl::StatusCode::kUnimplemented,
-                    "routine 'syevd' is not bound (accy binds lapack_{s,d}potrf_ffi, "
+                    "routine 'gesdd' is not bound (accy binds lapack_{s,d}potrf_ffi, "
                     "lapack_{s,d}trsm_ffi, lapack_{s,d}getrf_ffi, lapack_{s,d}geqrf_ffi, "
-                    "lapack_{s,d}orgqr_ffi)");
+                    "lapack_{s,d}orgqr_ffi, lapack_{s,d}syevd_ffi)");
 }
 
 TEST(LapackImportTest, PreFfiTargetsAreUnimplemented) {
