@@ -101,6 +101,7 @@ class Generator {
   bool StepConvolution();  // generator_convolution_step.cc
   bool StepTriangularSolve();  // generator_triangular_solve_step.cc
   bool StepRngBitGenerator();  // generator_rng_bit_generator_step.cc
+  bool StepLapack();           // generator_lapack_step.cc
   bool StepReduce();
   bool StepArgmax();
   bool StepReduceBody();
