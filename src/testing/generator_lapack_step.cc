@@ -37,20 +37,7 @@ bool Generator::StepLapack() {
   AddRecipe(potrf ? "potrf" : "getrf", {raw}, {v},
             [=](FunctionBuilder& f, std::span<Value* const> xs,
                 BuildForm) -> StatusOr<std::vector<Value*>> {
-              Value* x = xs[0];
-              const TensorType& type = x->type();
-              const int64_t rank = type.rank();
-              ACCY_ASSIGN_OR_RETURN(TensorType index_type,
-                                    TensorType::Create(ElementType::kI32, type.dims()));
-              ACCY_ASSIGN_OR_RETURN(Value * row, f.Iota(index_type, rank - 2));
-              ACCY_ASSIGN_OR_RETURN(Value * col, f.Iota(index_type, rank - 1));
-              ACCY_ASSIGN_OR_RETURN(Value * diagonal, f.Compare(row, col, "EQ"));
-              ACCY_ASSIGN_OR_RETURN(Value * one, SplatConstant(f, type, 1.0));
-              ACCY_ASSIGN_OR_RETURN(Value * magnitude, f.Abs(x));
-              ACCY_ASSIGN_OR_RETURN(Value * diagonal_value, f.Add(magnitude, one));
-              ACCY_ASSIGN_OR_RETURN(Value * shrink, SplatConstant(f, type, scale));
-              ACCY_ASSIGN_OR_RETURN(Value * off_diagonal, f.Multiply(x, shrink));
-              ACCY_ASSIGN_OR_RETURN(Value * a, f.Select(diagonal, diagonal_value, off_diagonal));
+              ACCY_ASSIGN_OR_RETURN(Value * a, DiagonallyDominant(f, xs[0], scale));
               ACCY_ASSIGN_OR_RETURN(std::vector<Value*> results,
                                     potrf ? f.Potrf(a, lower) : f.Getrf(a));
               return std::vector<Value*>{results[0]};

@@ -28,6 +28,15 @@ namespace {
 
 using ::testing::HasSubstr;
 
+// `text` with every `from` replaced by `to`.
+std::string ReplaceAll(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) {
+    text.replace(at, from.size(), to);
+    at += to.size();
+  }
+  return text;
+}
+
 // cpu_cholesky_lapack_potrf.py data_2024_05_31["f32"] / ["f64"], mlir_module_text with TYPE
 // substituted (the two differ only in the element type and the NaN constant).
 std::string CholeskyProgram(const std::string& type, const std::string& nan) {
@@ -80,16 +89,9 @@ module @jit_cholesky attributes {jax.uses_shape_polymorphism = false, mhlo.num_p
 #loc12 = loc("jit(cholesky)/jit(main)/jit(tril)/broadcast_in_dim[shape=(4, 4) broadcast_dimensions=()]"(#loc2))
 #loc13 = loc("jit(cholesky)/jit(main)/jit(tril)/select_n"(#loc2))
 )mlir";
-  auto replace_all = [&text](const std::string& from, const std::string& to) {
-    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) {
-      text.replace(at, from.size(), to);
-      at += to.size();
-    }
-  };
-  replace_all("TYPE", type);
-  replace_all("PREFIX", type == "f32" ? "s" : "d");
-  replace_all("NAN", nan);
-  return text;
+  text = ReplaceAll(std::move(text), "TYPE", type);
+  text = ReplaceAll(std::move(text), "PREFIX", type == "f32" ? "s" : "d");
+  return ReplaceAll(std::move(text), "NAN", nan);
 }
 
 // cpu_triangular_solve_blas_trsm.py data_2025_10_20["f32"] / ["f64"] / ["c64"].
@@ -293,16 +295,9 @@ std::string LuProgram(const std::string& type, const std::string& nan) {
   }
 }
 )mlir";
-  auto replace_all = [&text](const std::string& from, const std::string& to) {
-    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) {
-      text.replace(at, from.size(), to);
-      at += to.size();
-    }
-  };
-  replace_all("TYPE", type);
-  replace_all("PREFIX", type == "f32" ? "s" : "d");
-  replace_all("NAN", nan);
-  return text;
+  text = ReplaceAll(std::move(text), "TYPE", type);
+  text = ReplaceAll(std::move(text), "PREFIX", type == "f32" ? "s" : "d");
+  return ReplaceAll(std::move(text), "NAN", nan);
 }
 
 TEST(LapackJaxProgramsTest, LuAndItsPermutationMatchJaxsOutputs) {
@@ -354,13 +349,8 @@ std::string QrProgram(const std::string& type) {
   }
 }
 )mlir";
-  for (size_t at = text.find("TYPE"); at != std::string::npos; at = text.find("TYPE", at)) {
-    text.replace(at, 4, type);
-  }
-  for (size_t at = text.find("PREFIX"); at != std::string::npos; at = text.find("PREFIX", at)) {
-    text.replace(at, 6, type == "f32" ? "s" : "d");
-  }
-  return text;
+  text = ReplaceAll(std::move(text), "TYPE", type);
+  return ReplaceAll(std::move(text), "PREFIX", type == "f32" ? "s" : "d");
 }
 
 TEST(LapackJaxProgramsTest, QrMatchesJaxsOutputs) {

@@ -47,29 +47,12 @@ std::unique_ptr<Module> Program(E type, const Dims& dims) {
   return *builder.Finish();
 }
 
-std::vector<Tensor> RunEngine(const Module& module, const std::vector<Tensor>& inputs) {
-  EngineOptions options;
-  options.num_threads = 2;
-  options.reduce_threads_under_load = false;
-  options.enable_profiling = true;
-  std::unique_ptr<Engine> engine = Engine::Create(options).value();
-  StatusOr<std::unique_ptr<Executable>> exe = engine->Compile(module);
-  EXPECT_TRUE(exe.ok()) << exe.status();
-  if (!exe.ok()) return {};
-  StatusOr<std::vector<Tensor>> outputs = (*exe)->Run(inputs);
-  EXPECT_TRUE(outputs.ok()) << outputs.status();
-  const ExecutableStats stats = (*exe)->Stats();
-  EXPECT_EQ(stats.work_items_by_kind.at("lapack"), 1);
-  for (const ItemProfile& profile : stats.item_profiles) EXPECT_EQ(profile.runs_on, "library");
-  return outputs.ok() ? *std::move(outputs) : std::vector<Tensor>{};
-}
-
 void ExpectMatchesReference(E type, const Dims& dims) {
   const std::string what = StrCat(ElementTypeName(type), " ", dims.size(), "-d ",
                                   dims[dims.size() - 2], "x", dims.back());
   std::unique_ptr<Module> module = Program(type, dims);
   const std::vector<Tensor> inputs = {Random(T(type, dims), 29)};
-  std::vector<Tensor> engine = RunEngine(*module, inputs);
+  std::vector<Tensor> engine = RunLibraryItems(*module, inputs, 2, "lapack");
   ASSERT_OK_AND_ASSIGN(std::vector<Tensor> reference, Evaluate(*module, "main", inputs));
   ASSERT_EQ(engine.size(), 3u) << what;
   for (int r = 1; r < 3; ++r) {
@@ -130,7 +113,7 @@ TEST(LapackGetrfTest, SingularMatricesGiveLapacksInfoAndPivots) {
     for (int64_t i = 0; i < 18; ++i) a.SetFromDouble(i, values[static_cast<size_t>(i)]);
     std::unique_ptr<Module> module = Program(type, {2, 3, 3});
     const std::vector<Tensor> inputs = {a};
-    std::vector<Tensor> engine = RunEngine(*module, inputs);
+    std::vector<Tensor> engine = RunLibraryItems(*module, inputs, 2, "lapack");
     ASSERT_EQ(engine.size(), 3u);
     const std::vector<int32_t> pivots = {2, 3, 3, 1, 2, 3};
     for (int64_t i = 0; i < 6; ++i) {
@@ -146,7 +129,7 @@ TEST(LapackGetrfTest, SingularMatricesGiveLapacksInfoAndPivots) {
 TEST(LapackGetrfTest, EmptyShapesRunAndGiveZeroInfo) {
   for (const Dims& dims : {Dims{0, 0}, Dims{3, 0, 4}, Dims{2, 5, 0}, Dims{0, 3, 3}}) {
     std::unique_ptr<Module> module = Program(E::kF64, dims);
-    std::vector<Tensor> out = RunEngine(*module, {Tensor::Allocate(T(E::kF64, dims)).value()});
+    std::vector<Tensor> out = RunLibraryItems(*module, {Tensor::Allocate(T(E::kF64, dims)).value()}, 2, "lapack");
     ASSERT_EQ(out.size(), 3u);
     EXPECT_EQ(out[0].element_count(), 0);
     for (int64_t b = 0; b < out[2].element_count(); ++b) EXPECT_EQ(out[2].GetAsDouble(b), 0);

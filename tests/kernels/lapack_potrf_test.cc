@@ -72,29 +72,6 @@ Tensor MakeSpd(E type, const Dims& dims, bool lower, uint32_t seed) {
   return a;
 }
 
-// Compiles and runs main on the engine with `threads`; checks it ran as one lapack library item.
-std::vector<Tensor> RunEngine(const Module& module, const std::vector<Tensor>& inputs,
-                              int threads) {
-  EngineOptions options;
-  options.num_threads = threads;
-  options.reduce_threads_under_load = false;
-  options.enable_profiling = true;
-  std::unique_ptr<Engine> engine = Engine::Create(options).value();
-  StatusOr<std::unique_ptr<Executable>> exe = engine->Compile(module);
-  EXPECT_TRUE(exe.ok()) << exe.status();
-  if (!exe.ok()) return {};
-  StatusOr<std::vector<Tensor>> outputs = (*exe)->Run(inputs);
-  EXPECT_TRUE(outputs.ok()) << outputs.status();
-  const ExecutableStats stats = (*exe)->Stats();
-  EXPECT_EQ(stats.work_items_by_kind.at("lapack"), 1);
-  EXPECT_EQ(stats.jit_items, 0);
-  for (const ItemProfile& profile : stats.item_profiles) {
-    EXPECT_EQ(profile.kind, "lapack");
-    EXPECT_EQ(profile.runs_on, "library");
-  }
-  return outputs.ok() ? *std::move(outputs) : std::vector<Tensor>{};
-}
-
 double AbsTolerance(E type) { return type == E::kF64 ? 1e-12 : 2e-5; }
 
 // Engine vs reference (and the factor's triangle vs Eigen's LLT) within the type's tolerance;
@@ -104,7 +81,7 @@ void ExpectMatchesReference(E type, const Dims& dims, bool lower, int threads = 
                                   lower ? " L" : " U");
   std::unique_ptr<Module> module = Program(type, dims, lower);
   const std::vector<Tensor> inputs = {MakeSpd(type, dims, lower, 17)};
-  std::vector<Tensor> engine = RunEngine(*module, inputs, threads);
+  std::vector<Tensor> engine = RunLibraryItems(*module, inputs, threads, "lapack");
   StatusOr<std::vector<Tensor>> reference = Evaluate(*module, "main", inputs);
   ASSERT_TRUE(reference.ok()) << reference.status();
   ASSERT_EQ(engine.size(), 2u) << what;
@@ -180,7 +157,7 @@ TEST(LapackPotrfTest, InfoMatchesReferenceForMatricesThatAreNotPositiveDefinite)
     for (int64_t i = 0; i < 36; ++i) a.SetFromDouble(i, values[static_cast<size_t>(i)]);
     std::unique_ptr<Module> module = Program(type, {4, 3, 3}, true);
     const std::vector<Tensor> inputs = {a};
-    std::vector<Tensor> engine = RunEngine(*module, inputs, 1);
+    std::vector<Tensor> engine = RunLibraryItems(*module, inputs, 1, "lapack");
     ASSERT_OK_AND_ASSIGN(std::vector<Tensor> reference, Evaluate(*module, "main", inputs));
     ASSERT_EQ(engine.size(), 2u);
     const std::vector<int32_t> info = {2, 0, 3, 3};
@@ -199,7 +176,7 @@ TEST(LapackPotrfTest, EmptyShapesRunAndGiveZeroInfo) {
   for (const Dims& dims : {Dims{0, 0}, Dims{3, 0, 0}, Dims{0, 4, 4}}) {
     std::unique_ptr<Module> module = Program(E::kF32, dims, true);
     std::vector<Tensor> out =
-        RunEngine(*module, {Tensor::Allocate(T(E::kF32, dims)).value()}, 2);
+        RunLibraryItems(*module, {Tensor::Allocate(T(E::kF32, dims)).value()}, 2, "lapack");
     ASSERT_EQ(out.size(), 2u);
     EXPECT_EQ(out[0].element_count(), 0);
     EXPECT_EQ(out[1].type(), T(E::kI32, BatchOf(dims)));

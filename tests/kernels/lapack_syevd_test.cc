@@ -81,21 +81,11 @@ std::vector<double> SignedColumn(const Tensor& v, int64_t n, int64_t b, int64_t 
   return column;
 }
 
-std::vector<Tensor> RunEngine(const Module& module, const std::vector<Tensor>& inputs) {
-  std::unique_ptr<Engine> engine = Engine::Create().value();
-  StatusOr<std::unique_ptr<Executable>> exe = engine->Compile(module);
-  EXPECT_TRUE(exe.ok()) << exe.status();
-  if (!exe.ok()) return {};
-  StatusOr<std::vector<Tensor>> outputs = (*exe)->Run(inputs);
-  EXPECT_TRUE(outputs.ok()) << outputs.status();
-  return outputs.ok() ? *std::move(outputs) : std::vector<Tensor>{};
-}
-
 void ExpectMatchesReference(E type, const Dims& dims, bool lower) {
   const std::string what = StrCat(ElementTypeName(type), " n=", dims.back(), lower ? " L" : " U");
   std::unique_ptr<Module> module = Program(type, dims, lower, true);
   const std::vector<Tensor> inputs = {MakeSymmetric(type, dims, lower, 61)};
-  std::vector<Tensor> got = RunEngine(*module, inputs);
+  std::vector<Tensor> got = RunLibraryItems(*module, inputs, 1, "lapack");
   ASSERT_OK_AND_ASSIGN(std::vector<Tensor> want, Evaluate(*module, "main", inputs));
   ASSERT_EQ(got.size(), 3u);
   const int64_t n = dims.back();
@@ -152,7 +142,7 @@ TEST(LapackSyevdTest, EigenvaluesOnlyModeMatchesReference) {
   for (E type : {E::kF32, E::kF64}) {
     std::unique_ptr<Module> module = Program(type, {2, 5, 5}, false, false);
     const std::vector<Tensor> inputs = {MakeSymmetric(type, {2, 5, 5}, false, 7)};
-    std::vector<Tensor> got = RunEngine(*module, inputs);
+    std::vector<Tensor> got = RunLibraryItems(*module, inputs, 1, "lapack");
     ASSERT_OK_AND_ASSIGN(std::vector<Tensor> want, Evaluate(*module, "main", inputs));
     ASSERT_EQ(got.size(), 3u);
     for (int64_t i = 0; i < 10; ++i) {
@@ -174,7 +164,7 @@ func.func @main(%a: tensor<3x3xf64>) -> (tensor<3x3xf64>, tensor<3xf64>, tensor<
   Tensor a = Tensor::Allocate(T(E::kF64, {3, 3})).value();
   const double values[] = {2, 99, 99, 1, 2, 99, 0, 0, 1};
   for (int64_t i = 0; i < 9; ++i) a.SetFromDouble(i, values[i]);
-  std::vector<Tensor> got = RunEngine(*module, {a});
+  std::vector<Tensor> got = RunLibraryItems(*module, {a}, 1, "lapack");
   ASSERT_EQ(got.size(), 3u);
   EXPECT_NEAR(got[1].GetAsDouble(0), 1, 1e-14);
   EXPECT_NEAR(got[1].GetAsDouble(1), 1, 1e-14);
@@ -186,7 +176,7 @@ func.func @main(%a: tensor<3x3xf64>) -> (tensor<3x3xf64>, tensor<3xf64>, tensor<
   EXPECT_NEAR(got[0].GetAsDouble(8), 0, 1e-14);
   for (const Dims& dims : {Dims{0, 0}, Dims{3, 0, 0}, Dims{0, 2, 2}}) {
     std::unique_ptr<Module> empty = Program(E::kF32, dims, true, true);
-    std::vector<Tensor> out = RunEngine(*empty, {Tensor::Allocate(T(E::kF32, dims)).value()});
+    std::vector<Tensor> out = RunLibraryItems(*empty, {Tensor::Allocate(T(E::kF32, dims)).value()}, 1, "lapack");
     ASSERT_EQ(out.size(), 3u);
     for (int64_t b = 0; b < out[2].element_count(); ++b) EXPECT_EQ(out[2].GetAsDouble(b), 0);
   }
