@@ -84,6 +84,7 @@ StatusOr<KernelSignature> EmitItemKernel(size_t index, const WorkItem& item,
     case WorkKind::kKernelCall:  // library kernels (kernels/), skipped by Engine::Compile
     case WorkKind::kTriangularSolve:
     case WorkKind::kRngBitGenerator:
+    case WorkKind::kLapack:
     case WorkKind::kIterate:     // while loops run their own executables (iterate_compile.h)
       return UnsupportedKind(index, item);
   }

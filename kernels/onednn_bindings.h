@@ -45,6 +45,16 @@ StatusOr<BoundPrimitive> BindTriangularSolve(const Operation& triangular_solve);
 // and DEFAULT 2 or 3); kUnimplemented for an output that is not of an integer or float type.
 StatusOr<BoundPrimitive> BindRngBitGenerator(const Operation& rng_bit_generator);
 
+// A lapack op on Debian's LAPACK (lapack_kernels.cc): a host kernel (BoundPrimitive::host,
+// implementation "lapack:<s|d><routine>", e.g. "lapack:spotrf"); buffers a, then the routine's
+// results (potrf: factor, info; getrf: lu, pivots, info; geqrf: a, tau; orgqr: a, tau, then
+// q; syevd: v, w, info). Batches run one after another on the
+// calling thread (LAPACK may thread inside a call). kInvalidArgument for another op; the
+// target's kUnimplemented (lapack_targets.h) for an unbound one; kUnimplemented for matrices
+// past LAPACK's 32-bit INTEGER; kResourceExhausted when the scratch of getrf, geqrf, orgqr or syevd
+// (8 x (M x N + LAPACK's workspace) bytes) cannot be allocated.
+StatusOr<BoundPrimitive> BindLapack(const Operation& lapack);
+
 }  // namespace accy::kernels
 
 #endif  // ACCY_KERNELS_ONEDNN_BINDINGS_H_

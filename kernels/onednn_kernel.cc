@@ -125,6 +125,14 @@ StatusOr<LibraryKernel> LibraryKernel::Create(const WorkItem& item, const Fusion
       ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Impl> impl, MakeImpl(std::move(bound)));
       return LibraryKernel(std::move(impl));
     }
+    case WorkKind::kLapack: {
+      if (item.root == nullptr) {
+        return absl::InvalidArgumentError(StrCat("lapack item ", item.id, " has no root"));
+      }
+      ACCY_ASSIGN_OR_RETURN(BoundPrimitive bound, BindLapack(*item.root));
+      ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Impl> impl, MakeImpl(std::move(bound)));
+      return LibraryKernel(std::move(impl));
+    }
     case WorkKind::kRngBitGenerator: {
       if (item.root == nullptr) {
         return absl::InvalidArgumentError(
@@ -138,7 +146,7 @@ StatusOr<LibraryKernel> LibraryKernel::Create(const WorkItem& item, const Fusion
       return absl::InvalidArgumentError(
           StrCat("work item ", item.id, " of kind ", WorkKindName(item.kind),
                  " is not a library kind (kernel_call, dot_general, convolution, "
-                 "triangular_solve, rng_bit_generator)"));
+                 "triangular_solve, rng_bit_generator, lapack)"));
   }
 }
 

@@ -365,6 +365,46 @@ class FunctionBuilder {
   StatusOr<std::vector<Value*>> RngBitGenerator(Value* initial_state,
                                                 std::string_view rng_algorithm,
                                                 const TensorType& output_type);
+
+  // lapack (accy; ops.def): the Cholesky factorization as JAX's CPU lowering calls it
+  // (custom_call @lapack_spotrf_ffi / @lapack_dpotrf_ffi, LAPACK xPOTRF). `a` is [batch..., N,
+  // N] f32 or f64 (the target's prefix must match); only its `lower` (else upper) triangle is
+  // read. Results: factor (a's type: L with a = L L^T in the lower triangle, or U with a = U^T
+  // U in the upper; the other triangle keeps a's values, as LAPACK leaves it) and info
+  // ([batch...] i32: 0, or the 1-based order of the first leading minor that is not positive
+  // definite, where the factor's values are unspecified). Errors: kInvalidArgument "lapack
+  // @<target>: ..." naming the broken rule (element type, rank, non-square a).
+  StatusOr<std::vector<Value*>> Potrf(Value* a, bool lower);
+  // lapack (accy; ops.def): the LU factorization with partial pivoting as JAX's CPU lowering
+  // calls it (custom_call @lapack_sgetrf_ffi / @lapack_dgetrf_ffi, LAPACK xGETRF): P a = L U for
+  // `a` [batch..., M, N] f32 or f64. Results: lu (a's type: U on and above the diagonal, L's
+  // multipliers below it, L's unit diagonal implied), pivots ([batch..., min(M, N)] i32,
+  // 1-based: row i was interchanged with row pivots[i] - 1, in order) and info ([batch...] i32:
+  // 0, or the 1-based index of the first exactly zero diagonal element of U; the factorization
+  // is complete either way). Errors: kInvalidArgument "lapack @<target>: ..." naming the broken
+  // rule (element type, rank).
+  StatusOr<std::vector<Value*>> Getrf(Value* a);
+  // lapack (accy; ops.def): the Householder QR factorization as JAX's CPU lowering calls it
+  // (custom_call @lapack_sgeqrf_ffi / @lapack_dgeqrf_ffi, LAPACK xGEQRF) of `a` [batch..., M, N]
+  // f32 or f64. Results: a's type (R on and above the diagonal; below it, reflector i's vector v
+  // with v[i] = 1 implied) and tau ([batch..., min(M, N)]: H(i) = I - tau[i] v v^T, LAPACK's
+  // xLARFG convention: R[i][i] = -sign(alpha) norm, tau 0 when the column below is already 0).
+  // Errors: kInvalidArgument "lapack @<target>: ..." naming the broken rule.
+  StatusOr<std::vector<Value*>> Geqrf(Value* a);
+  // lapack (accy; ops.def): Q = H(0) H(1) ... H(K-1), its first N columns, from Geqrf's
+  // reflectors (custom_call @lapack_sorgqr_ffi / @lapack_dorgqr_ffi, LAPACK xORGQR): `a`
+  // [batch..., M, N] holds the reflectors below the diagonal of its first K columns (nothing else
+  // is read), `tau` [batch..., K] of a's type, M >= N >= K. Result: q of a's type, orthonormal
+  // columns. Errors: kInvalidArgument "lapack @<target>: ..." naming the broken rule.
+  StatusOr<Value*> Orgqr(Value* a, Value* tau);
+  // lapack (accy; ops.def): the symmetric eigendecomposition as JAX's CPU lowering calls it
+  // (custom_call @lapack_ssyevd_ffi / @lapack_dsyevd_ffi, LAPACK xSYEVD) of `a` [batch..., N, N]
+  // f32 or f64, of which only the `lower` (else upper) triangle is read. Results: v (a's type:
+  // column j is the unit eigenvector of w[j] when `compute_vectors`, each unique only up to sign
+  // (and within repeated eigenvalues up to rotation); unspecified otherwise), w ([batch..., N],
+  // ascending eigenvalues) and info ([batch...] i32: 0, or LAPACK's count of what did not
+  // converge). Errors: kInvalidArgument "lapack @<target>: ..." naming the broken rule.
+  StatusOr<std::vector<Value*>> Syevd(Value* a, bool lower, bool compute_vectors = true);
   // while: `cond` returns a tensor<i1>, `body` returns new loop-carried values of the same types.
   StatusOr<std::vector<Value*>> While(std::vector<Value*> initial_values, RegionBodyFn cond,
                                       RegionBodyFn body);

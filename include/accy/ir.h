@@ -107,6 +107,18 @@ enum class OpKind : uint16_t {
 //                        [batch..., N, M] (float); attrs: left_side, lower, unit_diagonal
 //                        (bools), transpose_a ("NO_TRANSPOSE", "TRANSPOSE", "ADJOINT": ADJOINT
 //                        is TRANSPOSE for real types); result: b's type
+//   lapack               operands and results: those of the routine named by call_target_name
+//                        (src/ir/lapack_targets.h; potrf: a [batch..., N, N] -> factor (a's
+//                        type), info [batch...] i32; getrf: a [batch..., M, N] -> lu (a's
+//                        type), pivots [batch..., min(M, N)] i32 (1-based), info [batch...]
+//                        i32; geqrf: a -> a's type, tau [batch..., min(M, N)]; orgqr: a
+//                        [batch..., M, N], tau [batch..., K], M >= N >= K -> q (a's type);
+//                        syevd: a [batch..., N, N] -> v (a's type), w [batch..., N], info);
+//                        attrs: call_target_name (string, e.g. "lapack_spotrf_ffi"),
+//                        potrf: uplo (int, 'L' = 76 or 'U' = 85), syevd: mode ('V' = 86 or
+//                        'N' = 78), uplo; prints as
+//                        stablehlo.custom_call @<call_target_name> with JAX's backend_config
+//                        and column-major operand/result layouts
 //   rng_bit_generator    operands: initial_state (1-D ui64: 2 words for THREE_FRY, 2 or 3 for
 //                        PHILOX and DEFAULT); attrs: rng_algorithm ("DEFAULT", "THREE_FRY",
 //                        "PHILOX"); results: output_state (initial_state's type) and output
@@ -137,7 +149,7 @@ enum class OpCategory : uint8_t {
   kShape,        // shape and data movement (broadcast_in_dim .. dynamic_update_slice)
   kContraction,  // dot_general, convolution
   kReduction,    // reduce, cumsum
-  kLinearAlgebra,  // triangular_solve
+  kLinearAlgebra,  // triangular_solve, lapack
   kRandom,         // rng_bit_generator
   kControl,      // while
   kCall,         // kernel_call

@@ -163,7 +163,8 @@ Status PlanItems(CompileState& state) {
   return absl::OkStatus();
 }
 
-// Library items: kernel_calls, triangular_solves (Eigen), rng_bit_generators (Random123) and the
+// Library items: kernel_calls, triangular_solves (Eigen), rng_bit_generators (Random123), lapack
+// ops (Debian's LAPACK) and the
 // dot_general items whose dims and types map onto oneDNN
 // matmul with an optimized implementation and are at least kMinLibraryDotElementOps; the other
 // dot_generals (small, unmapped dims or types) run on the JIT's dot_general emitter with the
@@ -201,7 +202,7 @@ Status BindLibraryItems(CompileState& state) {
       }
     } else if (item.kind != WorkKind::kKernelCall && item.kind != WorkKind::kConvolution &&
                item.kind != WorkKind::kTriangularSolve &&
-               item.kind != WorkKind::kRngBitGenerator) {
+               item.kind != WorkKind::kRngBitGenerator && item.kind != WorkKind::kLapack) {
       continue;
     }
     omp_set_num_threads(threads);

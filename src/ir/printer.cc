@@ -27,6 +27,7 @@
 #include <variant>
 #include <vector>
 
+#include "src/ir/lapack_targets.h"
 #include "src/ir/printer_attributes.h"
 #include "src/ir/printer_names.h"
 #include "src/util/str_cat.h"
@@ -452,6 +453,9 @@ class ModulePrinter {
                        ") {accy.dimension = ", op.GetInt("dimension").value_or(0), " : i64} : ",
                        FunctionalType(op));
         return;
+      case OpKind::kLapack:
+        PrintLapackCall(op);
+        return;
       case OpKind::kKernelCall:
         PrintKernelCall(op);
         return;
@@ -669,6 +673,43 @@ class ModulePrinter {
       out_ += "}";
     }
     out_ += StrCat(" : ", FunctionalType(op));
+  }
+
+  // A lapack op as JAX writes its custom_call: the routine's backend_config fields as ui8,
+  // column-major matrix layouts (lapack_mapping.h LapackLayout) and factor aliasing a.
+  void PrintLapackCall(const Operation& op) {
+    const std::string target = op.GetString("call_target_name").value_or("");
+    std::string config;
+    StatusOr<LapackTarget> parsed = ParseLapackTarget(target);
+    if (parsed.ok()) {
+      for (std::string_view field : LapackConfigFields(parsed->routine)) {
+        config += StrCat(config.empty() ? "" : ", ", field, " = ",
+                         op.GetInt(field).value_or(0), " : ui8");
+      }
+    }
+    auto layouts = [&parsed](const std::vector<Value*>& values, bool is_result) {
+      std::string out = "[";
+      for (size_t i = 0; i < values.size(); ++i) {
+        const int64_t rank = values[i]->type().rank();
+        const bool matrix = parsed.ok() && IsLapackMatrix(parsed->routine, is_result, i);
+        std::string dims;
+        for (int64_t d : LapackLayout(rank, matrix)) {
+          dims += StrCat(dims.empty() ? "" : ", ", d);
+        }
+        out += StrCat(i > 0 ? ", " : "", rank == 0 ? "dense<>" : StrCat("dense<[", dims, "]>"),
+                      " : tensor<", rank, "xindex>");
+      }
+      return out + "]";
+    };
+    out_ += StrCat("stablehlo.custom_call ", FormatSymbolName(target), "(", Operands(op),
+                   ") {mhlo.backend_config = {", config, "}, operand_layouts = ",
+                   layouts(op.operands(), false),
+                   ", output_operand_aliases = [#stablehlo.output_operand_alias<"
+                   "output_tuple_indices = [",
+                   op.num_results() == 1 ? "" : "0",
+                   "], operand_index = 0, operand_tuple_indices = []>]"
+                   ", result_layouts = ", layouts(op.results(), true), "} : ",
+                   FunctionalType(op));
   }
 
   std::string out_;

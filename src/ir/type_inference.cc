@@ -577,6 +577,7 @@ StatusOr<std::optional<std::vector<TensorType>>> InferResultTypes(
     case OpKind::kReshape:
     case OpKind::kIota:
     case OpKind::kRngBitGenerator:
+    case OpKind::kLapack:
     case OpKind::kKernelCall:
     case OpKind::kCase:  // its branches' return types, checked by VerifyRegions
     case OpKind::kReturn:

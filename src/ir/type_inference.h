@@ -93,6 +93,20 @@ Status VerifyRngBitGenerator(std::span<const TensorType> operand_types,
 // Whether `value` is an rng_algorithm of the spec: "DEFAULT", "THREE_FRY" or "PHILOX".
 bool IsRngAlgorithm(std::string_view value);
 
+// lapack (type_inference_lapack.cc), whose result types are given: call_target_name (a
+// required string naming a bound target, src/ir/lapack_targets.h; otherwise its
+// kUnimplemented), the routine's backend_config fields (required integers holding characters it
+// accepts) and the operand and result types of the routine (potrf: a [batch..., N, N] of the
+// target's element type -> factor of a's type, info i32 [batch...]; getrf: a [batch..., M, N]
+// -> lu of a's type, pivots i32 [batch..., min(M, N)], info i32 [batch...]; geqrf: a ->
+// a's type, tau [batch..., min(M, N)]; orgqr: a [batch..., M, N], tau [batch..., K], M >= N >= K
+// -> q of a's type; syevd: a [batch..., N, N] -> v of a's type, w [batch..., N], info i32
+// [batch...]). kInvalidArgument
+// "lapack @<target>: ..." naming the broken rule.
+Status VerifyLapack(std::span<const TensorType> operand_types,
+                    std::span<const TensorType> result_types,
+                    std::span<const NamedAttribute> attributes);
+
 // "[1, 2, 3]".
 std::string DimsToString(std::span<const int64_t> dims);
 

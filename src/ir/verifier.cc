@@ -360,6 +360,9 @@ Status VerifyGivenResultType(const Operation& op) {
     case OpKind::kRngBitGenerator:
       return ir_internal::VerifyRngBitGenerator(TypesOf(op.operands()), TypesOf(op.results()),
                                                 op.attributes());
+    case OpKind::kLapack:
+      return ir_internal::VerifyLapack(TypesOf(op.operands()), TypesOf(op.results()),
+                                       op.attributes());
     case OpKind::kKernelCall:
       return VerifyKernelCall(op);
     case OpKind::kCase:  // any results: VerifyRegions checks each branch returns their types

@@ -318,6 +318,8 @@ class Evaluator {
         return EvaluateBatchNorm(op, operands);
       case OpKind::kRngBitGenerator:
         return EvaluateRngBitGenerator(op, operands);
+      case OpKind::kLapack:
+        return EvaluateLapack(op, operands);
       case OpKind::kReduce:
       case OpKind::kCumsum:
         return EvaluateReductionOp(op, operands, eval_region);

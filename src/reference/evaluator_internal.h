@@ -1,7 +1,7 @@
 // Internal interface between the reference evaluator's driver (evaluator.cc) and its op
 // families (elementwise_ops.cc, reduction_ops.cc, shape_ops.cc, gather_scatter.cc,
 // window_ops.cc, sort_ops.cc, dot_general.cc, convolution.cc, triangular_solve.cc,
-// rng_bit_generator.cc). Each family function evaluates one verified op on already-evaluated
+// rng_bit_generator.cc, lapack.cc). Each family function evaluates one verified op on already-evaluated
 // operand tensors and returns new owned result tensors, one per op result.
 #ifndef ACCY_SRC_REFERENCE_EVALUATOR_INTERNAL_H_
 #define ACCY_SRC_REFERENCE_EVALUATOR_INTERNAL_H_
@@ -68,6 +68,14 @@ StatusOr<std::vector<Tensor>> EvaluateTriangularSolve(const Operation& op,
 // Salmon et al. (SC 2011), with XLA:CPU's counter layout; results output_state, output.
 StatusOr<std::vector<Tensor>> EvaluateRngBitGenerator(const Operation& op,
                                                       std::span<const Tensor> operands);
+
+// lapack (lapack.cc): the LAPACK routine of call_target_name by direct loops in double
+// (potrf: Cholesky–Banachiewicz; getrf: Doolittle with partial pivoting; geqrf, orgqr:
+// Householder reflectors; syevd: cyclic Jacobi), independent of LAPACK; results as the
+// routine's (potrf: factor, info; getrf: lu, pivots, info; geqrf: a, tau; orgqr: q; syevd: v, w,
+// info).
+StatusOr<std::vector<Tensor>> EvaluateLapack(const Operation& op,
+                                             std::span<const Tensor> operands);
 
 // Operand conversion of the contractions (dot_general.cc), to the result element type's domain
 // (docs/numerics.md convert rules): every element of `t` as a double holding a value of float

@@ -39,6 +39,8 @@ std::string_view WorkKindName(WorkKind kind) {
       return "convolution";
     case WorkKind::kTriangularSolve:
       return "triangular_solve";
+    case WorkKind::kLapack:
+      return "lapack";
     case WorkKind::kRngBitGenerator:
       return "rng_bit_generator";
   }

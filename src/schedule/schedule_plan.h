@@ -27,8 +27,8 @@ namespace accy {
 class FusionPlan;
 class ShapeLayoutAnalysis;
 
-// Work item kinds (seed `ScheduleWorkKind`; convolution, triangular_solve and rng_bit_generator
-// are accy's, each a library item with a kind of its own so its element-op estimate and binding
+// Work item kinds (seed `ScheduleWorkKind`; convolution, triangular_solve, rng_bit_generator and
+// lapack are accy's, each a library item with a kind of its own so its element-op estimate and binding
 // are looked up by kind).
 enum class WorkKind : uint8_t {
   kElementwiseSingle,
@@ -44,6 +44,7 @@ enum class WorkKind : uint8_t {
   kConvolution,
   kTriangularSolve,  // always a library item (kernels/eigen_triangular_solve.cc)
   kRngBitGenerator,  // always a library item (kernels/random123_rng_bit_generator.cc)
+  kLapack,           // always a library item (kernels/lapack_kernels.cc)
 };
 // "elementwise_single", "elementwise_fusion", "shape", ...
 std::string_view WorkKindName(WorkKind kind);

@@ -10,6 +10,7 @@
 #include "src/analysis/shape_layout_analysis.h"
 #include "src/fusion/fusion_plan.h"
 #include "src/ir/convolution_attributes.h"
+#include "src/ir/lapack_targets.h"
 #include "src/passes/work_contract.h"
 #include "src/schedule/schedule_plan.h"
 #include "src/util/str_cat.h"
@@ -153,6 +154,28 @@ uint64_t RngBitGeneratorElementOps(const Operation& op) {
   return SaturatedMul(static_cast<uint64_t>(op.result(1)->type().element_count()), 32);
 }
 
+// lapack: the routine's floating-point operations (LAPACK Working Note 41): potrf N^3 / 3 per
+// batch; getrf M N k - k^3 / 3 with k = min(M, N) (2 N^3 / 3 when square); geqrf and orgqr
+// counted as getrf (their counts are about twice that: an underestimate within 2x), syevd too
+// (with eigenvectors about 9 N^3: an underestimate within 14x).
+uint64_t LapackElementOps(const Operation& op) {
+  const TensorType& a = op.operand(0)->type();
+  const int64_t rank = a.rank();
+  if (rank < 2) return 0;
+  const uint64_t m = static_cast<uint64_t>(a.dim(rank - 2));
+  const uint64_t n = static_cast<uint64_t>(a.dim(rank - 1));
+  const uint64_t k = std::min(m, n);
+  uint64_t batch = 1;
+  for (int64_t d = 0; d + 2 < rank; ++d) {
+    batch = SaturatedMul(batch, static_cast<uint64_t>(a.dim(d)));
+  }
+  const uint64_t k3 = SaturatedMul(SaturatedMul(k, k), k) / 3;
+  StatusOr<LapackTarget> target = ParseLapackTarget(op.GetString("call_target_name").value_or(""));
+  if (target.ok() && target->routine == LapackRoutine::kPotrf) return SaturatedMul(batch, k3);
+  const uint64_t mnk = SaturatedMul(SaturatedMul(m, n), k);
+  return SaturatedMul(batch, mnk - k3);  // getrf; k^3 / 3 <= m n k
+}
+
 // The catalog's (or a registered host kernel's) estimate for a valid call; nullopt for a
 // kernel_call the catalog does not know or rejects (the seed falls back to element count x ops).
 std::optional<uint64_t> KernelCallElementOps(const Operation& op) {
@@ -183,6 +206,9 @@ uint64_t EstimatedElementOps(std::span<const Operation* const> ops, uint64_t ele
         break;
       case OpKind::kRngBitGenerator:
         estimate = RngBitGeneratorElementOps(*ops[0]);
+        break;
+      case OpKind::kLapack:
+        estimate = LapackElementOps(*ops[0]);
         break;
       default:
         break;

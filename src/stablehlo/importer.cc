@@ -14,6 +14,7 @@
 #include "accy/builder.h"
 #include "src/stablehlo/attribute_mapping.h"
 #include "src/stablehlo/dynamic_fold.h"
+#include "src/stablehlo/lapack_mapping.h"
 #include "src/stablehlo/map_rewrite.h"
 #include "src/util/str_cat.h"
 
@@ -73,6 +74,8 @@ class Importer {
   // map (spec "map"): the computation's elementwise ops applied to the whole operands.
   Status EmitMap(FunctionBuilder& fb, NameTable& names, const OpSyntax& op);
   Status EmitCustomCall(FunctionBuilder& fb, NameTable& names, const OpSyntax& op);
+  Status EmitLapackCall(FunctionBuilder& fb, NameTable& names, const OpSyntax& op,
+                        std::vector<Value*> operands);
   Status EmitCheck(NameTable& names, const OpSyntax& op, CheckKind kind, BlockRole role);
   Status EmitStableHloOp(FunctionBuilder& fb, NameTable& names, const OpSyntax& op);
   // CreateOp with located errors (a region body's own error wins over CreateOp's wrapping).
@@ -514,6 +517,7 @@ Status Importer::EmitCustomCall(FunctionBuilder& fb, NameTable& names, const OpS
     return Create(fb, names, op, OpKind::kCumsum, std::move(operands),
                   {{"dimension", dimension->int_value}});
   }
+  if (IsLapackTargetName(target->text)) return EmitLapackCall(fb, names, op, std::move(operands));
   if (op.attribute("accy.version") == nullptr) {
     return UnimplementedAt(target->loc, StrCat("custom_call target @", target->text,
                                                " is not supported"));
@@ -526,10 +530,39 @@ Status Importer::EmitCustomCall(FunctionBuilder& fb, NameTable& names, const OpS
   return DefineResults(names, op, (*call)->results());
 }
 
+// A LAPACK target of JAX's CPU lowering (lapack_mapping.h): potrf becomes a lapack op; trsm a
+// triangular_solve, of alpha * b when the call passes alpha (the pre-2025 form).
+Status Importer::EmitLapackCall(FunctionBuilder& fb, NameTable& names, const OpSyntax& op,
+                                std::vector<Value*> operands) {
+  const std::string& target = op.attribute("call_target_name")->text;
+  std::vector<TensorType> operand_types;
+  for (const Value* operand : operands) operand_types.push_back(operand->type());
+  ACCY_ASSIGN_OR_RETURN(LapackCallForm form, ConvertLapackCall(op, target, operand_types));
+  if (form.target.routine != LapackRoutine::kTrsm) {
+    return Create(fb, names, op, OpKind::kLapack, std::move(operands),
+                  std::move(form.attributes));
+  }
+  if ((operands.size() != 2 && operands.size() != 3) || op.result_types.size() != 1) {
+    return ErrorAt(op.loc, StrCat("custom_call @", target, " takes a, b (and a rank-0 alpha) "
+                                  "and returns one result"));
+  }
+  Value* b = operands[1];
+  if (operands.size() == 3) {
+    StatusOr<Value*> alpha = fb.BroadcastInDim(operands[2], b->type(), {});
+    if (!alpha.ok()) return WithLoc(op.loc, alpha.status());
+    StatusOr<Value*> scaled = fb.Multiply(*alpha, b);
+    if (!scaled.ok()) return WithLoc(op.loc, scaled.status());
+    b = *scaled;
+  }
+  return Create(fb, names, op, OpKind::kTriangularSolve, {operands[0], b},
+                std::move(form.attributes));
+}
+
 Status Importer::EmitStableHloOp(FunctionBuilder& fb, NameTable& names, const OpSyntax& op) {
   const std::string_view name = op.name;
   StatusOr<OpKind> kind = ParseQualifiedOpKind(name);
   const bool accy_only = kind.ok() && (*kind == OpKind::kCumsum || *kind == OpKind::kKernelCall ||
+                                       *kind == OpKind::kLapack ||
                                        *kind == OpKind::kReturn);
   const bool is_dot = name == "stablehlo.dot";
   if (name == "stablehlo.if") {

@@ -101,6 +101,7 @@ class Generator {
   bool StepConvolution();  // generator_convolution_step.cc
   bool StepTriangularSolve();  // generator_triangular_solve_step.cc
   bool StepRngBitGenerator();  // generator_rng_bit_generator_step.cc
+  bool StepLapack();           // generator_lapack_step.cc
   bool StepReduce();
   bool StepArgmax();
   bool StepReduceBody();
@@ -142,6 +143,10 @@ StatusOr<Value*> ReduceF(FunctionBuilder& f, Value* x, const std::string& reduce
                          std::vector<int64_t> dims);
 // A constant of `type` with every element `value` (constant + broadcast_in_dim).
 StatusOr<Value*> SplatConstant(FunctionBuilder& f, const TensorType& type, double value);
+// select(i == j, |x| + 1, x * off_diagonal_scale) over x's last two dims (rank >= 2): the
+// diagonally dominant matrices of the triangular_solve and lapack steps
+// (generator_triangular_solve_step.cc).
+StatusOr<Value*> DiagonallyDominant(FunctionBuilder& f, Value* x, double off_diagonal_scale);
 // accy.nn.softmax / log_softmax along `axis` as StableHLO ops in f32, rounded once to x's type
 // (generator_kernel_steps.cc).
 StatusOr<Value*> SoftmaxReference(FunctionBuilder& f, Value* x, int64_t axis, bool log);

@@ -15,6 +15,21 @@
 
 namespace accy::fuzz::internal {
 
+StatusOr<Value*> DiagonallyDominant(FunctionBuilder& f, Value* x, double off_diagonal_scale) {
+  const TensorType& type = x->type();
+  const int64_t rank = type.rank();
+  ACCY_ASSIGN_OR_RETURN(TensorType index_type, TensorType::Create(ElementType::kI32, type.dims()));
+  ACCY_ASSIGN_OR_RETURN(Value * row, f.Iota(index_type, rank - 2));
+  ACCY_ASSIGN_OR_RETURN(Value * col, f.Iota(index_type, rank - 1));
+  ACCY_ASSIGN_OR_RETURN(Value * diagonal, f.Compare(row, col, "EQ"));
+  ACCY_ASSIGN_OR_RETURN(Value * one, SplatConstant(f, type, 1.0));
+  ACCY_ASSIGN_OR_RETURN(Value * magnitude, f.Abs(x));
+  ACCY_ASSIGN_OR_RETURN(Value * diagonal_value, f.Add(magnitude, one));
+  ACCY_ASSIGN_OR_RETURN(Value * shrink, SplatConstant(f, type, off_diagonal_scale));
+  ACCY_ASSIGN_OR_RETURN(Value * off_diagonal, f.Multiply(x, shrink));
+  return f.Select(diagonal, diagonal_value, off_diagonal);
+}
+
 bool Generator::StepTriangularSolve() {
   static constexpr int64_t kSizes[] = {1, 2, 3, 4, 5, 8, 16, 17};
   const ElementType e = RandomFloatType();
@@ -44,20 +59,7 @@ bool Generator::StepTriangularSolve() {
   AddRecipe("triangular_solve", {raw, b}, {v},
             [=](FunctionBuilder& f, std::span<Value* const> xs,
                 BuildForm) -> StatusOr<std::vector<Value*>> {
-              Value* x = xs[0];
-              const TensorType& a_type = x->type();
-              const int64_t rank = a_type.rank();
-              ACCY_ASSIGN_OR_RETURN(TensorType index_type,
-                                    TensorType::Create(ElementType::kI32, a_type.dims()));
-              ACCY_ASSIGN_OR_RETURN(Value * row, f.Iota(index_type, rank - 2));
-              ACCY_ASSIGN_OR_RETURN(Value * col, f.Iota(index_type, rank - 1));
-              ACCY_ASSIGN_OR_RETURN(Value * diagonal, f.Compare(row, col, "EQ"));
-              ACCY_ASSIGN_OR_RETURN(Value * one, SplatConstant(f, a_type, 1.0));
-              ACCY_ASSIGN_OR_RETURN(Value * magnitude, f.Abs(x));
-              ACCY_ASSIGN_OR_RETURN(Value * diagonal_value, f.Add(magnitude, one));
-              ACCY_ASSIGN_OR_RETURN(Value * shrink, SplatConstant(f, a_type, scale));
-              ACCY_ASSIGN_OR_RETURN(Value * off_diagonal, f.Multiply(x, shrink));
-              ACCY_ASSIGN_OR_RETURN(Value * a, f.Select(diagonal, diagonal_value, off_diagonal));
+              ACCY_ASSIGN_OR_RETURN(Value * a, DiagonallyDominant(f, xs[0], scale));
               ACCY_ASSIGN_OR_RETURN(Value * solved, f.TriangularSolve(a, xs[1], left_side, lower,
                                                                       unit_diagonal, transpose_a));
               return std::vector<Value*>{solved};

@@ -611,6 +611,7 @@ FuzzProgram Generator::Run() {
       {2, [](Generator& g) { return g.StepConvolution(); }},
       {1, [](Generator& g) { return g.StepTriangularSolve(); }},
       {1, [](Generator& g) { return g.StepRngBitGenerator(); }},
+      {1, [](Generator& g) { return g.StepLapack(); }},
       {5, [](Generator& g) { return g.StepReduce(); }},
       {1, [](Generator& g) { return g.StepArgmax(); }},
       {2, [](Generator& g) { return g.StepReduceBody(); }},

@@ -30,7 +30,7 @@ std::set<OpKind> KindsWhere(bool (*predicate)(const OpInfo&)) {
 }
 
 TEST(OpRegistryTest, EveryOpKindHasItsRowInEnumOrder) {
-  ASSERT_EQ(kNumOpKinds, 92);
+  ASSERT_EQ(kNumOpKinds, 93);
   for (int i = 0; i < kNumOpKinds; ++i) {
     const OpKind kind = static_cast<OpKind>(i);
     EXPECT_EQ(kAllOpKinds[i], kind);
@@ -53,7 +53,7 @@ TEST(OpRegistryTest, NamesAreUniqueAndRoundTripThroughParseOpKind) {
     ASSERT_OK_AND_ASSIGN(OpKind parsed, ParseOpKind(OpName(kind)));
     EXPECT_EQ(parsed, kind) << OpName(kind);
   }
-  EXPECT_EQ(names.size(), 92u);
+  EXPECT_EQ(names.size(), 93u);
   for (std::string_view name : {"stablehlo.add", "top_k", "sorted", ""}) {
     const Status status = ParseOpKind(name).status();
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << name;
@@ -112,6 +112,7 @@ TEST(OpRegistryTest, PredicatesAgreeWithCategoryAndTheRangesTheyReplaced) {
   EXPECT_EQ(GetOpInfo(OpKind::kBatchNormGrad).category, OpCategory::kReduction);
   EXPECT_EQ(GetOpInfo(OpKind::kBatchNormGrad).results, 3);
   EXPECT_EQ(GetOpInfo(OpKind::kTriangularSolve).category, OpCategory::kLinearAlgebra);
+  EXPECT_EQ(GetOpInfo(OpKind::kLapack).category, OpCategory::kLinearAlgebra);
   EXPECT_EQ(OpCategoryName(OpCategory::kLinearAlgebra), "linear_algebra");
   EXPECT_EQ(GetOpInfo(OpKind::kRngBitGenerator).category, OpCategory::kRandom);
   EXPECT_EQ(OpCategoryName(OpCategory::kRandom), "random");
@@ -141,10 +142,10 @@ TEST(OpRegistryTest, ElementClassesAreTheSpecConstraints) {
   // rng_bit_generator: its output's class (the state is always ui64).
   EXPECT_EQ(GetOpInfo(OpKind::kRngBitGenerator).element_classes, ElementClass::kNumeric);
   // The float-only ops: exponential .. is_finite (16 unary), atan2, tan, reduce_precision, the
-  // 18 CHLO ops, triangular_solve and the three batch-norm ops.
+  // 18 CHLO ops, triangular_solve, lapack and the three batch-norm ops.
   EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.element_classes == ElementClass::kFloat; })
                 .size(),
-            41u);
+            42u);
   EXPECT_EQ(GetOpInfo(OpKind::kTriangularSolve).element_classes, ElementClass::kFloat);
   EXPECT_EQ(GetOpInfo(OpKind::kErfInv).element_classes, ElementClass::kFloat);
   EXPECT_EQ(GetOpInfo(OpKind::kNextAfter).element_classes, ElementClass::kFloat);
@@ -185,13 +186,14 @@ TEST(OpRegistryTest, RegionCountsAndArities) {
             (std::set<OpKind>{OpKind::kCase}));
   EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.results == kVariadic; }),
             (std::set<OpKind>{OpKind::kScatter, OpKind::kSort, OpKind::kReduce,
-                              OpKind::kReduceWindow, OpKind::kCase, OpKind::kWhile,
-                              OpKind::kKernelCall}));
+                              OpKind::kReduceWindow, OpKind::kLapack, OpKind::kCase,
+                              OpKind::kWhile, OpKind::kKernelCall}));
   EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.operands == kVariadic; }),
             (std::set<OpKind>{OpKind::kConcatenate, OpKind::kScatter, OpKind::kSort,
                               OpKind::kDynamicSlice,
                               OpKind::kDynamicUpdateSlice, OpKind::kReduce,
-                              OpKind::kReduceWindow, OpKind::kWhile, OpKind::kKernelCall,
+                              OpKind::kReduceWindow, OpKind::kLapack, OpKind::kWhile,
+                              OpKind::kKernelCall,
                               OpKind::kReturn}));
   for (OpKind kind : kAllOpKinds) {
     const OpInfo& info = GetOpInfo(kind);
@@ -242,7 +244,7 @@ TEST(OpRegistryTest, EveryOpButConstantAndReturnPlansToAWorkKind) {
                                                    : WorkKind::kReduction;
         break;
       case OpCategory::kLinearAlgebra:
-        expected = WorkKind::kTriangularSolve;
+        expected = kind == OpKind::kLapack ? WorkKind::kLapack : WorkKind::kTriangularSolve;
         break;
       case OpCategory::kRandom:
         expected = WorkKind::kRngBitGenerator;

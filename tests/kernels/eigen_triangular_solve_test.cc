@@ -95,27 +95,10 @@ Tolerance ToleranceOf(E type) {
   }
 }
 
-// Compiles and runs main on the engine with `threads`.
+// Compiles and runs main on the engine with `threads`: one triangular_solve library item.
 std::vector<Tensor> RunEngine(const Module& module, const std::vector<Tensor>& inputs,
                               int threads) {
-  EngineOptions options;
-  options.num_threads = threads;
-  options.reduce_threads_under_load = false;
-  options.enable_profiling = true;
-  std::unique_ptr<Engine> engine = Engine::Create(options).value();
-  StatusOr<std::unique_ptr<Executable>> exe = engine->Compile(module);
-  EXPECT_TRUE(exe.ok()) << exe.status();
-  if (!exe.ok()) return {};
-  StatusOr<std::vector<Tensor>> outputs = (*exe)->Run(inputs);
-  EXPECT_TRUE(outputs.ok()) << outputs.status();
-  const ExecutableStats stats = (*exe)->Stats();
-  EXPECT_EQ(stats.work_items_by_kind.at("triangular_solve"), 1);
-  EXPECT_EQ(stats.jit_items, 0);
-  for (const ItemProfile& profile : stats.item_profiles) {
-    EXPECT_EQ(profile.kind, "triangular_solve");
-    EXPECT_EQ(profile.runs_on, "library");
-  }
-  return outputs.ok() ? *std::move(outputs) : std::vector<Tensor>{};
+  return RunLibraryItems(module, inputs, threads, "triangular_solve");
 }
 
 // Runs a solve on the engine and the reference evaluator and compares within the type's

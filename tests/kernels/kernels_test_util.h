@@ -5,12 +5,14 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <random>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "accy/builder.h"
+#include "accy/engine.h"
 #include "accy/ir.h"
 #include "accy/tensor.h"
 #include "gtest/gtest.h"
@@ -41,6 +43,31 @@ inline StatusOr<Tensor> ValueTensor(const Value* value, std::span<const Tensor> 
     return Tensor::FromBytes(dense->type, dense->bytes);
   }
   return absl::InvalidArgumentError("test: an input is neither a parameter nor a constant");
+}
+
+// Compiles `module`'s main on an engine of `threads` (profiling on, no load-based thread
+// reduction), runs it on `inputs`, and checks that it ran as `items` library items of work kind
+// `kind` and no JIT item. Returns the outputs, or none after a failure it has reported.
+inline std::vector<Tensor> RunLibraryItems(const Module& module, const std::vector<Tensor>& inputs,
+                                           int threads, const std::string& kind, int items = 1) {
+  EngineOptions options;
+  options.num_threads = threads;
+  options.reduce_threads_under_load = false;
+  options.enable_profiling = true;
+  std::unique_ptr<Engine> engine = Engine::Create(options).value();
+  StatusOr<std::unique_ptr<Executable>> exe = engine->Compile(module);
+  EXPECT_TRUE(exe.ok()) << exe.status();
+  if (!exe.ok()) return {};
+  StatusOr<std::vector<Tensor>> outputs = (*exe)->Run(inputs);
+  EXPECT_TRUE(outputs.ok()) << outputs.status();
+  const ExecutableStats stats = (*exe)->Stats();
+  EXPECT_EQ(stats.work_items_by_kind.at(kind), items);
+  EXPECT_EQ(stats.jit_items, 0);
+  for (const ItemProfile& profile : stats.item_profiles) {
+    EXPECT_EQ(profile.kind, kind);
+    EXPECT_EQ(profile.runs_on, "library");
+  }
+  return outputs.ok() ? *std::move(outputs) : std::vector<Tensor>{};
 }
 
 // Runs `kernel` with its inputs taken from `args`, into fresh outputs. `in_place` gives, per
