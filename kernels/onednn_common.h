@@ -107,10 +107,12 @@ struct BoundPrimitive {
     bool constant_source = false;
     const void* filled_from = nullptr;
     // A copy between two row layouts of one element type (weights with a padded row stride)
-    // runs as row memcpys on the run's threads instead of the reorder (CopyRows): oneDNN 2.6's
-    // simple:any reorder of 784x512 f32 took 0.22 ms instead of 0.035 in some 2-thread
-    // processes on AMD Zen 4 under the avx2 cap, more than the matmul it fed. Bytes; 0 rows =
-    // use the reorder.
+    // runs as row memcpys on the run's threads (CopyRows) instead of oneDNN 2.6's generic
+    // simple:any reorder: the same 0.035 ms for 784x512 f32 at 2 threads on an idle Zen 4, with
+    // one primitive fewer per staged argument and one thread below 256 KiB. (The 0.22 ms this
+    // comment cited at first were taken while another process's threads held a core: a 2-thread
+    // copy waits for its descheduled half either way; docs/isa.md.) Bytes; 0 rows = use the
+    // reorder.
     struct RowCopy {
       int64_t rows = 0;
       int64_t row_bytes = 0;          // bytes copied per row
