@@ -4,6 +4,7 @@
 // transcendental ops, within the ULP bound stated in the table -- with the first bad index
 // reported. Adding an op = one table entry.
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <iostream>
 #include <iterator>
@@ -226,6 +227,48 @@ TEST(ElementwiseSpecialValuesTest, InlineExpTanhLogisticReproduceSpecialValuesOf
           << "x = " << specials[i % std::size(specials)] << ": " << got[i] << " vs " << e;
     }
   }
+}
+
+// The inline f32 exp (jit/vector_math.h) against glibc's expf (the reference evaluator) on
+// 2^20 bit patterns spread evenly over all of f32 (every 4,096th: both signs, every exponent,
+// NaNs and infinities) and on every 16th f32 in [-104, -86] (results from subnormal up to
+// the smallest normals, where 2^n is applied in two steps): at most 1 ulp everywhere.
+// (Measured over all 2^32 inputs with the same sequence in C: also at most 1 ulp.)
+TEST(ElementwiseExpTest, WithinOneUlpOfGlibcOnASweepOfEveryExponent) {
+  std::vector<float> inputs;
+  for (uint64_t bits = 0; bits < (uint64_t{1} << 32); bits += 4096) {
+    const uint32_t u = static_cast<uint32_t>(bits);
+    float x;
+    std::memcpy(&x, &u, sizeof x);
+    inputs.push_back(x);
+  }
+  auto bits_of = [](float v) {
+    uint32_t u;
+    std::memcpy(&u, &v, sizeof u);
+    return u;
+  };
+  for (uint32_t u = bits_of(-86.0f); u <= bits_of(-104.0f); u += 16) {  // negative: |x| grows
+    float x;
+    std::memcpy(&x, &u, sizeof x);
+    inputs.push_back(x);
+  }
+  Builder builder("exp_sweep");
+  const int64_t n = static_cast<int64_t>(inputs.size());
+  TensorType t = builder.Type(ElementType::kF32, {n}).value();
+  auto f = builder.BeginFunction("main", {t}, {t}).value();
+  ASSERT_OK_AND_ASSIGN(Operation * op, f.CreateOp(OpKind::kExponential, {f.Parameter(0)}, {t}, {}));
+  ASSERT_OK(f.Return({op->result(0)}));
+  ASSERT_OK_AND_ASSIGN(auto module, builder.Finish());
+  Tensor x = Tensor::Allocate(t).value();
+  std::memcpy(x.data(), inputs.data(), inputs.size() * sizeof(float));
+  std::vector<Tensor> args = {x};
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, Evaluate(*module, "main", args));
+  ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(std::move(module)));
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> actual, program->Run(args, 2));
+  double max_ulps = 0;
+  EXPECT_TRUE(Matches(actual[0], expected[0], 1, &max_ulps)) << n << " inputs";
+  EXPECT_GT(n, (int64_t{1} << 20) + 100000);  // the subnormal-result range is really covered
+  std::cout << "exp f32 over " << n << " inputs: max " << max_ulps << " ulp\n";
 }
 
 // reduce_precision on the operand's own bits: formats narrower and wider in exponent and
