@@ -377,6 +377,9 @@ StatusOr<BoundPrimitive> BindDotGeneral(std::span<const Operation* const> ops,
   c.reason = whole ? "" : m.stop_reason;
   if (classify_only) return BoundPrimitive{};
 
+  if (std::optional<BoundPrimitive> small = BindSmallMMatmul(m, options)) {
+    return *std::move(small);
+  }
   StatusOr<BoundPrimitive> native = BindMatmulPrimitive(m, ops, fusion, options, mode);
   if (!native.ok() && native.status().code() == absl::StatusCode::kUnimplemented &&
       HasLowPrecisionTensor(ops)) {

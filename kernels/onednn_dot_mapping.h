@@ -16,6 +16,7 @@
 #include "accy/ir.h"
 #include "accy/status.h"
 #include "kernels/onednn_common.h"
+#include "kernels/onednn_kernel.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
 namespace accy {
@@ -95,6 +96,16 @@ Status Unmapped(const Mapping& m, std::string_view why);
 // (onednn_dot_epilogue.cc).
 Status MapEpilogue(Mapping& m, std::span<const Operation* const> ops, const FusionPlan* fusion,
                    EpilogueMode mode);
+
+// Binds mapped item `m` (MapItem done) to the small-M kernel (small_m_matmul.h) instead of
+// matmul when it fits: f32 throughout (no staging), no batch dims, 1 <= M <= kSmallMMaxRows,
+// K >= 1, lhs and dst rows contiguous, weights (any strides) from a constant op or a parameter
+// in options.constant_parameters and not also the lhs, no post-ops (matmul's bias is taken),
+// options.allow_small_m_kernel, and ProcessIsa() AVX2 or above. nullopt when it does not fit,
+// or when the packed copy (SmallMPackedElements floats) cannot be allocated
+// (small_m_dot_general.cc). The binding's implementation is "accy:small_m_matmul:<isa> (...)".
+std::optional<BoundPrimitive> BindSmallMMatmul(const Mapping& m,
+                                               const LibraryKernelOptions& options);
 
 }  // namespace accy::kernels
 

@@ -76,6 +76,11 @@ struct LibraryKernelOptions {
   // again only when the parameter's address changes (BoundArgument::constant_source). The
   // values must outlive the kernels bound with these options.
   std::span<const Value* const> constant_parameters = {};
+  // dot_general items with at most kSmallMMaxRows rows of f32 and constant (or declared-
+  // constant) weights run on accy's small-M kernel (kernels/small_m_matmul.h) instead of
+  // matmul, which streams such weights at ~0.6 of the read bandwidth. Tests and benchmarks
+  // clear it to compare with matmul.
+  bool allow_small_m_kernel = true;
 };
 
 // Whether `value` is one of options.constant_parameters.

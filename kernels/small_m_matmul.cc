@@ -1,0 +1,192 @@
+// Small-M f32 matmul over packed weight panels (small_m_matmul.h). One micro-kernel per ISA,
+// compiled for it with a target attribute (the rest of accy is built for baseline x86-64) and
+// instantiated per row count so the accumulators stay in registers.
+#include "kernels/small_m_matmul.h"
+
+#include <immintrin.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace accy::kernels {
+namespace {
+
+// Panel width and rows per pass: the accumulators (MR x panel / lanes vectors) plus one vector
+// per panel column group and one broadcast fit the register file (AVX-512: 24 + 3 + 1 of 32,
+// AVX2: 12 + 3 + 1 of 16).
+constexpr int64_t kPanel512 = 48;
+constexpr int kRows512 = 8;
+constexpr int64_t kPanel256 = 24;
+constexpr int kRows256 = 4;
+// How many k rows ahead of the one being read the panel stream is prefetched (16 rows of a
+// 48-float panel: 3 KiB).
+constexpr int64_t kPrefetchRows = 16;
+
+template <int MR>
+__attribute__((target("avx512f"))) void Panel512(const float* lhs, int64_t lhs_row_stride,
+                                                 const float* panel, int64_t k, const float* bias,
+                                                 float* dst, int64_t dst_row_stride,
+                                                 int64_t cols) {
+  __m512 acc[MR][3];
+#pragma GCC unroll 8
+  for (int m = 0; m < MR; ++m) {
+    acc[m][0] = _mm512_setzero_ps();
+    acc[m][1] = _mm512_setzero_ps();
+    acc[m][2] = _mm512_setzero_ps();
+  }
+  for (int64_t kk = 0; kk < k; ++kk) {
+    const float* w = panel + kk * kPanel512;
+    const char* ahead = reinterpret_cast<const char*>(w + kPrefetchRows * kPanel512);
+    _mm_prefetch(ahead, _MM_HINT_T0);
+    _mm_prefetch(ahead + 64, _MM_HINT_T0);
+    _mm_prefetch(ahead + 128, _MM_HINT_T0);
+    const __m512 w0 = _mm512_loadu_ps(w);
+    const __m512 w1 = _mm512_loadu_ps(w + 16);
+    const __m512 w2 = _mm512_loadu_ps(w + 32);
+#pragma GCC unroll 8
+    for (int m = 0; m < MR; ++m) {
+      const __m512 a = _mm512_set1_ps(lhs[m * lhs_row_stride + kk]);
+      acc[m][0] = _mm512_fmadd_ps(a, w0, acc[m][0]);
+      acc[m][1] = _mm512_fmadd_ps(a, w1, acc[m][1]);
+      acc[m][2] = _mm512_fmadd_ps(a, w2, acc[m][2]);
+    }
+  }
+  __mmask16 masks[3];
+  __m512 b[3];
+  for (int j = 0; j < 3; ++j) {
+    const int64_t left = std::clamp<int64_t>(cols - 16 * j, 0, 16);
+    masks[j] = static_cast<__mmask16>((1u << left) - 1u);
+    b[j] = bias != nullptr ? _mm512_maskz_loadu_ps(masks[j], bias + 16 * j) : _mm512_setzero_ps();
+  }
+#pragma GCC unroll 8
+  for (int m = 0; m < MR; ++m) {
+    float* out = dst + m * dst_row_stride;
+    for (int j = 0; j < 3; ++j) {
+      const __m512 v = bias != nullptr ? _mm512_add_ps(acc[m][j], b[j]) : acc[m][j];
+      _mm512_mask_storeu_ps(out + 16 * j, masks[j], v);
+    }
+  }
+}
+
+template <int MR>
+__attribute__((target("avx2,fma"))) void Panel256(const float* lhs, int64_t lhs_row_stride,
+                                                  const float* panel, int64_t k, const float* bias,
+                                                  float* dst, int64_t dst_row_stride,
+                                                  int64_t cols) {
+  __m256 acc[MR][3];
+#pragma GCC unroll 8
+  for (int m = 0; m < MR; ++m) {
+    acc[m][0] = _mm256_setzero_ps();
+    acc[m][1] = _mm256_setzero_ps();
+    acc[m][2] = _mm256_setzero_ps();
+  }
+  for (int64_t kk = 0; kk < k; ++kk) {
+    const float* w = panel + kk * kPanel256;
+    const char* ahead = reinterpret_cast<const char*>(w + kPrefetchRows * kPanel256);
+    _mm_prefetch(ahead, _MM_HINT_T0);
+    _mm_prefetch(ahead + 64, _MM_HINT_T0);
+    const __m256 w0 = _mm256_loadu_ps(w);
+    const __m256 w1 = _mm256_loadu_ps(w + 8);
+    const __m256 w2 = _mm256_loadu_ps(w + 16);
+#pragma GCC unroll 8
+    for (int m = 0; m < MR; ++m) {
+      const __m256 a = _mm256_broadcast_ss(lhs + m * lhs_row_stride + kk);
+      acc[m][0] = _mm256_fmadd_ps(a, w0, acc[m][0]);
+      acc[m][1] = _mm256_fmadd_ps(a, w1, acc[m][1]);
+      acc[m][2] = _mm256_fmadd_ps(a, w2, acc[m][2]);
+    }
+  }
+  // Lane i of vector j is stored when 8 j + i < cols.
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  __m256i masks[3];
+  __m256 b[3];
+  for (int j = 0; j < 3; ++j) {
+    const int left = static_cast<int>(std::clamp<int64_t>(cols - 8 * j, 0, 8));
+    masks[j] = _mm256_cmpgt_epi32(_mm256_set1_epi32(left), lane);
+    b[j] = bias != nullptr ? _mm256_maskload_ps(bias + 8 * j, masks[j]) : _mm256_setzero_ps();
+  }
+#pragma GCC unroll 8
+  for (int m = 0; m < MR; ++m) {
+    float* out = dst + m * dst_row_stride;
+    for (int j = 0; j < 3; ++j) {
+      const __m256 v = bias != nullptr ? _mm256_add_ps(acc[m][j], b[j]) : acc[m][j];
+      if (cols >= kPanel256) {
+        _mm256_storeu_ps(out + 8 * j, v);
+      } else {
+        _mm256_maskstore_ps(out + 8 * j, masks[j], v);
+      }
+    }
+  }
+}
+
+using PanelFn = void (*)(const float*, int64_t, const float*, int64_t, const float*, float*,
+                         int64_t, int64_t);
+
+PanelFn PanelFor(Isa isa, int rows) {
+  static constexpr PanelFn k512[] = {Panel512<1>, Panel512<2>, Panel512<3>, Panel512<4>,
+                                     Panel512<5>, Panel512<6>, Panel512<7>, Panel512<8>};
+  static constexpr PanelFn k256[] = {Panel256<1>, Panel256<2>, Panel256<3>, Panel256<4>};
+  return isa == Isa::kAvx512 ? k512[rows - 1] : k256[rows - 1];
+}
+
+int64_t RowsPerPass(Isa isa) { return isa == Isa::kAvx512 ? kRows512 : kRows256; }
+
+}  // namespace
+
+bool SmallMMatmulSupports(Isa isa) { return isa == Isa::kAvx2 || isa == Isa::kAvx512; }
+
+int64_t SmallMPanelColumns(Isa isa) { return isa == Isa::kAvx512 ? kPanel512 : kPanel256; }
+
+int64_t SmallMPackedElements(int64_t k, int64_t n, Isa isa) {
+  const int64_t p = SmallMPanelColumns(isa);
+  return (n + p - 1) / p * p * k;
+}
+
+void PackSmallMWeights(const float* w, int64_t k, int64_t n, int64_t stride_k, int64_t stride_n,
+                       Isa isa, float* packed) {
+  const int64_t p = SmallMPanelColumns(isa);
+  const int64_t panels = (n + p - 1) / p;
+  const int threads = static_cast<int>(std::min<int64_t>(omp_get_max_threads(), panels));
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+  for (int64_t panel = 0; panel < panels; ++panel) {
+    float* out = packed + panel * k * p;
+    for (int64_t j = 0; j < p; ++j) {
+      const int64_t col = panel * p + j;
+      if (col >= n) {
+        for (int64_t kk = 0; kk < k; ++kk) out[kk * p + j] = 0.0f;
+        continue;
+      }
+      const float* in = w + col * stride_n;
+      for (int64_t kk = 0; kk < k; ++kk) out[kk * p + j] = in[kk * stride_k];
+    }
+  }
+}
+
+void SmallMMatmul(const float* lhs, int64_t rows, int64_t lhs_row_stride, const float* packed,
+                  int64_t k, int64_t n, const float* bias, float* dst, int64_t dst_row_stride,
+                  Isa isa) {
+  const int64_t p = SmallMPanelColumns(isa);
+  const int64_t panels = (n + p - 1) / p;
+  // Rows split into near-equal passes of at most RowsPerPass rows.
+  const int64_t passes = (rows + RowsPerPass(isa) - 1) / RowsPerPass(isa);
+  const int threads = static_cast<int>(std::min<int64_t>(omp_get_max_threads(), panels));
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+  for (int64_t panel = 0; panel < panels; ++panel) {
+    const int64_t first_col = panel * p;
+    const int64_t cols = std::min(p, n - first_col);
+    const float* panel_data = packed + panel * k * p;
+    const float* panel_bias = bias != nullptr ? bias + first_col : nullptr;
+    int64_t row = 0;
+    for (int64_t pass = 0; pass < passes; ++pass) {
+      const int64_t count = rows / passes + (pass < rows % passes ? 1 : 0);
+      PanelFor(isa, static_cast<int>(count))(lhs + row * lhs_row_stride, lhs_row_stride,
+                                             panel_data, k, panel_bias,
+                                             dst + row * dst_row_stride + first_col,
+                                             dst_row_stride, cols);
+      row += count;
+    }
+  }
+}
+
+}  // namespace accy::kernels
