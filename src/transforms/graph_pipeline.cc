@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "src/passes/pass_manager.h"
+#include "src/transforms/broadcast_splat_constants.h"
 #include "src/transforms/canonicalize_row_broadcasts.h"
 #include "src/transforms/eliminate_common_subexpressions.h"
 #include "src/transforms/eliminate_dead_code.h"
@@ -32,6 +33,7 @@ namespace {
 std::vector<std::unique_ptr<passes::Pass>> AllPasses() {
   std::vector<std::unique_ptr<passes::Pass>> passes;
   passes.push_back(std::make_unique<ExpandBatchNormPass>());
+  passes.push_back(std::make_unique<BroadcastSplatConstantsPass>());
   passes.push_back(std::make_unique<SimplifyLayoutChainsPass>());
   passes.push_back(std::make_unique<CanonicalizeRowBroadcastsPass>());
   passes.push_back(std::make_unique<FoldConstantsPass>());
