@@ -50,7 +50,8 @@ constexpr char kUsageHead[] =
     "  --max-while-iterations N\n"
     "                     stop a while loop after N body iterations with an error (exit 1);\n"
     "                     0, the default, lets loops run until their condition is false\n"
-    "  --profile          per-kind and per-item times (EngineOptions::enable_profiling)\n"
+    "  --profile          per-kind and per-item times of the timed runs, the warm-up\n"
+    "                     (one-time work) excluded (EngineOptions::enable_profiling)\n"
     "  --disable-passes P,Q\n"
     "                     graph passes not to run (EngineOptions::disabled_passes; an unknown\n"
     "                     name is an error listing the passes)\n"
@@ -397,6 +398,10 @@ int BenchCommand(std::span<const std::string> args) {
 
   StatusOr<std::vector<Tensor>> outputs = (*executable)->Run(*inputs);  // warm-up
   if (!outputs.ok()) return ReportError(kCommand, outputs.status());
+  // The warm-up's item times (one-time work such as packing declared-constant weights) are
+  // subtracted from the profile; Stats() lists the items in the same order every time.
+  const std::vector<ItemProfile> warm_up =
+      options.enable_profiling ? (*executable)->Stats().item_profiles : std::vector<ItemProfile>{};
   std::vector<double> times;
   for (int r = 0; r < report.runs; ++r) {
     const Clock::time_point start = Clock::now();
@@ -416,12 +421,17 @@ int BenchCommand(std::span<const std::string> args) {
   report.peak_rss_megabytes = PeakRssMegabytes();
 
   if (options.enable_profiling) {
-    // Totals cover the warm-up too: per run is total / (runs + 1).
-    const double per_run = 1.0 / (report.runs + 1);
+    // Totals cover the warm-up too: its times are subtracted, per run is the rest / runs.
+    const double per_run = 1.0 / report.runs;
     std::map<std::pair<std::string, std::string>, KindTotal> by_kind;
     std::vector<ItemProfile> items = report.stats.item_profiles;
-    for (ItemProfile& item : items) {
-      item.total_milliseconds *= per_run;
+    for (size_t i = 0; i < items.size(); ++i) {
+      ItemProfile& item = items[i];
+      if (i < warm_up.size() && warm_up[i].item_index == item.item_index &&
+          warm_up[i].kind == item.kind) {
+        item.total_milliseconds -= warm_up[i].total_milliseconds;
+      }
+      item.total_milliseconds = std::max(0.0, item.total_milliseconds) * per_run;
       KindTotal& total = by_kind[{item.kind, item.runs_on}];
       total.kind = item.kind;
       total.runs_on = item.runs_on;
