@@ -115,6 +115,20 @@ TEST(BroadcastSplatConstantsTest, NestedRegionsAndTheSameBitsThroughTheEngine) {
   ASSERT_OK_AND_ASSIGN(std::vector<Tensor> b, without->Run(inputs));
   EXPECT_EQ(std::memcmp(a[0].data(), b[0].data(), 64), 0);
   EXPECT_EQ(a[0].data_as<float>()[1], x[1] / 8);
+
+  // At the top level, the 1,024-float splat (4 KiB) leaves the constant area; at most its
+  // 4-byte scalar stays.
+  std::unique_ptr<Module> flat = Parse(R"(
+func.func @main(%x: tensor<1024xf32>) -> tensor<1024xf32> {
+  %c = stablehlo.constant dense<0.5> : tensor<1024xf32>
+  %y = stablehlo.multiply %x, %c : tensor<1024xf32>
+  return %y : tensor<1024xf32>
+})");
+  ASSERT_NE(flat, nullptr);
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> flat_on, engine_on->Compile(*flat));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> flat_off, engine_off->Compile(*flat));
+  EXPECT_EQ(flat_off->Stats().constant_bytes, 4096);
+  EXPECT_LE(flat_on->Stats().constant_bytes, 4);
 }
 
 }  // namespace
