@@ -5,6 +5,9 @@
 #include <string>
 
 #include "accy/planner.h"
+#include "src/passes/analysis_cache.h"
+#include "src/passes/work_ledger.h"
+#include "src/transforms/graph_pipeline.h"
 #include "src/util/str_cat.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
@@ -14,9 +17,14 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: accy plan FILE.mlir [--function NAME] [--format text|json|dot] [--dot]\n"
+    "                 [--graph-passes]\n"
     "  Prints the plan of the function (default @main, or the module's only function): one work\n"
     "  item per line (text), a JSON object, or a Graphviz graph (--dot is --format dot; render\n"
-    "  with `dot -Tsvg`).\n";
+    "  with `dot -Tsvg`).\n"
+    "  --graph-passes  plan the module after the graph passes Engine::Compile runs first\n"
+    "                  (src/transforms/graph_pipeline.h: layout chains, splat constants, CSE,\n"
+    "                  ...), i.e. the items a compiled executable runs; without it the module\n"
+    "                  is planned as written\n";
 
 std::string JsonString(const std::string& text) {
   std::string out = "\"";
@@ -59,7 +67,8 @@ std::string PlanJson(const std::string& function, const PlanSummary& plan) {
 }  // namespace
 
 int PlanCommand(std::span<const std::string> args) {
-  const OptionSpec specs[] = {{"function", true, false}, {"format", true, false}, {"dot"}};
+  const OptionSpec specs[] = {
+      {"function", true, false}, {"format", true, false}, {"dot"}, {"graph-passes"}};
   StatusOr<ParsedArgs> parsed = ParseArgs(args, specs);
   if (!parsed.ok()) return ReportUsage("plan", std::string(parsed.status().message()), kUsage);
   if (parsed->help) {
@@ -81,6 +90,13 @@ int PlanCommand(std::span<const std::string> args) {
   if (!module.ok()) return ReportError("plan", module.status());
   StatusOr<std::string> function = ChooseFunction(**module, parsed->Get("function"));
   if (!function.ok()) return ReportError("plan", function.status());
+  if (parsed->Has("graph-passes")) {
+    passes::WorkLedger ledger;
+    passes::AnalysisCache cache(&ledger);
+    if (Status status = RunGraphPipeline(**module, GraphPipelineOptions(), cache); !status.ok()) {
+      return ReportError("plan", status);
+    }
+  }
   StatusOr<PlanSummary> plan = PlanFunction(**module, *function);
   if (!plan.ok()) return ReportError("plan", plan.status());
   if (format == "dot") {

@@ -193,6 +193,23 @@ TEST_F(CliTest, PlanPrintsTextJsonAndDot) {
   EXPECT_THAT(json.output, HasSubstr("\"kind\": "));
 }
 
+// --graph-passes plans what Compile runs: the duplicated multiply is merged by CSE, so one
+// elementwise item fewer op than as written.
+TEST_F(CliTest, PlanWithGraphPassesShowsTheRewrittenModule) {
+  Write("dup.mlir", R"(func.func @main(%a: tensor<64xf32>) -> tensor<64xf32> {
+  %0 = stablehlo.multiply %a, %a : tensor<64xf32>
+  %1 = stablehlo.multiply %a, %a : tensor<64xf32>
+  %2 = stablehlo.subtract %0, %1 : tensor<64xf32>
+  return %2 : tensor<64xf32>
+})");
+  const CommandResult as_written = Accy("plan dup.mlir");
+  ASSERT_EQ(as_written.exit_code, 0) << as_written.output;
+  EXPECT_THAT(as_written.output, HasSubstr("ops=[multiply,multiply,subtract]"));
+  const CommandResult rewritten = Accy("plan dup.mlir --graph-passes");
+  ASSERT_EQ(rewritten.exit_code, 0) << rewritten.output;
+  EXPECT_THAT(rewritten.output, HasSubstr("ops=[multiply,subtract]"));
+}
+
 TEST_F(CliTest, ConformanceReportsEachProgramAndExitsOneOnFailure) {
   fs::create_directories(dir_ / "suite");
   Write("suite/ok.mlir", R"(func.func @ok() {
