@@ -443,7 +443,10 @@ bool Generator::StepUnary(int forced) {
   switch (kind) {
     case OpKind::kAbs: case OpKind::kNegate: case OpKind::kLogistic: case OpKind::kTanh:
       need = Need{}; break;
-    case OpKind::kSine: case OpKind::kCosine: need = Need{true, 1e4, false}; break;
+    // An approximate argument's absolute error (|x| times its relative error) is the result's:
+    // at 1e4 a 2-ulp difference of sinh(7.91) = 1363 moved sine by 2.4e-4, past the f32
+    // tolerance (program 8718 of the 20,000-program run). 64 leaves room for ~20 ulp.
+    case OpKind::kSine: case OpKind::kCosine: need = Need{true, 64, false}; break;
     case OpKind::kExponential: case OpKind::kExponentialMinusOne: need = Need{true, 10, false}; break;
     default: break;
   }
