@@ -1,8 +1,7 @@
 // BroadcastSplatConstantsPass (broadcast_splat_constants.h).
 #include "src/transforms/broadcast_splat_constants.h"
 
-#include <algorithm>
-#include <cstring>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -11,19 +10,12 @@
 namespace accy {
 namespace {
 
-// The one element's bytes of a splat constant of more than one element, or empty.
-std::vector<uint8_t> SplatBytes(const Operation& op) {
-  if (op.kind() != OpKind::kConstant) return {};
+// The one element's bytes of a splat constant of more than one element, or nullopt.
+std::optional<std::vector<uint8_t>> SplatOfConstant(const Operation& op) {
+  if (op.kind() != OpKind::kConstant) return std::nullopt;
   const DenseElements* dense = op.GetDense("value");
-  if (dense == nullptr) return {};
-  const int64_t count = dense->type.element_count();
-  if (count < 2 || dense->bytes.size() % static_cast<size_t>(count) != 0) return {};
-  const size_t width = dense->bytes.size() / static_cast<size_t>(count);
-  const uint8_t* first = dense->bytes.data();
-  for (size_t offset = width; offset < dense->bytes.size(); offset += width) {
-    if (std::memcmp(first, first + offset, width) != 0) return {};
-  }
-  return std::vector<uint8_t>(first, first + width);
+  if (dense == nullptr || dense->type.element_count() < 2) return std::nullopt;
+  return SplatElementBytes(*dense);
 }
 
 int64_t RewriteBlock(Block& block) {
@@ -33,13 +25,13 @@ int64_t RewriteBlock(Block& block) {
     for (int64_t r = 0; r < op->num_regions(); ++r) {
       for (const auto& nested : op->region(r)->blocks()) rewritten += RewriteBlock(*nested);
     }
-    std::vector<uint8_t> element = SplatBytes(*op);
-    if (element.empty() || !op->result()->has_uses()) continue;
+    std::optional<std::vector<uint8_t>> element = SplatOfConstant(*op);
+    if (!element.has_value() || !op->result()->has_uses()) continue;
     const TensorType type = op->result()->type();
     StatusOr<TensorType> scalar_type = TensorType::Create(type.element_type(), {});
     if (!scalar_type.ok()) continue;
     std::vector<NamedAttribute> value;
-    value.push_back({"value", DenseElements{*scalar_type, std::move(element)}});
+    value.push_back({"value", DenseElements{*scalar_type, *std::move(element)}});
     Operation* scalar = block.InsertBefore(
         op, Operation::Create(OpKind::kConstant, {}, {&*scalar_type, 1}, std::move(value)));
     std::vector<NamedAttribute> dims;

@@ -1,10 +1,15 @@
-// Shared pieces of the graph passes in src/transforms: the end of a rewrite's Run, and the work
-// estimate of a rewrite that visits each op and operand once. Stateless.
+// Shared pieces of the graph passes in src/transforms: the end of a rewrite's Run, the work
+// estimate of a rewrite that visits each op and operand once, and the splat test of a constant
+// payload. Stateless.
 #ifndef ACCY_SRC_TRANSFORMS_REWRITE_UTIL_H_
 #define ACCY_SRC_TRANSFORMS_REWRITE_UTIL_H_
 
 #include <cstdint>
+#include <cstring>
+#include <optional>
+#include <vector>
 
+#include "accy/ir.h"
 #include "src/passes/pass_manager.h"
 
 namespace accy {
@@ -30,6 +35,20 @@ inline StatusOr<passes::WorkBounds> EstimateOneVisitPerNode(const Function& func
   ACCY_ASSIGN_OR_RETURN(uint64_t visits, passes::WorkAdd(census.operations, census.operands));
   ACCY_ASSIGN_OR_RETURN(bounds.work.structural_visits, passes::WorkAdd(visits, census.atoms));
   return bounds;
+}
+
+// The one element's bytes of `dense` when it has at least one element and all of them have
+// the same bits (a splat); nullopt otherwise (also for a payload whose size is not a multiple
+// of its element count).
+inline std::optional<std::vector<uint8_t>> SplatElementBytes(const DenseElements& dense) {
+  const int64_t count = dense.type.element_count();
+  if (count < 1 || dense.bytes.size() % static_cast<size_t>(count) != 0) return std::nullopt;
+  const size_t width = dense.bytes.size() / static_cast<size_t>(count);
+  const uint8_t* first = dense.bytes.data();
+  for (size_t offset = width; offset < dense.bytes.size(); offset += width) {
+    if (std::memcmp(first, first + offset, width) != 0) return std::nullopt;
+  }
+  return std::vector<uint8_t>(first, first + width);
 }
 
 }  // namespace accy

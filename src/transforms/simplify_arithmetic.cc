@@ -1,7 +1,6 @@
 // SimplifyArithmeticPass (simplify_arithmetic.h).
 #include "src/transforms/simplify_arithmetic.h"
 
-#include <cstring>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -52,15 +51,8 @@ class Simplifier {
     if (producer != nullptr && producer->kind() == OpKind::kBroadcastInDim) {
       splat = Splat(producer->operand(0));
     } else if (producer != nullptr && producer->kind() == OpKind::kConstant) {
-      const DenseElements* dense = producer->GetDense("value");
-      const ElementType type = value->type().element_type();
-      const size_t width = static_cast<size_t>(std::max(1, ElementBitWidth(type) / 8));
-      if (dense != nullptr && !dense->bytes.empty() && dense->bytes.size() % width == 0) {
-        bool same = true;
-        for (size_t at = width; same && at < dense->bytes.size(); at += width) {
-          same = std::memcmp(dense->bytes.data(), dense->bytes.data() + at, width) == 0;
-        }
-        if (same) splat.emplace(dense->bytes.begin(), dense->bytes.begin() + width);
+      if (const DenseElements* dense = producer->GetDense("value"); dense != nullptr) {
+        splat = SplatElementBytes(*dense);
       }
     }
     return splats_.emplace(value, std::move(splat)).first->second;
