@@ -85,6 +85,7 @@ StatusOr<KernelSignature> EmitItemKernel(size_t index, const WorkItem& item,
     case WorkKind::kTriangularSolve:
     case WorkKind::kRngBitGenerator:
     case WorkKind::kLapack:
+    case WorkKind::kCollective:  // collective kernels (src/runtime/collective_kernel.h)
     case WorkKind::kIterate:     // while loops run their own executables (iterate_compile.h)
       return UnsupportedKind(index, item);
   }

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "accy/collectives.h"
 #include "accy/ir.h"
 #include "accy/isa.h"
 #include "accy/planner.h"
@@ -167,6 +168,18 @@ struct CompileOptions {
   std::vector<int64_t> constant_parameters;
 };
 
+// Per-Run choices (Executable::Run).
+struct RunOptions {
+  // This process's endpoint of the SPMD grid the program runs on (spec "Parallel execution";
+  // accy/collectives.h): its rank is the process id replica_id * num_partitions + partition_id
+  // and its world size must be num_replicas * num_partitions of the module (Module::
+  // num_replicas / num_partitions, from mhlo.num_replicas / mhlo.num_partitions). Every process
+  // runs the same executable (or one compiled from the same module) with its own communicator.
+  // Null: a program without collectives, or one on a 1 x 1 grid (its collectives then work on
+  // the one process). Not owned; used only during the Run.
+  Communicator* communicator = nullptr;
+};
+
 class Executable {
  public:
   ~Executable();
@@ -180,6 +193,23 @@ class Executable {
   // allocation after the first run and no copies of inputs or outputs. kInvalidArgument when an
   // output shares memory with an input or another output (no in-place runs over caller tensors).
   Status Run(std::span<const Tensor> inputs, std::span<Tensor> outputs) const;
+  // The same with `options` (the communicator of an SPMD process). More errors:
+  // kInvalidArgument when the program has collectives on a grid of more than one process and
+  // no communicator is given, or the communicator's world size is not the grid's; the
+  // collectives' errors (a peer gone: kUnavailable; a peer late beyond the communicator's
+  // timeout: kDeadlineExceeded; a broken communicator: kFailedPrecondition), naming the op.
+  // After a collective fails, the outputs hold unspecified values; the executable stays usable
+  // with a working communicator.
+  StatusOr<std::vector<Tensor>> Run(std::span<const Tensor> inputs,
+                                    const RunOptions& options) const;
+  Status Run(std::span<const Tensor> inputs, std::span<Tensor> outputs,
+             const RunOptions& options) const;
+  // The SPMD grid the executable was compiled for (1 x 1 for a module without grid
+  // attributes), and whether it has collectives (replica_id .. collective_reduce, in while /
+  // case regions too).
+  int64_t num_replicas() const;
+  int64_t num_partitions() const;
+  bool has_collectives() const;
 
   const std::vector<TensorType>& parameter_types() const;
   const std::vector<TensorType>& result_types() const;

@@ -151,6 +151,7 @@ enum class OpCategory : uint8_t {
   kReduction,    // reduce, cumsum
   kLinearAlgebra,  // triangular_solve, lapack
   kRandom,         // rng_bit_generator
+  kCollective,     // replica_id .. collective_reduce (across the processes of a grid)
   kControl,      // while
   kCall,         // kernel_call
   kTerminator,   // return
@@ -487,9 +488,19 @@ class Module {
   // does. Constants' payloads are copied.
   std::unique_ptr<Module> Clone() const;
 
+  // The SPMD grid the module's programs run on (spec "Parallel execution"): num_replicas x
+  // num_partitions processes, from the module attributes mhlo.num_replicas /
+  // mhlo.num_partitions (1 each when absent). Collectives split this grid into process groups;
+  // CompileOptions may override it. kInvalidArgument for a count below 1.
+  int64_t num_replicas() const { return num_replicas_; }
+  int64_t num_partitions() const { return num_partitions_; }
+  Status SetGrid(int64_t num_replicas, int64_t num_partitions);
+
  private:
   std::string name_;
   std::vector<std::unique_ptr<Function>> functions_;
+  int64_t num_replicas_ = 1;
+  int64_t num_partitions_ = 1;
 };
 
 // Calls `fn(op)` for every operation in `block`, in order, descending into regions after the op

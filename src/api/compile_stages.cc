@@ -236,13 +236,24 @@ Status BindLibraryItems(CompileState& state) {
 Status CompileLoops(CompileState& state) {
   state.jit_start = std::chrono::steady_clock::now();
   state.iterates.resize(state.item_count);
+  state.collectives.resize(state.item_count);
   state.skip.assign(state.item_count, false);
   for (size_t i = 0; i < state.item_count; ++i) {
     state.skip[i] = (state.library[i] != nullptr && state.library_outputs[i] == nullptr) ||
                     state.nested[i];
     if (!state.nested[i] && state.plan->items()[i].kind == WorkKind::kIterate) {
       ACCY_ASSIGN_OR_RETURN(state.iterates[i],
-                            CompileIterate(state.engine, *state.plan->items()[i].root, i));
+                            CompileIterate(state.engine, *state.plan->items()[i].root, i,
+                                           state.module->num_replicas(),
+                                           state.module->num_partitions()));
+      state.skip[i] = true;
+    }
+    if (!state.nested[i] && state.plan->items()[i].kind == WorkKind::kCollective) {
+      ACCY_ASSIGN_OR_RETURN(
+          state.collectives[i],
+          CollectiveKernel::Create(*state.plan->items()[i].root,
+                                   collectives::Grid{state.module->num_replicas(),
+                                                     state.module->num_partitions()}));
       state.skip[i] = true;
     }
   }
@@ -289,6 +300,10 @@ Status AssignItemBuffers(CompileState& state) {
       state.steps.push_back({i, StepPart::kIterate});
       continue;
     }
+    if (state.collectives[i] != nullptr) {
+      state.steps.push_back({i, StepPart::kCollective});
+      continue;
+    }
     if (state.library[i] != nullptr) state.steps.push_back({i, StepPart::kLibrary});
     if (jit[i] != nullptr) state.steps.push_back({i, StepPart::kJit});
     ACCY_CHECK(state.library[i] != nullptr || jit[i] != nullptr);
@@ -298,6 +313,10 @@ Status AssignItemBuffers(CompileState& state) {
     if (step.part == StepPart::kIterate) {
       buffers.inputs = state.iterates[step.index].inputs;
       buffers.outputs = state.iterates[step.index].outputs;
+    } else if (step.part == StepPart::kCollective) {
+      const CollectiveKernel& kernel = *state.collectives[step.index];
+      buffers.inputs.assign(kernel.inputs().begin(), kernel.inputs().end());
+      buffers.outputs.assign(kernel.outputs().begin(), kernel.outputs().end());
     } else if (step.part == StepPart::kLibrary) {
       const kernels::LibraryKernel& library = *state.library[step.index];
       buffers.inputs.assign(library.inputs().begin(), library.inputs().end());
@@ -353,9 +372,10 @@ StatusOr<std::unique_ptr<Executable::Impl>> BuildExecutable(CompileState& state)
         static_cast<int64_t>(std::min<uint64_t>(work.resources.static_total_bytes, INT64_MAX));
     item.profile.kind = std::string(WorkKindName(work.kind));
     item.profile.root = work.root != nullptr ? std::string(work.root->name()) : "";
-    item.profile.runs_on = part == StepPart::kIterate   ? "loop"
-                           : part == StepPart::kLibrary ? "library"
-                                                        : "jit";
+    item.profile.runs_on = part == StepPart::kIterate      ? "loop"
+                           : part == StepPart::kLibrary    ? "library"
+                           : part == StepPart::kCollective ? "collective"
+                                                           : "jit";
     if (part == StepPart::kIterate) {
       ControlFlowKernel* kernel = state.iterates[i].kernel.get();
       item.iterate = kernel;
@@ -364,6 +384,12 @@ StatusOr<std::unique_ptr<Executable::Impl>> BuildExecutable(CompileState& state)
         for (const Value* value : *list) item.buffers.push_back(*assignment.SliceOf(value));
       }
       impl.iterate_kernels.push_back(std::move(state.iterates[i].kernel));
+    } else if (part == StepPart::kCollective) {
+      item.collective = state.collectives[i].get();
+      for (const auto* list : {&buffers.inputs, &buffers.outputs}) {
+        for (const Value* value : *list) item.buffers.push_back(*assignment.SliceOf(value));
+      }
+      impl.collective_kernels.push_back(std::move(state.collectives[i]));
     } else if (part == StepPart::kLibrary) {
       impl.library_mutexes.push_back(std::make_unique<std::mutex>());
       item.library = state.library[i].get();
@@ -410,6 +436,11 @@ StatusOr<std::unique_ptr<Executable::Impl>> BuildExecutable(CompileState& state)
                   dense->bytes.size());
     }
   }
+  impl.num_replicas = state.module->num_replicas();
+  impl.num_partitions = state.module->num_partitions();
+  WalkOperations(*state.function->entry_block(), [&](const Operation* op) {
+    if (GetOpInfo(op->kind()).category == OpCategory::kCollective) impl.has_collectives = true;
+  });
   impl.parameter_types = state.function->parameter_types();
   impl.result_types = state.function->result_types();
   impl.num_threads = state.options.num_threads;

@@ -28,7 +28,7 @@ namespace accy {
 
 // How one plan item runs in the executor: a while loop, a library kernel, a JIT kernel. A split
 // dot_general (library matmul, then a JIT epilogue) is two steps of one item.
-enum class StepPart : uint8_t { kIterate, kLibrary, kJit };
+enum class StepPart : uint8_t { kIterate, kLibrary, kJit, kCollective };
 struct CompileStep {
   size_t index;  // plan item
   StepPart part;
@@ -82,6 +82,7 @@ struct CompileState {
   std::vector<const Value*> library_outputs;  // split dot_generals: the library's value
   // CompileLoops and CompileJitItems.
   std::vector<CompiledIterate> iterates;
+  std::vector<std::unique_ptr<CollectiveKernel>> collectives;  // per item, or null
   std::vector<bool> skip;  // items the JIT does not compile
   // AssignItemBuffers.
   std::vector<const jit::CompiledItem*> jit_items;  // per plan item: its JIT kernel, or null
@@ -112,7 +113,8 @@ Status PlanItems(CompileState& state);
 // Errors: LibraryKernel::Create's for kernel_calls (a dot_general oneDNN cannot run stays on
 // the JIT).
 Status BindLibraryItems(CompileState& state);
-// Stage 5: each while's cond and body executables (CompileIterate). Errors: theirs.
+// Stage 5: each while's cond and body executables (CompileIterate), and each collective's
+// kernel (CollectiveKernel::Create on the module's grid). Errors: theirs.
 Status CompileLoops(CompileState& state);
 // Stage 6: every remaining item as a deduplicated JIT kernel (jit::CompiledProgram).
 // Errors: CompiledProgram::Compile's.

@@ -23,19 +23,33 @@ Executable::Executable(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Executable::~Executable() = default;
 
 StatusOr<std::vector<Tensor>> Executable::Run(std::span<const Tensor> inputs) const {
+  return Run(inputs, RunOptions{});
+}
+
+StatusOr<std::vector<Tensor>> Executable::Run(std::span<const Tensor> inputs,
+                                              const RunOptions& options) const {
   std::vector<Tensor> outputs;
   outputs.reserve(impl_->result_types.size());
   for (const TensorType& type : impl_->result_types) {
     ACCY_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(type));
     outputs.push_back(std::move(out));
   }
-  ACCY_RETURN_IF_ERROR(impl_->Run(inputs, outputs));
+  ACCY_RETURN_IF_ERROR(impl_->Run(inputs, outputs, options));
   return outputs;
 }
 
 Status Executable::Run(std::span<const Tensor> inputs, std::span<Tensor> outputs) const {
   return impl_->Run(inputs, outputs);
 }
+
+Status Executable::Run(std::span<const Tensor> inputs, std::span<Tensor> outputs,
+                       const RunOptions& options) const {
+  return impl_->Run(inputs, outputs, options);
+}
+
+int64_t Executable::num_replicas() const { return impl_->num_replicas; }
+int64_t Executable::num_partitions() const { return impl_->num_partitions; }
+bool Executable::has_collectives() const { return impl_->has_collectives; }
 
 const std::vector<TensorType>& Executable::parameter_types() const {
   return impl_->parameter_types;

@@ -36,13 +36,15 @@ struct CapturedSet {
 };
 
 StatusOr<CompiledIterate> CompileCase(const Engine& engine, const Operation& case_op,
-                                      size_t item_index) {
+                                      size_t item_index, int64_t num_replicas,
+                                      int64_t num_partitions) {
   const std::string prefix = StrCat("Compile: iterate work item ", item_index, " (case): ");
   std::vector<TensorType> results;
   for (int64_t r = 0; r < case_op.num_results(); ++r) {
     results.push_back(case_op.result(r)->type());
   }
   Module module(StrCat("accy_case", item_index));
+  ACCY_RETURN_IF_ERROR(module.SetGrid(num_replicas, num_partitions));
   CapturedSet captured;
   std::vector<std::vector<int64_t>> branch_slots;
   for (int64_t b = 0; b < case_op.num_regions(); ++b) {
@@ -79,8 +81,11 @@ StatusOr<CompiledIterate> CompileCase(const Engine& engine, const Operation& cas
 }  // namespace
 
 StatusOr<CompiledIterate> CompileIterate(const Engine& engine, const Operation& while_op,
-                                         size_t item_index) {
-  if (while_op.kind() == OpKind::kCase) return CompileCase(engine, while_op, item_index);
+                                         size_t item_index, int64_t num_replicas,
+                                         int64_t num_partitions) {
+  if (while_op.kind() == OpKind::kCase) {
+    return CompileCase(engine, while_op, item_index, num_replicas, num_partitions);
+  }
   const std::string prefix = StrCat("Compile: iterate work item ", item_index, " (while): ");
   if (while_op.kind() != OpKind::kWhile || while_op.num_regions() != 2) {
     return absl::InvalidArgumentError(StrCat(prefix, "expected a while op with cond and body"));
@@ -92,6 +97,7 @@ StatusOr<CompiledIterate> CompileIterate(const Engine& engine, const Operation& 
   ACCY_ASSIGN_OR_RETURN(TensorType pred, TensorType::Create(ElementType::kI1, {}));
   // Named by the item, so two whiles' graph-pass dumps do not overwrite each other.
   Module module(StrCat("accy_while", item_index));
+  ACCY_RETURN_IF_ERROR(module.SetGrid(num_replicas, num_partitions));
   auto cond = OutlineRegion(*while_op.region(0), module, "cond", {pred}, CopiedIntoRegion);
   if (!cond.ok()) return Prefixed(cond.status(), prefix);
   auto body = OutlineRegion(*while_op.region(1), module, "body", carried, CopiedIntoRegion);

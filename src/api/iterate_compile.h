@@ -25,8 +25,11 @@ struct CompiledIterate {
 // outer broadcast may be elided by the outer fusion plan, so it has no buffer to read).
 // Errors: those of outlining (a region that is not one block ending in a return) and of
 // compiling cond or body, prefixed with the item and region.
+// `num_replicas` x `num_partitions`: the enclosing module's grid, given to the regions' modules
+// (their collectives split the same grid).
 StatusOr<CompiledIterate> CompileIterate(const Engine& engine, const Operation& while_op,
-                                         size_t item_index);
+                                         size_t item_index, int64_t num_replicas = 1,
+                                         int64_t num_partitions = 1);
 
 }  // namespace accy
 

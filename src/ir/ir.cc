@@ -93,6 +93,8 @@ std::string_view OpCategoryName(OpCategory category) {
       return "linear_algebra";
     case OpCategory::kRandom:
       return "random";
+    case OpCategory::kCollective:
+      return "collective";
     case OpCategory::kControl:
       return "control";
     case OpCategory::kCall:
@@ -471,8 +473,20 @@ std::unique_ptr<Operation> CloneOperation(const Operation& op,
 
 }  // namespace
 
+Status Module::SetGrid(int64_t num_replicas, int64_t num_partitions) {
+  if (num_replicas < 1 || num_partitions < 1) {
+    return absl::InvalidArgumentError(StrCat("grid of ", num_replicas, " replicas x ",
+                                             num_partitions, " partitions: each must be >= 1"));
+  }
+  num_replicas_ = num_replicas;
+  num_partitions_ = num_partitions;
+  return absl::OkStatus();
+}
+
 std::unique_ptr<Module> Module::Clone() const {
   auto copy = std::make_unique<Module>(name_);
+  copy->num_replicas_ = num_replicas_;
+  copy->num_partitions_ = num_partitions_;
   for (const auto& function : functions_) {
     Function* target = *copy->AddFunction(function->name(), function->parameter_types(),
                                           function->result_types());

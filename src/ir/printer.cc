@@ -135,8 +135,13 @@ class StructFields {
 class ModulePrinter {
  public:
   std::string Print(const Module& module) {
-    out_ = module.name().empty() ? "module {\n"
-                                 : StrCat("module ", FormatSymbolName(module.name()), " {\n");
+    out_ = module.name().empty() ? "module" : StrCat("module ", FormatSymbolName(module.name()));
+    if (module.num_replicas() != 1 || module.num_partitions() != 1) {
+      // The grid (spec "Parallel execution") as JAX writes it.
+      out_ += StrCat(" attributes {mhlo.num_partitions = ", module.num_partitions(),
+                     " : i32, mhlo.num_replicas = ", module.num_replicas(), " : i32}");
+    }
+    out_ += " {\n";
     for (const auto& function : module.functions()) PrintFunction(*function);
     out_ += "}\n";
     return std::move(out_);
@@ -447,6 +452,26 @@ class ModulePrinter {
           AppendRegion(*op.region(r), depth, /*block_header=*/false);
         }
         out_ += StrCat(") : ", FunctionalType(op));
+        return;
+      case OpKind::kReplicaId:
+      case OpKind::kPartitionId:
+      case OpKind::kAllReduce:
+      case OpKind::kAllGather:
+      case OpKind::kReduceScatter:
+      case OpKind::kAllToAll:
+      case OpKind::kCollectivePermute:
+      case OpKind::kCollectiveBroadcast:
+      case OpKind::kCollectiveReduce:
+        // The generic form with the attribute dictionary, as the StableHLO test files write
+        // collectives: `"stablehlo.all_reduce"(%x) ({...}) {replica_groups = ...} : (..) -> ..`.
+        out_ += StrCat("\"", name, "\"(", Operands(op), ")");
+        if (op.num_regions() > 0) {
+          out_ += " (";
+          AppendRegion(*op.region(0), depth, /*block_header=*/true);
+          out_ += ")";
+        }
+        out_ += StrCat(printer_internal::FormatCollectiveAttributes(op), " : ",
+                       FunctionalType(op));
         return;
       case OpKind::kCumsum:
         out_ += StrCat("stablehlo.custom_call @accy.cumsum(", Operands(op),

@@ -45,6 +45,11 @@ std::string FormatStringLiteral(std::string_view text);
 // entries only where they differ from the defaults. `op` must be a verified convolution.
 std::string FormatConvolutionAttributes(const Operation& op);
 
+// A collective's attributes as an MLIR attribute dictionary with a leading space
+// (" {channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = ...}"),
+// or "" when it has none (printer_collectives.cc).
+std::string FormatCollectiveAttributes(const Operation& op);
+
 }  // namespace accy::printer_internal
 
 #endif  // ACCY_SRC_IR_PRINTER_ATTRIBUTES_H_

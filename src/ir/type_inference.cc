@@ -578,6 +578,15 @@ StatusOr<std::optional<std::vector<TensorType>>> InferResultTypes(
     case OpKind::kIota:
     case OpKind::kRngBitGenerator:
     case OpKind::kLapack:
+    case OpKind::kReplicaId:  // collectives: VerifyCollective (type_inference_collectives.cc)
+    case OpKind::kPartitionId:
+    case OpKind::kAllReduce:
+    case OpKind::kAllGather:
+    case OpKind::kReduceScatter:
+    case OpKind::kAllToAll:
+    case OpKind::kCollectivePermute:
+    case OpKind::kCollectiveBroadcast:
+    case OpKind::kCollectiveReduce:
     case OpKind::kKernelCall:
     case OpKind::kCase:  // its branches' return types, checked by VerifyRegions
     case OpKind::kReturn:

@@ -107,6 +107,22 @@ Status VerifyLapack(std::span<const TensorType> operand_types,
                     std::span<const TensorType> result_types,
                     std::span<const NamedAttribute> attributes);
 
+// The collectives (type_inference_collectives.cc), whose result types are given: spec
+// "replica_id" / "partition_id" (no operands, a tensor<ui32> result), "all_reduce" (operands
+// and results of equal types), "all_gather" (C1 all_gather_dim in range, results as operands
+// but dim all_gather_dim times the group size), "reduce_scatter" (C1 scatter_dimension in range,
+// that dim divided by the group size), "all_to_all" (C1 split_dimension, C2 concat_dimension,
+// C3 split_count > 0 dividing the split dim; results scale the two dims), "collective_permute"
+// (source_target_pairs: [N, 2], each source and each target at most once, non-negative),
+// "collective_broadcast" / collective_reduce (result = operand type); replica_groups a 2-D
+// integer tensor whose values are unique and >= -1 (-1 only pads); channel_id an integer;
+// use_global_device_ids a bool that needs channel_id > 0. The group size is the second dim of
+// replica_groups; an empty replica_groups (every replica in one group) leaves the scaled dims
+// unchecked here (Module::grid() gives the size). kInvalidArgument "<op>: ..." naming the rule.
+Status VerifyCollective(OpKind kind, std::span<const TensorType> operand_types,
+                        std::span<const TensorType> result_types,
+                        std::span<const NamedAttribute> attributes);
+
 // "[1, 2, 3]".
 std::string DimsToString(std::span<const int64_t> dims);
 

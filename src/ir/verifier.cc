@@ -118,6 +118,25 @@ Status VerifyRegions(const Operation& op) {
       return CheckRegionSignature(op, *op.region(0), "comparator", args,
                                   std::span<const TensorType>(&pred, 1));
     }
+    case OpKind::kAllReduce:
+    case OpKind::kReduceScatter:
+    case OpKind::kCollectiveReduce: {
+      // Spec "all_reduce" (C5) / "reduce_scatter" (C7): computation: (tensor<E>, tensor<E>) ->
+      // tensor<E>, E the operands' element type (accy: one E for all operands of an all_reduce).
+      if (operand_types.empty()) return absl::OkStatus();  // the type rule names the count
+      const TensorType scalar = *TensorType::Create(operand_types[0].element_type(), {});
+      for (const TensorType& t : operand_types) {
+        if (t.element_type() != scalar.element_type()) {
+          return Error(op, StrCat("operands of element types ",
+                                  ElementTypeName(scalar.element_type()), " and ",
+                                  ElementTypeName(t.element_type()),
+                                  ": one computation needs one element type"));
+        }
+      }
+      const TensorType pair[] = {scalar, scalar};
+      return CheckRegionSignature(op, *op.region(0), "computation", pair,
+                                  std::span<const TensorType>(&scalar, 1));
+    }
     case OpKind::kCase: {
       // Spec "case" (C1-C3): a rank-0 si32 index; every branch takes no arguments and returns
       // the op's result types.
@@ -357,6 +376,17 @@ Status VerifyGivenResultType(const Operation& op) {
       if (IsBool(out.element_type())) return Error(op, "i1 results are not supported");
       return absl::OkStatus();
     }
+    case OpKind::kReplicaId:
+    case OpKind::kPartitionId:
+    case OpKind::kAllReduce:
+    case OpKind::kAllGather:
+    case OpKind::kReduceScatter:
+    case OpKind::kAllToAll:
+    case OpKind::kCollectivePermute:
+    case OpKind::kCollectiveBroadcast:
+    case OpKind::kCollectiveReduce:
+      return ir_internal::VerifyCollective(op.kind(), TypesOf(op.operands()),
+                                           TypesOf(op.results()), op.attributes());
     case OpKind::kRngBitGenerator:
       return ir_internal::VerifyRngBitGenerator(TypesOf(op.operands()), TypesOf(op.results()),
                                                 op.attributes());

@@ -318,6 +318,19 @@ class Evaluator {
         return EvaluateBatchNorm(op, operands);
       case OpKind::kRngBitGenerator:
         return EvaluateRngBitGenerator(op, operands);
+      case OpKind::kReplicaId:
+      case OpKind::kPartitionId:
+      case OpKind::kAllReduce:
+      case OpKind::kAllGather:
+      case OpKind::kReduceScatter:
+      case OpKind::kAllToAll:
+      case OpKind::kCollectivePermute:
+      case OpKind::kCollectiveBroadcast:
+      case OpKind::kCollectiveReduce:
+        return EvaluateCollective(op, operands, eval_region,
+                                  CollectiveProcess{options_.communicator,
+                                                    options_.num_replicas.value_or(1),
+                                                    options_.num_partitions.value_or(1)});
       case OpKind::kLapack:
         return EvaluateLapack(op, operands);
       case OpKind::kReduce:
@@ -459,7 +472,10 @@ StatusOr<std::vector<Tensor>> Evaluate(const Module& module, std::string_view fu
                                       std::string(function_name) + " in module '" +
                                       module.name() + "'");
   }
-  return EvaluateFunction(*function, arguments, options);
+  ReferenceOptions with_grid = options;
+  if (!with_grid.num_replicas.has_value()) with_grid.num_replicas = module.num_replicas();
+  if (!with_grid.num_partitions.has_value()) with_grid.num_partitions = module.num_partitions();
+  return EvaluateFunction(*function, arguments, with_grid);
 }
 
 }  // namespace accy

@@ -12,6 +12,7 @@
 #include <span>
 #include <vector>
 
+#include "accy/collectives.h"
 #include "accy/ir.h"
 #include "accy/status.h"
 #include "accy/tensor.h"
@@ -77,6 +78,21 @@ StatusOr<std::vector<Tensor>> EvaluateRngBitGenerator(const Operation& op,
 StatusOr<std::vector<Tensor>> EvaluateLapack(const Operation& op,
                                              std::span<const Tensor> operands);
 
+// The SPMD process an evaluation runs as (ReferenceOptions): its communicator (null on a 1x1
+// grid) and the grid.
+struct CollectiveProcess {
+  Communicator* communicator = nullptr;
+  int64_t num_replicas = 1;
+  int64_t num_partitions = 1;
+};
+// replica_id .. collective_reduce (collectives.cc): every process's operands gathered through
+// the communicator, the result computed from the spec's formulas. kFailedPrecondition without a
+// communicator on a grid of more than one process; the process-group errors of
+// src/collectives/process_groups.h; the communicator's errors.
+StatusOr<std::vector<Tensor>> EvaluateCollective(const Operation& op,
+                                                 std::span<const Tensor> operands,
+                                                 const RegionEvaluator& eval_region,
+                                                 const CollectiveProcess& process);
 // Operand conversion of the contractions (dot_general.cc), to the result element type's domain
 // (docs/numerics.md convert rules): every element of `t` as a double holding a value of float
 // type `to`, or as the two's complement bits of integer or i1 type `to` (only the low

@@ -13,6 +13,9 @@
 #include <string_view>
 #include <vector>
 
+#include <optional>
+
+#include "accy/collectives.h"
 #include "accy/ir.h"
 #include "accy/status.h"
 #include "accy/tensor.h"
@@ -24,6 +27,16 @@ struct ReferenceOptions {
   // A while loop that runs more iterations than this fails with kResourceExhausted instead of
   // hanging (a test oracle must terminate). Must be >= 0 (kInvalidArgument otherwise).
   int64_t max_while_iterations = 1 << 24;
+  // The SPMD process this evaluation is (spec "Parallel execution"; collectives and
+  // replica_id / partition_id): its communicator, whose rank is the process id replica_id *
+  // num_partitions + partition_id, and the grid. Every process of the grid evaluates the same
+  // function at the same time (one thread each with CreateInProcessCommunicators). The grid:
+  // Evaluate takes the module's (Module::num_replicas / num_partitions) unless these are set;
+  // EvaluateFunction takes 1 x 1 unless set. Null communicator: collectives work on a 1 x 1
+  // grid only (kFailedPrecondition otherwise).
+  Communicator* communicator = nullptr;
+  std::optional<int64_t> num_replicas;
+  std::optional<int64_t> num_partitions;
 };
 
 // Evaluates `function` on `arguments` (one tensor per parameter, of the parameter's type) and

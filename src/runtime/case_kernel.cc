@@ -24,7 +24,7 @@ int64_t CaseKernel::peak_bytes() const {
   return bytes;
 }
 
-Status CaseKernel::Run(void* const* buffers) const {
+Status CaseKernel::Run(void* const* buffers, const RunOptions& options) const {
   const size_t c = captured_types_.size();
   int32_t index = 0;
   std::memcpy(&index, buffers[0], sizeof(index));
@@ -44,7 +44,7 @@ Status CaseKernel::Run(void* const* buffers) const {
     ACCY_ASSIGN_OR_RETURN(Tensor out, Tensor::Borrow(result_types_[r], buffers[1 + c + r]));
     outputs.push_back(std::move(out));
   }
-  Status status = branch.executable->Run(inputs, std::span<Tensor>(outputs));
+  Status status = branch.executable->Run(inputs, std::span<Tensor>(outputs), options);
   if (!status.ok()) {
     return absl::Status(status.code(), StrCat(name_, " branch ", chosen, ": ", status.message()));
   }

@@ -33,7 +33,7 @@ class CaseKernel : public ControlFlowKernel {
 
   // Buffers, in item order: the index (tensor<i32>), C captured values, R results; `buffers`
   // holds 1+C+R pointers. Returns the branch's first error, prefixed with the item and branch.
-  Status Run(void* const* buffers) const override;
+  Status Run(void* const* buffers, const RunOptions& options) const override;
   // The largest ExecutableStats::peak_memory_bytes of the branches (one runs at a time).
   int64_t peak_bytes() const override;
 

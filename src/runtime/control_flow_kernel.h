@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "accy/engine.h"
 #include "accy/status.h"
 
 namespace accy {
@@ -15,7 +16,8 @@ class ControlFlowKernel {
   virtual ~ControlFlowKernel() = default;
   // `buffers`: the item's inputs then its outputs, in the order the kernel's compile step
   // listed them (iterate_compile.h). Thread-safe: several runs may execute one kernel at once.
-  virtual Status Run(void* const* buffers) const = 0;
+  // `options`: the enclosing run's (its communicator reaches collectives in the regions).
+  virtual Status Run(void* const* buffers, const RunOptions& options) const = 0;
   // Bytes a run needs besides the item's buffers (the executables' own run state included).
   virtual int64_t peak_bytes() const = 0;
 };

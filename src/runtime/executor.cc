@@ -103,8 +103,28 @@ void Executable::Impl::ReleaseContext(std::unique_ptr<RunContext> context) const
   pool_.push_back(std::move(context));
 }
 
-Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> outputs) const {
+Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> outputs,
+                             const RunOptions& options) const {
   ACCY_RETURN_IF_ERROR(ValidateInputs(inputs));
+  Communicator* communicator = options.communicator;
+  const int64_t grid_size = num_replicas * num_partitions;
+  if (communicator != nullptr && communicator->world_size() != grid_size) {
+    return absl::InvalidArgumentError(StrCat(
+        "RunOptions::communicator has a world of ", communicator->world_size(),
+        " processes, but the program runs on a grid of ", num_replicas, " replicas x ",
+        num_partitions, " partitions (", grid_size, " processes)"));
+  }
+  if (communicator == nullptr && has_collectives) {
+    if (grid_size != 1) {
+      return absl::InvalidArgumentError(StrCat(
+          "the program has collective ops on a grid of ", num_replicas, " replicas x ",
+          num_partitions, " partitions: Run needs RunOptions::communicator (one per process, "
+          "accy/collectives.h)"));
+    }
+    communicator = &SingleProcessCommunicator();
+  }
+  RunOptions nested_options = options;
+  nested_options.communicator = communicator;
   ACCY_RETURN_IF_ERROR(ValidateOutputs(outputs));
   ACCY_RETURN_IF_ERROR(CheckNoOverlap(inputs, outputs));
   std::unique_ptr<RunContext> context = AcquireContext();
@@ -180,7 +200,15 @@ Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> o
     }
     if (item.scratch_bytes > 0) context->pointers.push_back(context->scratch.data());
     if (item.iterate != nullptr) {
-      Status status = item.iterate->Run(context->pointers.data());
+      Status status = item.iterate->Run(context->pointers.data(), nested_options);
+      if (!status.ok()) {
+        ReleaseContext(std::move(context));
+        return status;
+      }
+      continue;
+    }
+    if (item.collective != nullptr) {
+      Status status = item.collective->Run(context->pointers.data(), *communicator);
       if (!status.ok()) {
         ReleaseContext(std::move(context));
         return status;
@@ -235,7 +263,8 @@ bool Overlap(const BufferSlice& a, const BufferSlice& b) {
 }
 
 bool Groupable(const ExecutorItem& item) {
-  return item.library == nullptr && item.iterate == nullptr && !item.aliasing &&
+  return item.library == nullptr && item.iterate == nullptr && item.collective == nullptr &&
+         !item.aliasing &&
          item.scratch_bytes == 0 && item.launch.function != nullptr &&
          item.launch.block_count == 1 && item.launch.finish_block_count == 0 &&
          item.buffers.size() <= kMaxGroupBuffers;

@@ -21,6 +21,7 @@
 #include "jit/compiled_program.h"
 #include "kernels/onednn_kernel.h"
 #include "src/runtime/buffer_assignment.h"
+#include "src/runtime/collective_kernel.h"
 #include "src/runtime/control_flow_kernel.h"
 
 namespace accy {
@@ -39,6 +40,8 @@ struct ExecutorItem {
   // An iterate item (StableHLO while or case): runs its compiled regions (iterate_kernel.h,
   // case_kernel.h).
   const ControlFlowKernel* iterate = nullptr;
+  // A collective item (src/runtime/collective_kernel.h): runs through the run's communicator.
+  const CollectiveKernel* collective = nullptr;
   std::vector<BufferSlice> buffers;  // inputs then outputs, ABI order
   size_t num_inputs = 0;             // how many of `buffers` the item only reads
   std::vector<int64_t> buffer_bytes;  // one per buffer, then scratch_bytes when it is > 0
@@ -87,6 +90,13 @@ struct Executable::Impl {
   std::vector<std::unique_ptr<kernels::LibraryKernel>> library_kernels;
   std::vector<std::unique_ptr<std::mutex>> library_mutexes;
   std::vector<std::unique_ptr<ControlFlowKernel>> iterate_kernels;
+  std::vector<std::unique_ptr<CollectiveKernel>> collective_kernels;
+  // The SPMD grid the collectives were bound for (Module::num_replicas / num_partitions), and
+  // whether this function or a while / case region in it has a collective (then a run on a grid
+  // of more than one process needs RunOptions::communicator).
+  int64_t num_replicas = 1;
+  int64_t num_partitions = 1;
+  bool has_collectives = false;
 
   // Inter-op parallelism: marks runs of consecutive items that may run at the same time. An item
   // joins a group when it is a JIT kernel of one block (intra-op parallelism would leave the
@@ -100,7 +110,8 @@ struct Executable::Impl {
   // stats with item_profiles filled from the counters.
   ExecutableStats CurrentStats() const;
   // Validates and runs (Executable::Run).
-  Status Run(std::span<const Tensor> inputs, std::span<Tensor> outputs) const;
+  Status Run(std::span<const Tensor> inputs, std::span<Tensor> outputs,
+             const RunOptions& options = {}) const;
 
  private:
   // Per-run scratch: the arena and the pointer table, reused across runs (no allocation and no

@@ -48,7 +48,7 @@ void IterateKernel::Release(std::unique_ptr<State> state) const {
   pool_.push_back(std::move(state));
 }
 
-Status IterateKernel::Run(void* const* buffers) const {
+Status IterateKernel::Run(void* const* buffers, const RunOptions& options) const {
   const size_t n = carried_types_.size();
   const size_t c = captured_types_.size();
   std::unique_ptr<State> state = Acquire();
@@ -94,7 +94,7 @@ Status IterateKernel::Run(void* const* buffers) const {
   int64_t iterations = 0;
   Status status = absl::OkStatus();
   while (true) {
-    status = cond_->Run(cond_inputs[current], std::span<Tensor>(&state->predicate, 1));
+    status = cond_->Run(cond_inputs[current], std::span<Tensor>(&state->predicate, 1), options);
     if (!status.ok()) {
       status = absl::Status(status.code(), StrCat(name_, " cond: ", status.message()));
       break;
@@ -106,7 +106,7 @@ Status IterateKernel::Run(void* const* buffers) const {
                  " iterations (EngineOptions::max_while_iterations)"));
       break;
     }
-    status = body_->Run(body_inputs[current], std::span<Tensor>(sets[1 - current]));
+    status = body_->Run(body_inputs[current], std::span<Tensor>(sets[1 - current]), options);
     if (!status.ok()) {
       status = absl::Status(status.code(), StrCat(name_, " body: ", status.message()));
       break;

@@ -44,7 +44,7 @@ class IterateKernel : public ControlFlowKernel {
   // Buffers, in item order: N carried operands, C captured values, N results (the item's
   // outputs); `buffers` holds 2N+C pointers. Returns the first error of cond or body, or
   // kResourceExhausted naming the item when max_iterations is reached.
-  Status Run(void* const* buffers) const override;
+  Status Run(void* const* buffers, const RunOptions& options) const override;
 
   int64_t num_carried() const { return static_cast<int64_t>(carried_types_.size()); }
   int64_t num_captured() const { return static_cast<int64_t>(captured_types_.size()); }

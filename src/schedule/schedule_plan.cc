@@ -43,6 +43,8 @@ std::string_view WorkKindName(WorkKind kind) {
       return "lapack";
     case WorkKind::kRngBitGenerator:
       return "rng_bit_generator";
+    case WorkKind::kCollective:
+      return "collective";
   }
   return "unknown";
 }

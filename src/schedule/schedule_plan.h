@@ -45,6 +45,7 @@ enum class WorkKind : uint8_t {
   kTriangularSolve,  // always a library item (kernels/eigen_triangular_solve.cc)
   kRngBitGenerator,  // always a library item (kernels/random123_rng_bit_generator.cc)
   kLapack,           // always a library item (kernels/lapack_kernels.cc)
+  kCollective,       // a collective op across processes (src/runtime/collective_kernel.h)
 };
 // "elementwise_single", "elementwise_fusion", "shape", ...
 std::string_view WorkKindName(WorkKind kind);

@@ -314,6 +314,35 @@ StatusOr<std::vector<NamedAttribute>> ConvertAttributes(OpKind kind, const OpSyn
       ACCY_RETURN_IF_ERROR(ExpandStruct(value, name, kScatterFields, &out));
     } else if (name == "dot_dimension_numbers") {
       ACCY_RETURN_IF_ERROR(ExpandStruct(value, name, kDotFields, &out));
+    } else if (GetOpInfo(kind).category == OpCategory::kCollective &&
+               (name == "replica_groups" || name == "source_target_pairs")) {
+      // dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>; the type rule checks shape and values.
+      if (value.kind != AttrValue::Kind::kDense) return WrongKind(value, name, "dense<...>");
+      out.push_back({name, *value.dense});
+    } else if (GetOpInfo(kind).category == OpCategory::kCollective && name == "channel_handle") {
+      // #stablehlo.channel_handle<handle = 1, type = 0>: the handle is the spec's channel_id
+      // (the type, device-to-device or host transfer, has no meaning on a CPU grid).
+      const AttrValue* handle =
+          value.kind == AttrValue::Kind::kStruct ? value.Field("handle") : nullptr;
+      if (handle == nullptr) {
+        return WrongKind(value, name, "#stablehlo.channel_handle<handle = N, type = T>");
+      }
+      ACCY_ASSIGN_OR_RETURN(int64_t handle_id, ToInt(*handle, "channel_handle.handle"));
+      out.push_back({"channel_id", handle_id});
+    } else if (GetOpInfo(kind).category == OpCategory::kCollective &&
+               name == "use_global_device_ids") {
+      // A unit attribute (present = true) or an explicit bool.
+      bool flag = true;
+      if (value.kind != AttrValue::Kind::kUnit) {
+        ACCY_ASSIGN_OR_RETURN(flag, ToBool(value, name));
+      }
+      out.push_back({name, flag});
+    } else if (GetOpInfo(kind).category == OpCategory::kCollective &&
+               (name == "all_gather_dim" || name == "scatter_dimension" ||
+                name == "split_dimension" || name == "concat_dimension" ||
+                name == "split_count")) {
+      ACCY_ASSIGN_OR_RETURN(int64_t number, ToInt(value, name));
+      out.push_back({name, number});
     } else if (name == "result_accuracy") {
       continue;  // an accuracy request for transcendental ops; accy always computes its best
     } else {

@@ -117,6 +117,7 @@ StatusOr<StableHloProgram> Importer::Run() {
     ACCY_RETURN_IF_ERROR(BuildFunction(builder, function));
   }
   ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, builder.Finish());
+  ACCY_RETURN_IF_ERROR(module->SetGrid(syntax_.num_replicas, syntax_.num_partitions));
   return StableHloProgram{std::move(module), std::move(checks_)};
 }
 

@@ -113,6 +113,12 @@ Status Parser::ParsePrettyOp(OpSyntax* op) {
     return ParseDynamicShapeOp(op, "");
   }
   if (short_name == "rng_bit_generator") return ParseRngBitGenerator(op);
+  if (short_name == "replica_id" || short_name == "partition_id") {
+    // `stablehlo.replica_id attr-dict : tensor<ui32>` (no operands).
+    ACCY_RETURN_IF_ERROR(ParseFunctionalTail(op));
+    if (!op->operand_types.has_value()) op->operand_types = std::vector<TensorType>{};
+    return absl::OkStatus();
+  }
   StatusOr<OpKind> kind = ParseOpKind(short_name);
   if (kind.ok() && HasSameTypeForm(*kind)) return ParseSameTypeOp(op);
   return UnimplementedAt(loc, StrCat("op '", name, "' is not supported"));

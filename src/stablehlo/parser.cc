@@ -132,8 +132,21 @@ StatusOr<ModuleSyntax> Parser::ParseModule() {
       Advance();
     }
     if (ConsumeKeyword("attributes")) {
-      std::vector<NamedAttr> ignored;  // mhlo.num_partitions and the like: no meaning to accy
-      ACCY_RETURN_IF_ERROR(ParseAttributeDict(&ignored));
+      // mhlo.num_replicas / mhlo.num_partitions give the SPMD grid (spec "Parallel
+      // execution"); other module attributes have no meaning to accy.
+      std::vector<NamedAttr> attributes;
+      ACCY_RETURN_IF_ERROR(ParseAttributeDict(&attributes));
+      for (const NamedAttr& attribute : attributes) {
+        if (attribute.name != "mhlo.num_replicas" && attribute.name != "mhlo.num_partitions") {
+          continue;
+        }
+        if (attribute.value.kind != AttrValue::Kind::kInt || attribute.value.int_value < 1) {
+          return ErrorAt(attribute.value.loc,
+                         StrCat(attribute.name, " must be a positive integer"));
+        }
+        (attribute.name == "mhlo.num_replicas" ? module.num_replicas : module.num_partitions) =
+            attribute.value.int_value;
+      }
     }
     ACCY_RETURN_IF_ERROR(Expect(TokenKind::kLBrace, "'{' opening the module body"));
     while (!Consume(TokenKind::kRBrace)) {

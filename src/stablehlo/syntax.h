@@ -117,6 +117,9 @@ struct FunctionSyntax {
 
 struct ModuleSyntax {
   std::string name;
+  // mhlo.num_replicas / mhlo.num_partitions of the module's attributes (1 when absent).
+  int64_t num_replicas = 1;
+  int64_t num_partitions = 1;
   std::vector<FunctionSyntax> functions;
 };
 

@@ -116,6 +116,13 @@ TEST(OpRegistryTest, PredicatesAgreeWithCategoryAndTheRangesTheyReplaced) {
   EXPECT_EQ(OpCategoryName(OpCategory::kLinearAlgebra), "linear_algebra");
   EXPECT_EQ(GetOpInfo(OpKind::kRngBitGenerator).category, OpCategory::kRandom);
   EXPECT_EQ(OpCategoryName(OpCategory::kRandom), "random");
+  EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.category == OpCategory::kCollective; }),
+            (std::set<OpKind>{OpKind::kReplicaId, OpKind::kPartitionId, OpKind::kAllReduce,
+                              OpKind::kAllGather, OpKind::kReduceScatter, OpKind::kAllToAll,
+                              OpKind::kCollectivePermute, OpKind::kCollectiveBroadcast,
+                              OpKind::kCollectiveReduce}));
+  EXPECT_EQ(OpCategoryName(OpCategory::kCollective), "collective");
+  EXPECT_FALSE(GetOpInfo(OpKind::kAllReduce).pure);
   EXPECT_EQ(GetOpInfo(OpKind::kWhile).category, OpCategory::kControl);
   EXPECT_EQ(GetOpInfo(OpKind::kKernelCall).category, OpCategory::kCall);
   EXPECT_EQ(GetOpInfo(OpKind::kReturn).category, OpCategory::kTerminator);
@@ -248,6 +255,9 @@ TEST(OpRegistryTest, EveryOpButConstantAndReturnPlansToAWorkKind) {
         break;
       case OpCategory::kRandom:
         expected = WorkKind::kRngBitGenerator;
+        break;
+      case OpCategory::kCollective:
+        expected = WorkKind::kCollective;
         break;
       case OpCategory::kControl:
         expected = WorkKind::kIterate;

@@ -1,0 +1,78 @@
+// The executor's collective items: one collective op (replica_id .. collective_reduce,
+// accy/ops.def) run through the process's Communicator (accy/collectives.h).
+//
+// Built at compile time from the op and the module's grid: the process groups of every process
+// are computed then (src/collectives/process_groups.h), so a bad replica_groups is a Compile
+// error; at run time the kernel finds its process's group by the communicator's rank and calls
+// the communicator's primitives on the item's buffers (operands, then results):
+//   all_reduce, collective_reduce  the operand copied to the result, reduced in place (Gloo's /
+//                                  the in-process allreduce); collective_reduce zeroes the
+//                                  result outside each group's first process
+//   all_gather                     AllGather, straight into the result when all_gather_dim has
+//                                  only size-1 dims before it, else through a staging buffer
+//   reduce_scatter                 AllReduce of a copy, then this process's slice
+//   all_to_all                     chunks packed along split_dimension, AllToAll, unpacked
+//                                  along concat_dimension
+//   collective_permute             Permute (zeros when no process sends here)
+//   collective_broadcast           Broadcast from the group's first process (zeros outside
+//                                  every group)
+// Thread-safe: Run keeps no state between calls (each run's staging is its own).
+#ifndef ACCY_SRC_RUNTIME_COLLECTIVE_KERNEL_H_
+#define ACCY_SRC_RUNTIME_COLLECTIVE_KERNEL_H_
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "accy/collectives.h"
+#include "accy/ir.h"
+#include "accy/status.h"
+#include "src/collectives/process_groups.h"
+
+namespace accy {
+
+class CollectiveKernel {
+ public:
+  // Binds `op` (a verified collective) on `grid`. Errors: ProcessGroups' and PermutePeersOf's
+  // (ids outside the grid, groups not covering it, a group size the types do not allow);
+  // kUnimplemented for an all_reduce / reduce_scatter / collective_reduce computation other than
+  // one add, multiply, minimum or maximum of its two arguments (and, or on i1), naming it.
+  static StatusOr<std::unique_ptr<CollectiveKernel>> Create(const Operation& op,
+                                                            const collectives::Grid& grid);
+
+  // `buffers`: the op's operands, then its results (each of its value's type, row-major).
+  // `communicator`: this process's (rank = process id, world size = the grid's). Errors: the
+  // communicator's, prefixed with the op; kInvalidArgument when its world size is not the
+  // grid's.
+  Status Run(void* const* buffers, Communicator& communicator) const;
+
+  std::span<const Value* const> inputs() const { return inputs_; }
+  std::span<const Value* const> outputs() const { return outputs_; }
+  // "all_reduce %3".
+  const std::string& name() const { return name_; }
+
+ private:
+  CollectiveKernel() = default;
+  Status RunOperand(size_t i, const void* in, void* out, Communicator& communicator,
+                    const std::vector<int>* group, int position) const;
+
+  OpKind kind_ = OpKind::kAllReduce;
+  std::string name_;
+  collectives::Grid grid_;
+  std::vector<std::vector<int>> groups_;
+  std::vector<collectives::PermutePeers> permute_peers_;  // per process (collective_permute)
+  std::optional<CollectiveReduction> reduction_;
+  ir_internal::CollectiveAttributes attrs_;
+  std::vector<TensorType> operand_types_;
+  std::vector<TensorType> result_types_;
+  std::vector<const Value*> inputs_;
+  std::vector<const Value*> outputs_;
+};
+
+// A Communicator of a world of one process (rank 0): every primitive is a local copy. What a
+// run without RunOptions::communicator uses on a 1 x 1 grid.
+Communicator& SingleProcessCommunicator();
+
+}  // namespace accy
+
+#endif  // ACCY_SRC_RUNTIME_COLLECTIVE_KERNEL_H_
