@@ -44,14 +44,21 @@ std::string_view CollectiveReductionName(CollectiveReduction reduction);
 // each in [0, world_size()), including rank()). Every member of a group calls the same
 // primitive with the same group and sizes, and the members of a group make their calls on it
 // in the same order (the SPMD program guarantees both); calls on different groups are
-// independent. A group of one is a local copy.
+// independent. A group of one is a local copy, and a call of zero bytes returns once its
+// arguments check out: neither communicates. The in-process world sees every member's
+// arguments and fails a call whose members disagree (another primitive, size, type, root, or
+// unmatched Permute peers) with kInvalidArgument on every member; Gloo cannot tell, and such a
+// call fails with a timeout or garbles data. With Gloo, the first call on a group (other than
+// the whole world in rank order) also connects its members, through the store.
 //
 // Errors (every primitive): kInvalidArgument for a malformed group, a negative size, or a null
 // pointer with a positive size (nothing is sent); kDeadlineExceeded when a member has not
 // arrived within the communicator's timeout; kUnavailable when a peer is gone (its connection
-// closed: the process died); both name the primitive, the group and, where known, the peer.
-// After a kDeadlineExceeded or kUnavailable the communicator is broken: every later call
-// returns kFailedPrecondition saying so (create a new world to continue).
+// closed: the process died; with Gloo also when a peer gave up on this call first, since a
+// Gloo process that times out closes its connections); kInternal when Gloo fails otherwise.
+// All name the primitive, the group and, where known, the peer (Gloo's message names the
+// peer's address). After any of them but kInvalidArgument the communicator is broken: every
+// later call returns kFailedPrecondition saying so (create a new world to continue).
 //
 // A Communicator is used by one thread at a time (the thread running its process's program).
 class Communicator {
@@ -65,8 +72,9 @@ class Communicator {
 
   // data[0, count) of `type` is replaced on every member by the elementwise reduction over the
   // group's members. The result is the same on every member, bit for bit (one fixed order of
-  // combination per element: group order in-process, Gloo's ring order with Gloo; float sums of
-  // more than two members may differ in the last bits between the two); semantics as
+  // combination per element: group order in-process, Gloo's ring order with Gloo; float sums and
+  // products of more than two members may differ in the last bits between the two, and so may
+  // the payload of a NaN that two members both hold); semantics as
   // src/collectives/element_reduction.h
   // (integers wrap, float min/max propagate NaN, f16/bf16 combined in f32 and rounded back after
   // each combination).
@@ -85,8 +93,10 @@ class Communicator {
   virtual Status Broadcast(std::span<const int> group, int root, void* data, int64_t bytes) = 0;
   // One step of a permutation in which every process of the world takes part (collective_permute):
   // sends send[0, bytes) to rank `send_to` and receives recv[0, bytes) from rank `recv_from`;
-  // -1 means none. Every process of the world calls it once per step, with the same `bytes`,
-  // and the sends and receives of a step match (a sends to b exactly when b receives from a).
+  // -1 means none (and its pointer may be null). Every process of the world calls it once per
+  // step, with the same `bytes`, and the sends and receives of a step match (a sends to b
+  // exactly when b receives from a; a process sending to itself receives from itself). `send`
+  // and `recv` must not overlap.
   virtual Status Permute(int send_to, const void* send, int recv_from, void* recv,
                          int64_t bytes) = 0;
 };
@@ -114,7 +124,8 @@ struct GlooOptions {
   // from every host. Every process of the world gives the same store.
   std::string rendezvous;
   // Keys of this world in the store: several worlds may share one store under different
-  // prefixes. Every process gives the same prefix.
+  // prefixes. Every process gives the same prefix. The keys stay in the store: a later world
+  // needs a fresh folder or prefix.
   std::string prefix = "accy";
   // The address this process's TCP endpoint listens on and tells its peers: a host name or IP
   // of this host that the other hosts can reach ("127.0.0.1" for one host; empty: the address
@@ -124,11 +135,15 @@ struct GlooOptions {
 };
 
 // Joins the Gloo world `options` describes: connects to every other process through the store
-// (waits up to options.communicator.timeout for all of them). Errors: kInvalidArgument for a
-// rank outside [0, world_size), a malformed rendezvous string, or a store folder that cannot be
-// created; kDeadlineExceeded when not every process arrived in time (a wrong world size, a
-// process that never started); kUnavailable when the store (Redis) or a peer cannot be
-// reached.
+// (waits up to options.communicator.timeout for all of them to publish their addresses; Gloo's
+// TCP connect then waits up to 5 times that for a peer that published and went silent).
+// Errors: kInvalidArgument for a rank outside [0, world_size), a world_size below 1, a
+// non-positive timeout, a malformed rendezvous string, a store folder that cannot be created, a
+// hostname that does not resolve, or a store that already holds this world's keys;
+// kDeadlineExceeded naming the ranks that did not arrive in time (a wrong world size, a process
+// that never started); kUnavailable when the store (Redis) or a peer cannot be reached.
+// While a Gloo communicator exists, SIGPIPE stays blocked in Gloo's event-loop thread, and each
+// call blocks it in the calling thread (a write to a dead peer would otherwise end the process).
 StatusOr<std::unique_ptr<Communicator>> CreateGlooCommunicator(const GlooOptions& options);
 
 // GlooOptions from the environment: ACCY_RANK, ACCY_WORLD_SIZE, ACCY_RENDEZVOUS (as

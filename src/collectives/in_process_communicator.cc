@@ -22,6 +22,7 @@
 
 #include "absl/strings/str_join.h"
 #include "accy/collectives.h"
+#include "src/collectives/communicator_arguments.h"
 #include "src/collectives/element_reduction.h"
 #include "src/util/str_cat.h"
 
@@ -49,58 +50,10 @@ std::string_view PrimitiveName(Primitive primitive) {
   return "unknown primitive";
 }
 
-std::string GroupString(std::span<const int> group) {
-  return StrCat("{", absl::StrJoin(group, ", "), "}");
-}
-
 // "AllGather over group {0, 2}" (Permute: "Permute step 3").
 std::string CallName(Primitive primitive, std::span<const int> group, uint64_t sequence) {
   if (primitive == Primitive::kPermute) return StrCat("Permute step ", sequence);
   return StrCat(PrimitiveName(primitive), " over group ", GroupString(group));
-}
-
-// The checks every primitive makes of its group (accy/collectives.h "Groups").
-Status ValidateGroup(Primitive primitive, std::span<const int> group, int rank, int world_size) {
-  const std::string call = StrCat(PrimitiveName(primitive), " over group ", GroupString(group));
-  if (group.empty()) return absl::InvalidArgumentError(StrCat(call, ": the group is empty"));
-  bool has_rank = false;
-  for (size_t i = 0; i < group.size(); ++i) {
-    if (group[i] < 0 || group[i] >= world_size) {
-      return absl::InvalidArgumentError(StrCat(call, ": rank ", group[i], " is outside [0, ",
-                                               world_size, ")"));
-    }
-    if (std::find(group.begin(), group.begin() + i, group[i]) != group.begin() + i) {
-      return absl::InvalidArgumentError(StrCat(call, ": rank ", group[i], " appears twice"));
-    }
-    has_rank |= group[i] == rank;
-  }
-  if (!has_rank) {
-    return absl::InvalidArgumentError(
-        StrCat(call, ": the group does not include this communicator's rank ", rank));
-  }
-  return absl::OkStatus();
-}
-
-Status ValidateBuffer(Primitive primitive, std::string_view what, const void* pointer,
-                      int64_t bytes) {
-  if (bytes < 0) {
-    return absl::InvalidArgumentError(
-        StrCat(PrimitiveName(primitive), ": negative size ", bytes, " of ", what));
-  }
-  if (bytes > 0 && pointer == nullptr) {
-    return absl::InvalidArgumentError(
-        StrCat(PrimitiveName(primitive), ": ", what, " is null with ", bytes, " bytes"));
-  }
-  return absl::OkStatus();
-}
-
-// `a` * `b` bytes, or kInvalidArgument when that does not fit in int64_t.
-StatusOr<int64_t> TotalBytes(Primitive primitive, int64_t a, int64_t b) {
-  if (b != 0 && a > INT64_MAX / b) {
-    return absl::InvalidArgumentError(
-        StrCat(PrimitiveName(primitive), ": ", a, " x ", b, " bytes overflow 64 bits"));
-  }
-  return a * b;
 }
 
 // What one member brings to a rendezvous. `size` is AllReduce's element count, else bytes.
@@ -123,7 +76,7 @@ struct RendezvousKey {
 };
 
 struct Rendezvous {
-  std::vector<Post> posts;          // by position in the group
+  std::vector<Post> posts;  // by position in the group
   std::vector<bool> posted;
   int arrived = 0;
   int finished = 0;  // members done reading their peers' buffers
@@ -137,6 +90,12 @@ class World {
 
   int size() const { return size_; }
 
+  // kFailedPrecondition naming `call` once a primitive has timed out in this world.
+  Status CheckUsable(std::string_view call) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return CheckUsableLocked(call);
+  }
+
   // Runs one rendezvous: posts `post` at `position` of `ranks` (the members' ranks in group
   // order), waits for the others, checks that every post matches (else kInvalidArgument for
   // every member), runs `read` (copies from the peers' posts), waits until every member has
@@ -146,6 +105,12 @@ class World {
              Read&& read, Write&& write);
 
  private:
+  Status CheckUsableLocked(std::string_view call) const {
+    if (!broken_) return absl::OkStatus();
+    return absl::FailedPreconditionError(
+        StrCat(call, ": the in-process world is broken by an earlier failure (", broken_reason_,
+               "); create a new world to continue"));
+  }
   Status CheckPosts(const RendezvousKey& key, std::span<const int> ranks,
                     const std::vector<Post>& posts) const;
 
@@ -153,7 +118,7 @@ class World {
   const std::chrono::milliseconds timeout_;
   std::mutex mutex_;
   std::condition_variable changed_;
-  bool broken_ = false;         // after a timeout: every later call fails
+  bool broken_ = false;  // after a timeout: every later call fails
   std::string broken_reason_;
   std::map<RendezvousKey, Rendezvous> rendezvous_;
 };
@@ -165,11 +130,7 @@ Status World::Run(const RendezvousKey& key, std::span<const int> ranks, int posi
   const int n = static_cast<int>(ranks.size());
   const std::string call = CallName(post.primitive, key.group, key.sequence);
   std::unique_lock<std::mutex> lock(mutex_);
-  if (broken_) {
-    return absl::FailedPreconditionError(StrCat(
-        call, ": the in-process world is broken by an earlier failure (", broken_reason_,
-        "); create a new world to continue"));
-  }
+  ACCY_RETURN_IF_ERROR(CheckUsableLocked(call));
   Rendezvous& rendezvous = rendezvous_[key];  // std::map: the reference survives other inserts
   if (rendezvous.posts.empty()) {
     rendezvous.posts.resize(n);
@@ -185,10 +146,9 @@ Status World::Run(const RendezvousKey& key, std::span<const int> ranks, int posi
     for (int i = 0; i < n; ++i) {
       if (!rendezvous.posted[i]) missing.push_back(ranks[i]);
     }
-    std::string message =
-        StrCat(call, ": rank", missing.size() == 1 ? " " : "s ", absl::StrJoin(missing, ", "),
-               " did not arrive within ", timeout_.count(), " ms (in-process world of ", size_,
-               ")");
+    std::string message = StrCat(call, ": rank", missing.size() == 1 ? " " : "s ",
+                                 absl::StrJoin(missing, ", "), " did not arrive within ",
+                                 timeout_.count(), " ms (in-process world of ", size_, ")");
     if (broken_) {
       absl::StrAppend(&message, "; the world broke first: ", broken_reason_);
     } else {
@@ -220,17 +180,17 @@ Status World::CheckPosts(const RendezvousKey& key, std::span<const int> ranks,
     const Post& post = posts[i];
     const std::string member = StrCat("member ", i, " (rank ", ranks[i], ")");
     if (post.primitive != first.primitive) {
-      return absl::InvalidArgumentError(StrCat(call, ": ", member, " called ",
-                                               PrimitiveName(post.primitive), " instead"));
+      return absl::InvalidArgumentError(
+          StrCat(call, ": ", member, " called ", PrimitiveName(post.primitive), " instead"));
     }
-    if (post.size != first.size || post.type != first.type ||
-        post.reduction != first.reduction || post.root != first.root) {
-      return absl::InvalidArgumentError(StrCat(
-          call, ": ", member, " passes size ", post.size, " ", ElementTypeName(post.type), " ",
-          CollectiveReductionName(post.reduction), " root ", post.root, ", member 0 size ",
-          first.size, " ", ElementTypeName(first.type), " ",
-          CollectiveReductionName(first.reduction), " root ", first.root,
-          " (every member passes the same)"));
+    if (post.size != first.size || post.type != first.type || post.reduction != first.reduction ||
+        post.root != first.root) {
+      return absl::InvalidArgumentError(
+          StrCat(call, ": ", member, " passes size ", post.size, " ", ElementTypeName(post.type),
+                 " ", CollectiveReductionName(post.reduction), " root ", post.root,
+                 ", member 0 size ", first.size, " ", ElementTypeName(first.type), " ",
+                 CollectiveReductionName(first.reduction), " root ", first.root,
+                 " (every member passes the same)"));
     }
   }
   if (first.primitive == Primitive::kPermute) {
@@ -239,12 +199,11 @@ Status World::CheckPosts(const RendezvousKey& key, std::span<const int> ranks,
       const int from = posts[r].recv_from;
       if (to >= 0 && posts[to].recv_from != static_cast<int>(r)) {
         return absl::InvalidArgumentError(StrCat(call, ": rank ", r, " sends to rank ", to,
-                                                 ", which receives from ",
-                                                 posts[to].recv_from));
+                                                 ", which receives from ", posts[to].recv_from));
       }
       if (from >= 0 && posts[from].send_to != static_cast<int>(r)) {
-        return absl::InvalidArgumentError(StrCat(call, ": rank ", r, " receives from rank ",
-                                                 from, ", which sends to ", posts[from].send_to));
+        return absl::InvalidArgumentError(StrCat(call, ": rank ", r, " receives from rank ", from,
+                                                 ", which sends to ", posts[from].send_to));
       }
     }
   }
@@ -267,8 +226,7 @@ class InProcessCommunicator final : public Communicator {
   Status AllToAll(std::span<const int> group, const void* send, int64_t chunk_bytes,
                   void* recv) override;
   Status Broadcast(std::span<const int> group, int root, void* data, int64_t bytes) override;
-  Status Permute(int send_to, const void* send, int recv_from, void* recv,
-                 int64_t bytes) override;
+  Status Permute(int send_to, const void* send, int recv_from, void* recv, int64_t bytes) override;
 
  private:
   // The rendezvous key of this member's next call on `group`.
@@ -290,19 +248,12 @@ class InProcessCommunicator final : public Communicator {
 Status InProcessCommunicator::AllReduce(std::span<const int> group, void* data, int64_t count,
                                         ElementType type, CollectiveReduction reduction) {
   constexpr Primitive kPrimitive = Primitive::kAllReduce;
-  ACCY_RETURN_IF_ERROR(ValidateGroup(kPrimitive, group, rank_, world_size()));
-  if (std::find(std::begin(kAllElementTypes), std::end(kAllElementTypes), type) ==
-      std::end(kAllElementTypes)) {
-    return absl::InvalidArgumentError(StrCat("AllReduce: element type ",
-                                             static_cast<int>(type), " is not an ElementType"));
-  }
-  if (static_cast<uint8_t>(reduction) > static_cast<uint8_t>(CollectiveReduction::kMax)) {
-    return absl::InvalidArgumentError(StrCat("AllReduce: reduction ",
-                                             static_cast<int>(reduction), " is not one"));
-  }
-  ACCY_ASSIGN_OR_RETURN(const int64_t bytes,
-                        TotalBytes(kPrimitive, count, ElementByteWidth(type)));
-  ACCY_RETURN_IF_ERROR(ValidateBuffer(kPrimitive, "data", data, bytes));
+  const std::string_view name = PrimitiveName(kPrimitive);
+  ACCY_RETURN_IF_ERROR(world_->CheckUsable(name));
+  ACCY_RETURN_IF_ERROR(ValidateGroup(name, group, rank_, world_size()));
+  ACCY_RETURN_IF_ERROR(ValidateReduction(type, reduction));
+  ACCY_ASSIGN_OR_RETURN(const int64_t bytes, TotalBytes(name, count, ElementByteWidth(type)));
+  ACCY_RETURN_IF_ERROR(ValidateBuffer(name, "data", data, bytes));
   if (group.size() == 1 || bytes == 0) return absl::OkStatus();
   const Post post{kPrimitive, data, count, type, reduction};
   std::vector<char> result(static_cast<size_t>(bytes));
@@ -317,14 +268,16 @@ Status InProcessCommunicator::AllReduce(std::span<const int> group, void* data, 
       [&] { std::memcpy(data, result.data(), result.size()); });
 }
 
-Status InProcessCommunicator::AllGather(std::span<const int> group, const void* send,
-                                        int64_t bytes, void* recv) {
+Status InProcessCommunicator::AllGather(std::span<const int> group, const void* send, int64_t bytes,
+                                        void* recv) {
   constexpr Primitive kPrimitive = Primitive::kAllGather;
-  ACCY_RETURN_IF_ERROR(ValidateGroup(kPrimitive, group, rank_, world_size()));
-  ACCY_RETURN_IF_ERROR(ValidateBuffer(kPrimitive, "send", send, bytes));
+  const std::string_view name = PrimitiveName(kPrimitive);
+  ACCY_RETURN_IF_ERROR(world_->CheckUsable(name));
+  ACCY_RETURN_IF_ERROR(ValidateGroup(name, group, rank_, world_size()));
+  ACCY_RETURN_IF_ERROR(ValidateBuffer(name, "send", send, bytes));
   ACCY_ASSIGN_OR_RETURN(const int64_t total,
-                        TotalBytes(kPrimitive, bytes, static_cast<int64_t>(group.size())));
-  ACCY_RETURN_IF_ERROR(ValidateBuffer(kPrimitive, "recv", recv, total));
+                        TotalBytes(name, bytes, static_cast<int64_t>(group.size())));
+  ACCY_RETURN_IF_ERROR(ValidateBuffer(name, "recv", recv, total));
   if (bytes == 0) return absl::OkStatus();
   if (group.size() == 1) {
     std::memcpy(recv, send, static_cast<size_t>(bytes));
@@ -345,11 +298,13 @@ Status InProcessCommunicator::AllGather(std::span<const int> group, const void* 
 Status InProcessCommunicator::AllToAll(std::span<const int> group, const void* send,
                                        int64_t chunk_bytes, void* recv) {
   constexpr Primitive kPrimitive = Primitive::kAllToAll;
-  ACCY_RETURN_IF_ERROR(ValidateGroup(kPrimitive, group, rank_, world_size()));
+  const std::string_view name = PrimitiveName(kPrimitive);
+  ACCY_RETURN_IF_ERROR(world_->CheckUsable(name));
+  ACCY_RETURN_IF_ERROR(ValidateGroup(name, group, rank_, world_size()));
   ACCY_ASSIGN_OR_RETURN(const int64_t total,
-                        TotalBytes(kPrimitive, chunk_bytes, static_cast<int64_t>(group.size())));
-  ACCY_RETURN_IF_ERROR(ValidateBuffer(kPrimitive, "send", send, total));
-  ACCY_RETURN_IF_ERROR(ValidateBuffer(kPrimitive, "recv", recv, total));
+                        TotalBytes(name, chunk_bytes, static_cast<int64_t>(group.size())));
+  ACCY_RETURN_IF_ERROR(ValidateBuffer(name, "send", send, total));
+  ACCY_RETURN_IF_ERROR(ValidateBuffer(name, "recv", recv, total));
   if (chunk_bytes == 0) return absl::OkStatus();
   if (group.size() == 1) {
     std::memcpy(recv, send, static_cast<size_t>(chunk_bytes));
@@ -372,13 +327,11 @@ Status InProcessCommunicator::AllToAll(std::span<const int> group, const void* s
 Status InProcessCommunicator::Broadcast(std::span<const int> group, int root, void* data,
                                         int64_t bytes) {
   constexpr Primitive kPrimitive = Primitive::kBroadcast;
-  ACCY_RETURN_IF_ERROR(ValidateGroup(kPrimitive, group, rank_, world_size()));
-  if (root < 0 || root >= static_cast<int>(group.size())) {
-    return absl::InvalidArgumentError(StrCat("Broadcast over group ", GroupString(group),
-                                             ": root position ", root, " is outside [0, ",
-                                             group.size(), ")"));
-  }
-  ACCY_RETURN_IF_ERROR(ValidateBuffer(kPrimitive, "data", data, bytes));
+  const std::string_view name = PrimitiveName(kPrimitive);
+  ACCY_RETURN_IF_ERROR(world_->CheckUsable(name));
+  ACCY_RETURN_IF_ERROR(ValidateGroup(name, group, rank_, world_size()));
+  ACCY_RETURN_IF_ERROR(ValidateRoot(group, root));
+  ACCY_RETURN_IF_ERROR(ValidateBuffer(name, "data", data, bytes));
   if (group.size() == 1 || bytes == 0) return absl::OkStatus();
   const int position = PositionOf(group);
   Post post{kPrimitive, data, bytes};
@@ -394,21 +347,8 @@ Status InProcessCommunicator::Broadcast(std::span<const int> group, int root, vo
 Status InProcessCommunicator::Permute(int send_to, const void* send, int recv_from, void* recv,
                                       int64_t bytes) {
   constexpr Primitive kPrimitive = Primitive::kPermute;
-  for (const auto& [name, peer] : {std::pair{"send_to", send_to}, {"recv_from", recv_from}}) {
-    if (peer < -1 || peer >= world_size()) {
-      return absl::InvalidArgumentError(StrCat("Permute: ", name, " ", peer,
-                                               " is neither -1 nor a rank in [0, ",
-                                               world_size(), ")"));
-    }
-  }
-  if ((send_to == rank_) != (recv_from == rank_)) {
-    return absl::InvalidArgumentError(StrCat(
-        "Permute: rank ", rank_, " sends to ", send_to, " and receives from ", recv_from,
-        " (a process that sends to itself receives from itself)"));
-  }
-  // A process that only sends (or only receives, or neither) may pass null for the other side.
-  ACCY_RETURN_IF_ERROR(ValidateBuffer(kPrimitive, "send", send_to >= 0 ? send : "", bytes));
-  ACCY_RETURN_IF_ERROR(ValidateBuffer(kPrimitive, "recv", recv_from >= 0 ? recv : "", bytes));
+  ACCY_RETURN_IF_ERROR(world_->CheckUsable(PrimitiveName(kPrimitive)));
+  ACCY_RETURN_IF_ERROR(ValidatePermute(rank_, world_size(), send_to, send, recv_from, recv, bytes));
   if (bytes == 0) return absl::OkStatus();
   if (world_size() == 1) {
     if (send_to == rank_) std::memmove(recv, send, static_cast<size_t>(bytes));
