@@ -13,6 +13,7 @@
 #include "tools/commands.h"
 #include "tools/npy.h"
 #include "tools/object_cache.h"
+#include "tools/spmd_run.h"
 
 namespace accy::tools {
 namespace {
@@ -21,6 +22,8 @@ constexpr char kUsageHead[] =
     "usage: accy run FILE.mlir [--function NAME] [--input FILE.npy]... [--threads N]\n"
     "                [--max-while-iterations N] [--output-dir DIR] [--cache-dir DIR | --no-cache]\n"
     "                [--disable-passes P,Q] [--reference]\n"
+    "                [--replicas N] [--partitions M] [--in-process] [--input-per-process DIR]\n"
+    "                [--collective-timeout-ms N]\n"
     "  Compiles the function (default @main, or the module's only function) through the JIT and\n"
     "  runs it. One --input per parameter, in order (NumPy .npy; bf16 parameters read <f4 or <u2\n"
     "  bit patterns). With --output-dir, writes DIR/out0.npy, out1.npy, ... (bf16 as <f4);\n"
@@ -33,13 +36,25 @@ constexpr char kUsageHead[] =
     "                   spec's semantics op by op, slow; the oracle the tests compare with)\n"
     "  --max-while-iterations N\n"
     "                   stop a while loop after N body iterations with an error (exit 1);\n"
-    "                   0, the default, lets loops run until their condition is false\n";
+    "                   0, the default, lets loops run until their condition is false\n"
+    "  SPMD programs (collectives; spec \"Parallel execution\"): the grid is the module's\n"
+    "  mhlo.num_replicas x mhlo.num_partitions, or --replicas N / --partitions M. On a grid of\n"
+    "  more than one process, accy run starts one `accy run` per process on this host, joined\n"
+    "  by Gloo over TCP (a file store in a temporary folder), and prints each process's\n"
+    "  results prefixed \"process K\" (K = replica * partitions + partition); with\n"
+    "  --output-dir they go to DIR/processK/outI.npy. When ACCY_RANK, ACCY_WORLD_SIZE and\n"
+    "  ACCY_RENDEZVOUS (file:DIR or redis:HOST:PORT) are set, this process is that one rank\n"
+    "  instead (launch with mpirun, Slurm or a shell loop; README \"Running on several\n"
+    "  processes or hosts\").\n"
+    "  --in-process     run the processes as threads of this process instead\n"
+    "  --input-per-process DIR\n"
+    "                   process K reads DIR/processK/input0.npy, input1.npy, ... (else every\n"
+    "                   process reads the --input files)\n"
+    "  --collective-timeout-ms N\n"
+    "                   how long a collective waits for the other processes (default 60000)\n";
 std::string Usage() {
   return std::string(kUsageHead) + kLimitOptionsUsage + kCacheOptionsUsage;
 }
-
-// Printed elements per result; --output-dir has them all.
-constexpr int64_t kPrintedElements = 256;
 
 }  // namespace
 
@@ -51,7 +66,12 @@ int RunCommand(std::span<const std::string> args) {
                                          {"max-while-iterations", true, false},
                                          {"output-dir", true, false},
                                          {"disable-passes", true, false},
-                                         {"reference", false, false}}));
+                                         {"reference", false, false},
+                                         {"replicas", true, false},
+                                         {"partitions", true, false},
+                                         {"in-process", false, false},
+                                         {"input-per-process", true, false},
+                                         {"collective-timeout-ms", true, false}}));
   const std::string usage_text = Usage();
   const char* usage = usage_text.c_str();
   StatusOr<ParsedArgs> parsed = ParseArgs(args, specs);
@@ -92,28 +112,45 @@ int RunCommand(std::span<const std::string> args) {
   StatusOr<std::string> function_name = ChooseFunction(**module, parsed->Get("function"));
   if (!function_name.ok()) return ReportError("run", function_name.status());
   const Function& function = *(*module)->FindFunction(*function_name);
-
-  const std::vector<std::string> input_paths =
-      parsed->Has("input") ? parsed->values.at("input") : std::vector<std::string>{};
-  if (input_paths.size() != function.parameter_types().size()) {
-    return ReportError(
-        "run", absl::InvalidArgumentError(
-                   StrCat("@", *function_name, " takes ", function.parameter_types().size(),
-                          function.parameter_types().size() == 1 ? " parameter, " : " parameters, ",
-                          input_paths.size(), " --input given")));
+  int64_t replicas = (*module)->num_replicas();
+  int64_t partitions = (*module)->num_partitions();
+  for (auto [name, count] : {std::pair<const char*, int64_t*>{"replicas", &replicas},
+                             std::pair<const char*, int64_t*>{"partitions", &partitions}}) {
+    if (!parsed->Has(name)) continue;
+    StatusOr<int> value = ParseIntOption(name, parsed->Get(name), 1, 4096);
+    if (!value.ok()) return ReportUsage("run", std::string(value.status().message()), usage);
+    *count = *value;
   }
-  std::vector<Tensor> inputs;
-  for (size_t i = 0; i < input_paths.size(); ++i) {
-    StatusOr<Tensor> array = ReadNpyFile(input_paths[i]);
-    if (!array.ok()) return ReportError("run", array.status());
-    StatusOr<Tensor> input = ConvertNpyInput(*array, function.parameter_types()[i]);
-    if (!input.ok()) {
-      return ReportError(
-          "run", absl::InvalidArgumentError(
-                     StrCat("input ", i, " (", input_paths[i], "): ", input.status().message())));
+  if (Status grid = (*module)->SetGrid(replicas, partitions); !grid.ok()) {
+    return ReportError("run", grid);
+  }
+  if (replicas * partitions > 1 || std::getenv("ACCY_WORLD_SIZE") != nullptr) {
+    SpmdRun spmd;
+    spmd.module = module->get();
+    spmd.function = *function_name;
+    spmd.engine_options = engine_options;
+    if (parsed->Has("input")) spmd.inputs = parsed->values.at("input");
+    spmd.input_per_process = parsed->Get("input-per-process");
+    spmd.output_dir = parsed->Get("output-dir");
+    spmd.reference = parsed->Has("reference");
+    if (parsed->Has("collective-timeout-ms")) {
+      StatusOr<int> ms = ParseIntOption("collective-timeout-ms",
+                                        parsed->Get("collective-timeout-ms"), 1, 86400000);
+      if (!ms.ok()) return ReportUsage("run", std::string(ms.status().message()), usage);
+      spmd.timeout = std::chrono::milliseconds(*ms);
     }
-    inputs.push_back(*std::move(input));
+    spmd.argv.push_back("run");
+    spmd.argv.insert(spmd.argv.end(), args.begin(), args.end());
+    return RunOnGrid(spmd, parsed->Has("in-process"));
   }
+
+  SpmdRun single;
+  single.function = *function_name;
+  if (parsed->Has("input")) single.inputs = parsed->values.at("input");
+  single.input_per_process = parsed->Get("input-per-process");
+  StatusOr<std::vector<Tensor>> read = ReadProcessInputs(single, 0, function.parameter_types());
+  if (!read.ok()) return ReportError("run", read.status());
+  std::vector<Tensor> inputs = *std::move(read);
 
   StatusOr<std::vector<Tensor>> outputs;
   if (parsed->Has("reference")) {
@@ -133,25 +170,9 @@ int RunCommand(std::span<const std::string> args) {
   }
   if (!outputs.ok()) return ReportError("run", outputs.status());
 
-  if (!parsed->Has("output-dir")) {
-    for (size_t i = 0; i < outputs->size(); ++i) {
-      std::printf("result %zu: %s\n", i, (*outputs)[i].ToString(kPrintedElements).c_str());
-    }
-    return kExitOk;
-  }
-  const std::filesystem::path dir = parsed->Get("output-dir");
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error) {
-    return ReportError("run", absl::PermissionDeniedError(
-                                  StrCat(dir.string(), ": cannot create: ", error.message())));
-  }
-  for (size_t i = 0; i < outputs->size(); ++i) {
-    const std::string path = (dir / StrCat("out", i, ".npy")).string();
-    if (Status written = WriteNpyFile(path, (*outputs)[i]); !written.ok()) {
-      return ReportError("run", written);
-    }
-    std::printf("wrote %s (%s)\n", path.c_str(), (*outputs)[i].type().ToString().c_str());
+  if (Status emitted = EmitOutputs(parsed->Get("output-dir"), 0, false, *outputs);
+      !emitted.ok()) {
+    return ReportError("run", emitted);
   }
   return kExitOk;
 }

@@ -107,9 +107,28 @@ struct Check {
   int column = 0;
 };
 
+// interpreter.run_parallel in a test program (the StableHLO interpreter's driver of SPMD tests,
+// its tests/interpret files): `function` holds it; process (r, p) of a grid of
+// programs.size() replicas x programs[0].size() partitions runs function programs[r][p].
+// The op's operands go to the processes in process order (r * partitions + p), each taking as
+// many as its function has parameters; its results are every process's results in that order.
+// `function` is imported with the op's operands as extra results [inputs_begin, inputs_begin +
+// num_inputs) (after the check values) and the op's results as extra parameters
+// [results_begin, results_begin + num_results) (after its own): run it once to get the inputs,
+// run the processes, then run it again with their results to get the checked values.
+struct ParallelRun {
+  std::string function;
+  std::vector<std::vector<std::string>> programs;
+  int64_t inputs_begin = 0;
+  int64_t num_inputs = 0;
+  int64_t results_begin = 0;
+  int64_t num_results = 0;
+};
+
 struct StableHloProgram {
   std::unique_ptr<Module> module;
   std::vector<Check> checks;
+  std::vector<ParallelRun> parallel_runs;  // at most one per function
 };
 
 // Parses one module and keeps its check ops as `checks` (see Check for where their values go).

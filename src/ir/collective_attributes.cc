@@ -97,6 +97,7 @@ StatusOr<CollectiveAttributes> ReadCollectiveAttributes(
   ACCY_ASSIGN_OR_RETURN(out.channel_id, OptionalInt(op, "channel_id", attrs, 0));
   ACCY_ASSIGN_OR_RETURN(out.use_global_device_ids,
                         attrs.OptionalBool(op, "use_global_device_ids", false));
+  ACCY_ASSIGN_OR_RETURN(out.has_dynamic_root, attrs.OptionalBool(op, "has_dynamic_root", false));
   switch (kind) {
     case OpKind::kAllGather: {
       ACCY_ASSIGN_OR_RETURN(out.all_gather_dim, RequiredInt(op, "all_gather_dim", attrs));

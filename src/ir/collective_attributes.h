@@ -22,6 +22,9 @@ struct CollectiveAttributes {
   std::vector<std::vector<int64_t>> replica_groups;
   int64_t channel_id = 0;               // channel_handle's handle; 0 when absent
   bool use_global_device_ids = false;
+  // collective_broadcast: the last operand gives each data operand's root (its position in
+  // the group) instead of the group's first process.
+  bool has_dynamic_root = false;
   // collective_permute: (source, target) pairs of source_target_pairs.
   std::vector<std::pair<int64_t, int64_t>> source_target_pairs;
   // all_gather_dim, scatter_dimension, split_dimension, concat_dimension, split_count: -1 when

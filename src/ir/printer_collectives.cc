@@ -20,6 +20,7 @@ std::string FormatCollectiveAttributes(const Operation& op) {
     fields.push_back(StrCat("channel_handle = #stablehlo.channel_handle<handle = ", *v,
                             ", type = ", *v > 0 ? 1 : 0, ">"));
   }
+  if (op.GetBool("has_dynamic_root").value_or(false)) fields.push_back("has_dynamic_root");
   if (auto v = op.GetInt("concat_dimension")) {
     fields.push_back(StrCat("concat_dimension = ", *v, " : i64"));
   }

@@ -46,10 +46,14 @@ Status CheckGroups(OpKind kind, const CollectiveAttributes& attrs) {
   return absl::OkStatus();
 }
 
-// The group size the attributes imply (the second dim of replica_groups), or -1 when no groups
-// are given (then it is the grid's).
-int64_t GroupSize(const CollectiveAttributes& attrs) {
+// The group size the attributes imply (the second dim of replica_groups), or -1 when it
+// depends on the grid: no groups given, or cross_replica_and_partition (channel_id > 0 without
+// use_global_device_ids: each group spans every partition).
+int64_t GroupSize(OpKind kind, const CollectiveAttributes& attrs) {
   if (attrs.replica_groups.empty()) return -1;
+  if (kind != OpKind::kAllToAll && attrs.channel_id > 0 && !attrs.use_global_device_ids) {
+    return -1;
+  }
   // Ragged groups are padded: the size is the longest row's count of ids, and every row must
   // then hold as many (all_gather, reduce_scatter, all_to_all need one size).
   return static_cast<int64_t>(attrs.replica_groups[0].size());
@@ -82,7 +86,7 @@ Status VerifyCollective(OpKind kind, std::span<const TensorType> operands,
                         std::span<const NamedAttribute> attributes) {
   ACCY_ASSIGN_OR_RETURN(CollectiveAttributes attrs, ReadCollectiveAttributes(kind, attributes));
   ACCY_RETURN_IF_ERROR(CheckGroups(kind, attrs));
-  const int64_t group_size = GroupSize(attrs);
+  const int64_t group_size = GroupSize(kind, attrs);
   switch (kind) {
     case OpKind::kReplicaId:
     case OpKind::kPartitionId: {
@@ -93,8 +97,20 @@ Status VerifyCollective(OpKind kind, std::span<const TensorType> operands,
       }
       return absl::OkStatus();
     }
-    case OpKind::kAllReduce:
     case OpKind::kCollectiveBroadcast:
+      if (attrs.has_dynamic_root) {
+        // Data operands, then tensor<Nxi32> of their roots (one per data operand).
+        const TensorType roots = *TensorType::Create(
+            ElementType::kI32, {static_cast<int64_t>(results.size())});
+        if (operands.size() != results.size() + 1 || operands.back() != roots) {
+          return Error(kind, StrCat("with has_dynamic_root, expected the ", results.size(),
+                                    " data operands then a ", roots.ToString(),
+                                    " of their roots, got ", operands.size(), " operands"));
+        }
+        operands = operands.first(results.size());
+      }
+      [[fallthrough]];
+    case OpKind::kAllReduce:
     case OpKind::kCollectiveReduce:
     case OpKind::kCollectivePermute: {
       if (operands.empty() || operands.size() != results.size()) {

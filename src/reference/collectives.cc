@@ -175,7 +175,7 @@ StatusOr<std::vector<Tensor>> EvaluateCollective(const Operation& op,
   }
   const int64_t position = std::find(group->begin(), group->end(), rank) - group->begin();
   const int64_t size = static_cast<int64_t>(group->size());
-  for (size_t i = 0; i < operands.size(); ++i) {
+  for (size_t i = 0; i < static_cast<size_t>(op.num_results()); ++i) {
     std::vector<Tensor> members;
     for (int p : *group) members.push_back(all[i][static_cast<size_t>(p)]);
     const TensorType& type = op.result(static_cast<int64_t>(i))->type();
@@ -196,7 +196,16 @@ StatusOr<std::vector<Tensor>> EvaluateCollective(const Operation& op,
         break;
       }
       case OpKind::kCollectiveBroadcast: {
-        ACCY_ASSIGN_OR_RETURN(Tensor t, members[0].Clone());
+        int64_t root = 0;
+        if (attrs.has_dynamic_root) {
+          root = LoadInt(operands.back(), static_cast<int64_t>(i));
+          if (root < 0 || root >= size) {
+            return absl::InvalidArgumentError(
+                StrCat("reference evaluator: collective_broadcast root ", root, " of operand ", i,
+                       " is outside the group of ", size, " processes"));
+          }
+        }
+        ACCY_ASSIGN_OR_RETURN(Tensor t, members[static_cast<size_t>(root)].Clone());
         results.push_back(std::move(t));
         break;
       }

@@ -179,6 +179,7 @@ Status CollectiveKernel::Run(void* const* buffers, Communicator& communicator) c
   }
   const int rank = communicator.rank();
   const size_t n = inputs_.size();
+  const size_t results = outputs_.size();
   if (kind_ == OpKind::kReplicaId || kind_ == OpKind::kPartitionId) {
     const uint32_t id = static_cast<uint32_t>(
         kind_ == OpKind::kReplicaId ? rank / grid_.num_partitions : rank % grid_.num_partitions);
@@ -193,16 +194,28 @@ Status CollectiveKernel::Run(void* const* buffers, Communicator& communicator) c
       position = static_cast<int>(std::find(group->begin(), group->end(), rank) - group->begin());
     }
   }
-  for (size_t i = 0; i < n; ++i) {
-    ACCY_RETURN_IF_ERROR(
-        Prefix(RunOperand(i, buffers[i], buffers[n + i], communicator, group, position), name_));
+  for (size_t i = 0; i < results; ++i) {
+    int root = 0;  // collective_broadcast: the group position the data comes from
+    if (attrs_.has_dynamic_root) {
+      int32_t value = 0;
+      std::memcpy(&value, static_cast<const uint8_t*>(buffers[n - 1]) + 4 * i, sizeof(value));
+      const int64_t size = group != nullptr ? static_cast<int64_t>(group->size()) : 0;
+      if (group != nullptr && (value < 0 || value >= size)) {
+        return absl::InvalidArgumentError(
+            StrCat(name_, ": root ", value, " of operand ", i, " is outside the group of ", size,
+                   " processes"));
+      }
+      root = value;
+    }
+    ACCY_RETURN_IF_ERROR(Prefix(
+        RunOperand(i, buffers[i], buffers[n + i], communicator, group, position, root), name_));
   }
   return absl::OkStatus();
 }
 
 Status CollectiveKernel::RunOperand(size_t i, const void* in, void* out,
                                     Communicator& communicator, const std::vector<int>* group,
-                                    int position) const {
+                                    int position, int root) const {
   const TensorType& in_type = operand_types_[i];
   const TensorType& out_type = result_types_[i];
   const int64_t in_bytes = static_cast<int64_t>(*in_type.ByteSize());
@@ -233,7 +246,7 @@ Status CollectiveKernel::RunOperand(size_t i, const void* in, void* out,
     case OpKind::kCollectiveBroadcast:
       if (group == nullptr) return zero_result();
       copy_in();
-      return communicator.Broadcast(*group, 0, out, out_bytes);
+      return communicator.Broadcast(*group, root, out, out_bytes);
     case OpKind::kAllReduce:
     case OpKind::kCollectiveReduce: {
       copy_in();

@@ -14,8 +14,9 @@
 //   all_to_all                     chunks packed along split_dimension, AllToAll, unpacked
 //                                  along concat_dimension
 //   collective_permute             Permute (zeros when no process sends here)
-//   collective_broadcast           Broadcast from the group's first process (zeros outside
-//                                  every group)
+//   collective_broadcast           Broadcast from the group's first process, or with
+//                                  has_dynamic_root from the position the root operand names
+//                                  (zeros outside every group)
 // Thread-safe: Run keeps no state between calls (each run's staging is its own).
 #ifndef ACCY_SRC_RUNTIME_COLLECTIVE_KERNEL_H_
 #define ACCY_SRC_RUNTIME_COLLECTIVE_KERNEL_H_
@@ -54,7 +55,7 @@ class CollectiveKernel {
  private:
   CollectiveKernel() = default;
   Status RunOperand(size_t i, const void* in, void* out, Communicator& communicator,
-                    const std::vector<int>* group, int position) const;
+                    const std::vector<int>* group, int position, int root) const;
 
   OpKind kind_ = OpKind::kAllReduce;
   std::string name_;

@@ -330,7 +330,8 @@ StatusOr<std::vector<NamedAttribute>> ConvertAttributes(OpKind kind, const OpSyn
       ACCY_ASSIGN_OR_RETURN(int64_t handle_id, ToInt(*handle, "channel_handle.handle"));
       out.push_back({"channel_id", handle_id});
     } else if (GetOpInfo(kind).category == OpCategory::kCollective &&
-               name == "use_global_device_ids") {
+               (name == "use_global_device_ids" ||
+                (name == "has_dynamic_root" && kind == OpKind::kCollectiveBroadcast))) {
       // A unit attribute (present = true) or an explicit bool.
       bool flag = true;
       if (value.kind != AttrValue::Kind::kUnit) {

@@ -99,6 +99,9 @@ ConformanceResult RunConformanceProgram(const Engine& engine, std::string_view n
 
 namespace {
 
+// How long a process of an interpreter.run_parallel waits at a collective for the others.
+constexpr std::chrono::milliseconds kParallelRunTimeout{20000};
+
 ConformanceResult RunProgramChecks(const Engine& engine, std::string_view name,
                                    std::string_view text) {
   StatusOr<StableHloProgram> program = ParseStableHloProgram(text);
@@ -131,16 +134,18 @@ ConformanceResult RunProgramChecks(const Engine& engine, std::string_view name,
       return Verdict(name, ConformanceOutcome::kFail,
                      StrCat("function ", function_name, " of a check is not in the module"));
     }
-    if (!function->parameter_types().empty()) {
+    const ParallelRun* run = nullptr;
+    for (const ParallelRun& candidate : program->parallel_runs) {
+      if (candidate.function == function_name) run = &candidate;
+    }
+    if (run == nullptr && !function->parameter_types().empty()) {
       return Verdict(
           name, ConformanceOutcome::kFail,
           StrCat("function ", function_name, " takes ", function->parameter_types().size(),
                  " parameters; conformance programs take none"));
     }
-    StatusOr<std::unique_ptr<Executable>> executable =
-        engine.Compile(*program->module, function_name);
-    if (!executable.ok()) return FromError(name, "compile", executable.status());
-    StatusOr<std::vector<Tensor>> results = (*executable)->Run({});
+    StatusOr<std::vector<Tensor>> results = RunCheckedFunction(
+        engine, *program->module, function_name, run, kParallelRunTimeout);
     if (!results.ok()) return FromError(name, "run", results.status());
     for (const Check& check : program->checks) {
       if (check.function != function_name) continue;

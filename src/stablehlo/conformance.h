@@ -9,6 +9,7 @@
 #ifndef ACCY_SRC_STABLEHLO_CONFORMANCE_H_
 #define ACCY_SRC_STABLEHLO_CONFORMANCE_H_
 
+#include <chrono>
 #include <functional>
 #include <span>
 #include <string>
@@ -72,6 +73,17 @@ struct ConformanceOptions {
 // kExpectAlmostEqTolerance; NaN matches NaN, infinities exact). Integers and i1 compare exactly.
 Status EvaluateCheck(const Check& check, std::span<const Tensor> function_results);
 
+// Compiles and runs `function_name` of `module` (which takes no parameters of its own) and
+// returns its results. With `run` (the function's interpreter.run_parallel, ParallelRun), runs
+// it once for the processes' inputs, sets the module's grid to the run's programs, compiles each
+// process's function, runs the processes as threads with in-process communicators (each
+// collective waits at most `timeout` for the others), and runs the function again with their
+// results. Errors: Compile's and Run's (a process's prefixed with its replica and partition),
+// kInvalidArgument for operand / result counts or types that do not match.
+StatusOr<std::vector<Tensor>> RunCheckedFunction(const Engine& engine, Module& module,
+                                                 const std::string& function_name,
+                                                 const ParallelRun* run,
+                                                 std::chrono::milliseconds timeout);
 // Parses `text` (one program; the caller has split it), compiles every function with checks
 // through `engine`, runs it and evaluates its checks. Parse or compile errors with
 // kUnimplemented make the program kUnsupported; any other error, a function that takes

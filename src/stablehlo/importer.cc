@@ -77,6 +77,8 @@ class Importer {
   Status EmitLapackCall(FunctionBuilder& fb, NameTable& names, const OpSyntax& op,
                         std::vector<Value*> operands);
   Status EmitCheck(NameTable& names, const OpSyntax& op, CheckKind kind, BlockRole role);
+  // interpreter.run_parallel (keep_checks only): see ParallelRun.
+  Status EmitRunParallel(NameTable& names, const OpSyntax& op, BlockRole role);
   Status EmitStableHloOp(FunctionBuilder& fb, NameTable& names, const OpSyntax& op);
   // CreateOp with located errors (a region body's own error wins over CreateOp's wrapping).
   Status Create(FunctionBuilder& fb, NameTable& names, const OpSyntax& op, OpKind kind,
@@ -98,6 +100,11 @@ class Importer {
   int64_t declared_results_ = 0;
   std::vector<Value*> check_values_;
   std::vector<Check> checks_;
+  // The function's interpreter.run_parallel: its results' parameters, its operands' values.
+  std::vector<Value*> parallel_parameters_;
+  std::vector<Value*> parallel_values_;
+  int64_t check_value_count_ = 0;
+  std::vector<ParallelRun> parallel_runs_;
 };
 
 StatusOr<StableHloProgram> Importer::Run() {
@@ -118,7 +125,7 @@ StatusOr<StableHloProgram> Importer::Run() {
   }
   ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, builder.Finish());
   ACCY_RETURN_IF_ERROR(module->SetGrid(syntax_.num_replicas, syntax_.num_partitions));
-  return StableHloProgram{std::move(module), std::move(checks_)};
+  return StableHloProgram{std::move(module), std::move(checks_), std::move(parallel_runs_)};
 }
 
 Status Importer::CollectCallees(const std::vector<OpSyntax>& ops, std::set<std::string>* called) {
@@ -178,13 +185,34 @@ Status Importer::BuildFunction(Builder& builder, const FunctionSyntax& function)
   ACCY_ASSIGN_OR_RETURN(std::vector<TensorType> extra, CheckResultTypes(function));
   std::vector<TensorType> results = function.result_types;
   results.insert(results.end(), extra.begin(), extra.end());
+  check_value_count_ = static_cast<int64_t>(extra.size());
+  // interpreter.run_parallel: its results become parameters, its operands results (ParallelRun).
+  std::vector<TensorType> parameters = function.body.arg_types;
+  const OpSyntax* parallel = nullptr;
+  for (const OpSyntax& op : function.body.ops) {
+    if (!keep_checks_ || op.name != "interpreter.run_parallel") continue;
+    if (parallel != nullptr) {
+      return UnimplementedAt(op.loc, "more than one interpreter.run_parallel in a function");
+    }
+    parallel = &op;
+    if (!op.operand_types.has_value()) {
+      return ErrorAt(op.loc, "interpreter.run_parallel needs its generic form's function type");
+    }
+    parameters.insert(parameters.end(), op.result_types.begin(), op.result_types.end());
+    results.insert(results.end(), op.operand_types->begin(), op.operand_types->end());
+  }
   StatusOr<FunctionBuilder> fb =
-      builder.BeginFunction(function.name, function.body.arg_types, std::move(results));
+      builder.BeginFunction(function.name, parameters, std::move(results));
   if (!fb.ok()) return WithLoc(function.loc, fb.status());
   fb->function()->set_public(function.is_public);
   function_name_ = function.name;
   declared_results_ = static_cast<int64_t>(function.result_types.size());
   check_values_.clear();
+  parallel_values_.clear();
+  parallel_parameters_.clear();
+  for (size_t i = function.body.arg_types.size(); i < parameters.size(); ++i) {
+    parallel_parameters_.push_back(fb->Parameter(static_cast<int64_t>(i)));
+  }
   call_stack_ = {&function};
   NameTable names;
   std::vector<Value*> arguments;
@@ -319,6 +347,7 @@ Status Importer::EmitBlock(FunctionBuilder& fb, NameTable& names, const RegionSy
     }
     if (role == BlockRole::kFunctionBody) {
       values.insert(values.end(), check_values_.begin(), check_values_.end());
+      values.insert(values.end(), parallel_values_.begin(), parallel_values_.end());
     }
     ACCY_RETURN_IF_ERROR(CountOp(op.loc));
     Status status = fb.Return(std::move(values));
@@ -334,6 +363,9 @@ Status Importer::EmitOp(FunctionBuilder& fb, NameTable& names, const OpSyntax& o
   ACCY_RETURN_IF_ERROR(ChargeConstants(op.attributes));
   ACCY_ASSIGN_OR_RETURN(std::optional<CheckKind> check, CheckKindOf(op));
   if (check.has_value()) return EmitCheck(names, op, *check, role);
+  if (op.name == "interpreter.run_parallel" && keep_checks_) {
+    return EmitRunParallel(names, op, role);
+  }
   if (op.name == "func.call") return EmitCall(fb, names, op);
   if (op.name == "stablehlo.custom_call") return EmitCustomCall(fb, names, op);
   if (op.name == "stablehlo.composite") return EmitComposite(fb, names, op);
@@ -462,6 +494,44 @@ Status Importer::InlineFunction(FunctionBuilder& fb, NameTable& names, const OpS
                                       " values, declares ", op.result_types.size()));
   }
   return DefineResults(names, op, returned);
+}
+
+Status Importer::EmitRunParallel(NameTable& names, const OpSyntax& op, BlockRole role) {
+  if (role != BlockRole::kFunctionBody) {
+    return UnimplementedAt(op.loc, "interpreter.run_parallel is supported only at the top level "
+                                   "of a function");
+  }
+  ACCY_ASSIGN_OR_RETURN(std::vector<Value*> operands, LookupAll(names, op));
+  ParallelRun run;
+  run.function = function_name_;
+  const AttrValue* programs = op.attribute("programs");
+  if (programs == nullptr || programs->kind != AttrValue::Kind::kList || programs->items.empty()) {
+    return ErrorAt(op.loc, "interpreter.run_parallel needs programs = [[@f, ...], ...]");
+  }
+  for (const AttrValue& row : programs->items) {
+    if (row.kind != AttrValue::Kind::kList || row.items.empty()) {
+      return ErrorAt(row.loc, "each row of programs must be a non-empty list of @functions");
+    }
+    std::vector<std::string> names_in_row;
+    for (const AttrValue& item : row.items) {
+      if (item.kind != AttrValue::Kind::kSymbol || functions_.count(item.text) == 0) {
+        return ErrorAt(item.loc, "programs must name functions of the module (@name)");
+      }
+      names_in_row.push_back(item.text);
+    }
+    if (!run.programs.empty() && names_in_row.size() != run.programs[0].size()) {
+      return ErrorAt(row.loc, "every row of programs must have as many partitions");
+    }
+    run.programs.push_back(std::move(names_in_row));
+  }
+  run.inputs_begin = declared_results_ + check_value_count_;
+  run.num_inputs = static_cast<int64_t>(operands.size());
+  run.results_begin =
+      static_cast<int64_t>(functions_.at(function_name_)->body.arg_types.size());
+  run.num_results = static_cast<int64_t>(parallel_parameters_.size());
+  parallel_values_ = std::move(operands);
+  parallel_runs_.push_back(std::move(run));
+  return DefineResults(names, op, parallel_parameters_);
 }
 
 Status Importer::EmitOptimizationBarrier(NameTable& names, const OpSyntax& op) {

@@ -300,5 +300,62 @@ TEST(RunConformanceTest, MissingPathIsNotFound) {
   EXPECT_EQ(RunConformance(paths).status().code(), absl::StatusCode::kNotFound);
 }
 
+// interpreter.run_parallel: the processes run as threads with in-process communicators.
+constexpr char kParallelProgram[] = R"(
+module @p {
+  func.func @gather(%x : tensor<2xi64>) -> tensor<4xi64> {
+    %r = "stablehlo.all_gather"(%x) {all_gather_dim = 0 : i64,
+      replica_groups = dense<[[1, 0]]> : tensor<1x2xi64>} : (tensor<2xi64>) -> tensor<4xi64>
+    return %r : tensor<4xi64>
+  }
+  func.func @main() {
+    %a = stablehlo.constant dense<[1, 2]> : tensor<2xi64>
+    %b = stablehlo.constant dense<[3, 4]> : tensor<2xi64>
+    %r:2 = "interpreter.run_parallel"(%a, %b) {programs = [[@gather], [@gather]]}
+      : (tensor<2xi64>, tensor<2xi64>) -> (tensor<4xi64>, tensor<4xi64>)
+    check.expect_eq_const %r#0, dense<[3, 4, 1, 2]> : tensor<4xi64>
+    check.expect_eq_const %r#1, dense<EXPECTED> : tensor<4xi64>
+    func.return
+  }
+})";
+
+std::string Replace(std::string text, std::string_view from, std::string_view to) {
+  text.replace(text.find(from), from.size(), to);
+  return text;
+}
+
+TEST(ConformanceProgramTest, RunParallelProcessesExchangeThroughCollectives) {
+  ConformanceResult result = RunText(Replace(kParallelProgram, "EXPECTED", "[3, 4, 1, 2]"));
+  EXPECT_EQ(result.outcome, ConformanceOutcome::kPass) << result.detail;
+  EXPECT_EQ(result.checks, 2);
+  result = RunText(Replace(kParallelProgram, "EXPECTED", "[1, 2, 3, 4]"));
+  EXPECT_EQ(result.outcome, ConformanceOutcome::kFail);
+  EXPECT_THAT(result.detail, HasSubstr("expect_eq"));
+}
+
+TEST(ConformanceProgramTest, RunParallelErrorsNameWhatIsWrong) {
+  const std::string ok = Replace(kParallelProgram, "EXPECTED", "[3, 4, 1, 2]");
+  struct Case {
+    std::string text;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {Replace(ok, "programs = [[@gather], [@gather]]", "programs = [[@gather], [@nothing]]"),
+       "programs must name functions of the module"},
+      {Replace(ok, "programs = [[@gather], [@gather]]", "programs = [[@gather], [@gather, @gather]]"),
+       "every row of programs must have as many partitions"},
+      {Replace(ok, "programs = [[@gather], [@gather]]", "programs = 3"),
+       "needs programs = [[@f, ...], ...]"},
+      {Replace(Replace(ok, "(%a, %b)", "(%a)"), "(tensor<2xi64>, tensor<2xi64>) -> (tensor<4xi64>",
+               "(tensor<2xi64>) -> (tensor<4xi64>"),
+       "interpreter.run_parallel has 1 operands, too few for its programs"},
+  };
+  for (const Case& c : cases) {
+    const ConformanceResult result = RunText(c.text);
+    EXPECT_EQ(result.outcome, ConformanceOutcome::kFail) << c.message << ": " << result.detail;
+    EXPECT_THAT(result.detail, HasSubstr(c.message));
+  }
+}
+
 }  // namespace
 }  // namespace accy

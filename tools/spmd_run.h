@@ -1,0 +1,50 @@
+// `accy run` on an SPMD grid (spec "Parallel execution"): a program whose grid
+// (mhlo.num_replicas x mhlo.num_partitions, or --replicas / --partitions) has more than one
+// process runs as that many processes of `accy run` joined by Gloo (this process launches them
+// on this host), as threads of this process with in-process communicators (--in-process), or,
+// when ACCY_WORLD_SIZE is set, as one rank of a world someone else launched (mpirun, Slurm, a
+// shell loop: accy/collectives.h GlooOptionsFromEnvironment).
+#ifndef ACCY_TOOLS_SPMD_RUN_H_
+#define ACCY_TOOLS_SPMD_RUN_H_
+
+#include <chrono>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "accy/engine.h"
+#include "accy/ir.h"
+#include "accy/tensor.h"
+
+namespace accy::tools {
+
+// What one process needs to run: the module (its grid set), the function, engine options,
+// where its inputs come from and where its outputs go.
+struct SpmdRun {
+  const Module* module = nullptr;
+  std::string function;
+  EngineOptions engine_options;
+  std::vector<std::string> inputs;  // --input: the same files for every process
+  std::string input_per_process;    // --input-per-process DIR: DIR/process<K>/input<i>.npy
+  std::string output_dir;           // DIR/process<K>/out<i>.npy; empty: print
+  bool reference = false;           // the reference evaluator instead of the engine
+  std::chrono::milliseconds timeout{60000};
+  // The command line after `accy`, for the launched processes.
+  std::vector<std::string> argv;
+};
+
+// The inputs of process `process` (file paths as SpmdRun says), converted to `types`.
+StatusOr<std::vector<Tensor>> ReadProcessInputs(const SpmdRun& run, int process,
+                                                std::span<const TensorType> types);
+
+// Prints "result i: ..." (prefixed "process K " on a grid) or writes DIR[/process<K>]/out<i>.npy.
+Status EmitOutputs(const std::string& output_dir, int process, bool on_grid,
+                   std::span<const Tensor> outputs);
+
+// Runs `run` on its grid as described above; returns the exit code (kExitOk, or kExitError
+// after printing what failed, naming the process).
+int RunOnGrid(const SpmdRun& run, bool in_process);
+
+}  // namespace accy::tools
+
+#endif  // ACCY_TOOLS_SPMD_RUN_H_
