@@ -8,6 +8,7 @@
 #include "src/stablehlo/conformance.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
+#include "tools/conformance_processes.h"
 #include "tools/object_cache.h"
 
 namespace accy::tools {
@@ -20,13 +21,17 @@ constexpr char kUsageHead[] =
     "  expect_close (3 ULP of the element type), expect_almost_eq (|difference| <= 0.001), and\n"
     "  their _const forms. Prints PASS, FAIL (first bad element) or SKIP (the unsupported feature named)\n"
     "  per program, then `N passed, M failed, K skipped`. Exit code 1 when anything failed.\n"
-    "  --jobs N         programs compiled and run at once (default 1; 0 = all cores)\n";
+    "  --jobs N         programs compiled and run at once (default 1; 0 = all cores)\n"
+    "  --collectives in-process|gloo\n"
+    "                   how the processes of an interpreter.run_parallel run: threads with\n"
+    "                   in-process communicators (the default), or separate `accy run` processes\n"
+    "                   joined by Gloo over TCP loopback\n";
 std::string Usage() { return std::string(kUsageHead) + kCacheOptionsUsage; }
 
 }  // namespace
 
 int ConformanceCommand(std::span<const std::string> args) {
-  const std::vector<OptionSpec> specs = WithCacheOptions({{"jobs", true, false}});
+  const std::vector<OptionSpec> specs = WithCacheOptions({{"jobs", true, false}, {"collectives", true, false}});
   const std::string usage_text = Usage();
   const char* usage = usage_text.c_str();
   StatusOr<ParsedArgs> parsed = ParseArgs(args, specs);
@@ -47,6 +52,13 @@ int ConformanceCommand(std::span<const std::string> args) {
       return ReportUsage("conformance", std::string(jobs.status().message()), usage);
     }
     options.jobs = *jobs;
+  }
+  const std::string collectives = parsed->Get("collectives", "in-process");
+  if (collectives == "gloo") {
+    options.process_runner = RunAsGlooProcesses;
+  } else if (collectives != "in-process") {
+    return ReportUsage("conformance",
+                       "--collectives must be in-process or gloo, got '" + collectives + "'", usage);
   }
   StatusOr<std::string> cache_dir = ResolveCacheDir(*parsed, "conformance");
   if (!cache_dir.ok()) {

@@ -287,6 +287,37 @@ class FunctionBuilder {
   StatusOr<Value*> Convolution(Value* lhs, Value* rhs, const ConvolutionSpec& spec,
                                std::optional<ElementType> result_element_type = std::nullopt);
 
+  // Collectives (spec "Collective ops" and the sections of these names; builder_collectives.cc;
+  // the program runs on the module's grid, Module::SetGrid). `groups.replica_groups` rows of one
+  // length (empty: every replica in one group; pad ragged rows with -1 where the op allows),
+  // `groups.channel_id` > 0 selects the cross-partition strategies, use_global_device_ids the
+  // flattened ids (docs/collectives.md). `reducer` as Reduce's: "sum", "max", "min", "prod",
+  // "and", "or". Errors: kInvalidArgument naming the rule (type_inference_collectives.cc).
+  struct CollectiveGroups {
+    std::vector<std::vector<int64_t>> replica_groups;
+    int64_t channel_id = 0;
+    bool use_global_device_ids = false;
+  };
+  StatusOr<Value*> AllReduce(Value* x, std::string_view reducer, const CollectiveGroups& groups);
+  // result_type: x's with all_gather_dim times the group size.
+  StatusOr<Value*> AllGather(Value* x, int64_t all_gather_dim, const TensorType& result_type,
+                             const CollectiveGroups& groups);
+  // result_type: x's with scatter_dimension divided by the group size.
+  StatusOr<Value*> ReduceScatter(Value* x, std::string_view reducer, int64_t scatter_dimension,
+                                 const TensorType& result_type, const CollectiveGroups& groups);
+  // split_count = the group size; result: split_dimension / split_count, concat_dimension *
+  // split_count.
+  StatusOr<Value*> AllToAll(Value* x, int64_t split_dimension, int64_t concat_dimension,
+                            int64_t split_count, const CollectiveGroups& groups);
+  // (source, target) pairs of replica ids (partition ids with channel_id > 0).
+  StatusOr<Value*> CollectivePermute(Value* x,
+                                     std::vector<std::pair<int64_t, int64_t>> source_target_pairs,
+                                     int64_t channel_id = 0);
+  StatusOr<Value*> CollectiveBroadcast(Value* x, const CollectiveGroups& groups);
+  // tensor<ui32> results.
+  StatusOr<Value*> ReplicaId();
+  StatusOr<Value*> PartitionId();
+
   // reduce of one input with a named reducer: "sum", "max", "min", "prod", "and", "or"
   // (the body is the matching add/maximum/minimum/multiply/and/or).
   StatusOr<Value*> Reduce(Value* x, Value* init, const TensorType& result_type,

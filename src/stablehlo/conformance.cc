@@ -66,7 +66,7 @@ std::string ConformanceReport::Summary() const {
 namespace {
 
 ConformanceResult RunProgramChecks(const Engine& engine, std::string_view name,
-                                   std::string_view text);
+                                   std::string_view text, const ParallelProcessRunner& runner);
 
 // The reason of a `// RUN-DISABLED(<reason>) ... --interpret` line: the suite's own interpreter
 // run of the program is disabled upstream, so its expected values are unverified there.
@@ -83,8 +83,9 @@ std::optional<std::string> InterpreterRunDisabled(std::string_view text) {
 }  // namespace
 
 ConformanceResult RunConformanceProgram(const Engine& engine, std::string_view name,
-                                        std::string_view text) {
-  ConformanceResult result = RunProgramChecks(engine, name, text);
+                                        std::string_view text,
+                                        const ParallelProcessRunner& runner) {
+  ConformanceResult result = RunProgramChecks(engine, name, text, runner);
   if (result.outcome != ConformanceOutcome::kFail) return result;
   // A program the suite itself does not run through its interpreter (RUN-DISABLED) is not
   // held against accy: its expected values may hold one valid answer of several (sort_float32_5
@@ -103,7 +104,7 @@ namespace {
 constexpr std::chrono::milliseconds kParallelRunTimeout{20000};
 
 ConformanceResult RunProgramChecks(const Engine& engine, std::string_view name,
-                                   std::string_view text) {
+                                   std::string_view text, const ParallelProcessRunner& runner) {
   StatusOr<StableHloProgram> program = ParseStableHloProgram(text);
   if (!program.ok()) return FromError(name, "parse", program.status());
   if (program->checks.empty() && program->module->functions().empty()) {
@@ -145,7 +146,7 @@ ConformanceResult RunProgramChecks(const Engine& engine, std::string_view name,
                  " parameters; conformance programs take none"));
     }
     StatusOr<std::vector<Tensor>> results = RunCheckedFunction(
-        engine, *program->module, function_name, run, kParallelRunTimeout);
+        engine, *program->module, function_name, run, kParallelRunTimeout, runner);
     if (!results.ok()) return FromError(name, "run", results.status());
     for (const Check& check : program->checks) {
       if (check.function != function_name) continue;
@@ -250,7 +251,8 @@ StatusOr<ConformanceReport> RunConformance(
   size_t next_report = 0;
   auto work = [&](const Engine& engine) {
     for (size_t i = next_program++; i < programs.size(); i = next_program++) {
-      ConformanceResult result = RunConformanceProgram(engine, programs[i].name, programs[i].text);
+      ConformanceResult result = RunConformanceProgram(engine, programs[i].name, programs[i].text,
+                                                       options.process_runner);
       std::lock_guard<std::mutex> lock(report_mutex);
       results[i] = std::move(result);
       done[i] = true;

@@ -57,11 +57,21 @@ inline EngineOptions SingleThreadEngineOptions() {
   return options;
 }
 
+// Runs the processes of an interpreter.run_parallel some other way than threads of this process:
+// `module` has its grid set to the run's programs; process K (replica K / partitions, partition
+// K % partitions) runs function process_functions[K] on process_inputs[K]. Returns each
+// process's results, or the first error naming the process.
+using ParallelProcessRunner = std::function<StatusOr<std::vector<std::vector<Tensor>>>(
+    const Module& module, const std::vector<std::string>& process_functions,
+    const std::vector<std::vector<Tensor>>& process_inputs)>;
+
 struct ConformanceOptions {
   // Programs run concurrently (worker threads, one Engine each); 0 = the machine's cores.
   int jobs = 1;
   // Engine options of every worker.
   EngineOptions engine_options = SingleThreadEngineOptions();
+  // interpreter.run_parallel's processes; null: threads with in-process communicators.
+  ParallelProcessRunner process_runner;
 };
 
 // Evaluates one check on the results of its function (actual/expected indices from `check`).
@@ -80,16 +90,19 @@ Status EvaluateCheck(const Check& check, std::span<const Tensor> function_result
 // collective waits at most `timeout` for the others), and runs the function again with their
 // results. Errors: Compile's and Run's (a process's prefixed with its replica and partition),
 // kInvalidArgument for operand / result counts or types that do not match.
+// `runner`, when set, runs the processes instead of threads (ConformanceOptions).
 StatusOr<std::vector<Tensor>> RunCheckedFunction(const Engine& engine, Module& module,
                                                  const std::string& function_name,
                                                  const ParallelRun* run,
-                                                 std::chrono::milliseconds timeout);
+                                                 std::chrono::milliseconds timeout,
+                                                 const ParallelProcessRunner& runner = nullptr);
 // Parses `text` (one program; the caller has split it), compiles every function with checks
 // through `engine`, runs it and evaluates its checks. Parse or compile errors with
 // kUnimplemented make the program kUnsupported; any other error, a function that takes
 // parameters and a program without checks are kFail.
 ConformanceResult RunConformanceProgram(const Engine& engine, std::string_view name,
-                                        std::string_view text);
+                                        std::string_view text,
+                                        const ParallelProcessRunner& runner = nullptr);
 
 // One program of a file: its name and its text (other chunks blanked to keep line numbers).
 struct ConformanceProgramText {

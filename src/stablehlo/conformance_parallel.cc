@@ -26,7 +26,8 @@ StatusOr<std::vector<Tensor>> Zeros(std::span<const TensorType> types) {
 StatusOr<std::vector<Tensor>> RunCheckedFunction(const Engine& engine, Module& module,
                                                  const std::string& function_name,
                                                  const ParallelRun* run,
-                                                 std::chrono::milliseconds timeout) {
+                                                 std::chrono::milliseconds timeout,
+                                                 const ParallelProcessRunner& runner) {
   const Function* function = module.FindFunction(function_name);
   if (function == nullptr) {
     return absl::InvalidArgumentError(StrCat("function ", function_name, " is not in the module"));
@@ -51,6 +52,7 @@ StatusOr<std::vector<Tensor>> RunCheckedFunction(const Engine& engine, Module& m
   const int world = static_cast<int>(replicas * partitions);
   std::map<std::string, std::unique_ptr<Executable>> executables;
   std::vector<const Executable*> process_executables;
+  std::vector<std::string> process_functions;
   std::vector<std::vector<Tensor>> process_inputs;
   size_t next_input = 0;
   for (const std::vector<std::string>& row : run->programs) {
@@ -60,6 +62,7 @@ StatusOr<std::vector<Tensor>> RunCheckedFunction(const Engine& engine, Module& m
         ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, engine.Compile(module, name));
         it = executables.emplace(name, std::move(exe)).first;
       }
+      process_functions.push_back(name);
       const size_t count = it->second->parameter_types().size();
       if (next_input + count > inputs.size()) {
         return absl::InvalidArgumentError(StrCat(
@@ -75,23 +78,32 @@ StatusOr<std::vector<Tensor>> RunCheckedFunction(const Engine& engine, Module& m
     return absl::InvalidArgumentError(StrCat("interpreter.run_parallel has ", inputs.size(),
                                              " operands, its programs take ", next_input));
   }
-  CommunicatorOptions options;
-  options.timeout = timeout;
-  ACCY_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Communicator>> communicators,
-                        CreateInProcessCommunicators(world, options));
   std::vector<StatusOr<std::vector<Tensor>>> outcomes(
       static_cast<size_t>(world), absl::UnknownError("process did not run"));
-  std::vector<std::thread> threads;
-  for (int p = 0; p < world; ++p) {
-    threads.emplace_back([&, p] {
-      RunOptions run_options;
-      run_options.communicator = communicators[static_cast<size_t>(p)].get();
-      outcomes[static_cast<size_t>(p)] =
-          process_executables[static_cast<size_t>(p)]->Run(process_inputs[static_cast<size_t>(p)],
-                                                           run_options);
-    });
+  if (runner) {
+    ACCY_ASSIGN_OR_RETURN(std::vector<std::vector<Tensor>> ran,
+                          runner(module, process_functions, process_inputs));
+    if (ran.size() != static_cast<size_t>(world)) {
+      return absl::InternalError(StrCat("the process runner returned ", ran.size(),
+                                        " processes' results, expected ", world));
+    }
+    for (int p = 0; p < world; ++p) outcomes[static_cast<size_t>(p)] = std::move(ran[static_cast<size_t>(p)]);
+  } else {
+    CommunicatorOptions options;
+    options.timeout = timeout;
+    ACCY_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Communicator>> communicators,
+                          CreateInProcessCommunicators(world, options));
+    std::vector<std::thread> threads;
+    for (int p = 0; p < world; ++p) {
+      threads.emplace_back([&, p] {
+        RunOptions run_options;
+        run_options.communicator = communicators[static_cast<size_t>(p)].get();
+        outcomes[static_cast<size_t>(p)] = process_executables[static_cast<size_t>(p)]->Run(
+            process_inputs[static_cast<size_t>(p)], run_options);
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
   }
-  for (std::thread& thread : threads) thread.join();
   // Each process's results in process order are the op's results (the checked function's extra
   // parameters).
   std::vector<Tensor> results;

@@ -102,6 +102,7 @@ class Generator {
   bool StepTriangularSolve();  // generator_triangular_solve_step.cc
   bool StepRngBitGenerator();  // generator_rng_bit_generator_step.cc
   bool StepLapack();           // generator_lapack_step.cc
+  bool StepCollective();       // generator_collective_step.cc
   bool StepReduce();
   bool StepArgmax();
   bool StepReduceBody();

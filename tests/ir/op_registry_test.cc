@@ -30,7 +30,7 @@ std::set<OpKind> KindsWhere(bool (*predicate)(const OpInfo&)) {
 }
 
 TEST(OpRegistryTest, EveryOpKindHasItsRowInEnumOrder) {
-  ASSERT_EQ(kNumOpKinds, 93);
+  ASSERT_EQ(kNumOpKinds, 102);
   for (int i = 0; i < kNumOpKinds; ++i) {
     const OpKind kind = static_cast<OpKind>(i);
     EXPECT_EQ(kAllOpKinds[i], kind);
@@ -53,7 +53,7 @@ TEST(OpRegistryTest, NamesAreUniqueAndRoundTripThroughParseOpKind) {
     ASSERT_OK_AND_ASSIGN(OpKind parsed, ParseOpKind(OpName(kind)));
     EXPECT_EQ(parsed, kind) << OpName(kind);
   }
-  EXPECT_EQ(names.size(), 93u);
+  EXPECT_EQ(names.size(), 102u);
   for (std::string_view name : {"stablehlo.add", "top_k", "sorted", ""}) {
     const Status status = ParseOpKind(name).status();
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << name;
@@ -168,9 +168,13 @@ TEST(OpRegistryTest, ElementClassesAreTheSpecConstraints) {
   EXPECT_TRUE(ElementClassContains(ElementClass::kAny, ElementType::kI1));
 }
 
-TEST(OpRegistryTest, OnlyKernelCallIsImpureAndOnlyTheSymmetricOpsCommute) {
+TEST(OpRegistryTest, OnlyKernelCallAndCollectivesAreImpureAndOnlyTheSymmetricOpsCommute) {
+  // Collectives communicate: no pass may fold, remove or merge them.
   EXPECT_EQ(KindsWhere([](const OpInfo& i) { return !i.pure; }),
-            std::set<OpKind>{OpKind::kKernelCall});
+            (std::set<OpKind>{OpKind::kKernelCall, OpKind::kReplicaId, OpKind::kPartitionId,
+                              OpKind::kAllReduce, OpKind::kAllGather, OpKind::kReduceScatter,
+                              OpKind::kAllToAll, OpKind::kCollectivePermute,
+                              OpKind::kCollectiveBroadcast, OpKind::kCollectiveReduce}));
   // compare is symmetric only for EQ and NE: not commutative for every attribute value.
   EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.commutative; }),
             (std::set<OpKind>{OpKind::kAdd, OpKind::kMultiply, OpKind::kMaximum, OpKind::kMinimum,
@@ -180,7 +184,9 @@ TEST(OpRegistryTest, OnlyKernelCallIsImpureAndOnlyTheSymmetricOpsCommute) {
 TEST(OpRegistryTest, RegionCountsAndArities) {
   EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.regions > 0; }),
             (std::set<OpKind>{OpKind::kScatter, OpKind::kSelectAndScatter, OpKind::kSort,
-                              OpKind::kReduce, OpKind::kReduceWindow, OpKind::kWhile}));
+                              OpKind::kReduce, OpKind::kReduceWindow, OpKind::kWhile,
+                              OpKind::kAllReduce, OpKind::kReduceScatter,
+                              OpKind::kCollectiveReduce}));
   EXPECT_EQ(GetOpInfo(OpKind::kSort).regions, 1);
   EXPECT_EQ(GetOpInfo(OpKind::kTopK).results, 2);
   EXPECT_EQ(GetOpInfo(OpKind::kScatter).regions, 1);
@@ -194,13 +200,16 @@ TEST(OpRegistryTest, RegionCountsAndArities) {
   EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.results == kVariadic; }),
             (std::set<OpKind>{OpKind::kScatter, OpKind::kSort, OpKind::kReduce,
                               OpKind::kReduceWindow, OpKind::kLapack, OpKind::kCase,
-                              OpKind::kWhile, OpKind::kKernelCall}));
+                              OpKind::kWhile, OpKind::kKernelCall, OpKind::kAllReduce,
+                              OpKind::kAllGather, OpKind::kAllToAll,
+                              OpKind::kCollectiveBroadcast}));
   EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.operands == kVariadic; }),
             (std::set<OpKind>{OpKind::kConcatenate, OpKind::kScatter, OpKind::kSort,
                               OpKind::kDynamicSlice,
                               OpKind::kDynamicUpdateSlice, OpKind::kReduce,
                               OpKind::kReduceWindow, OpKind::kLapack, OpKind::kWhile,
-                              OpKind::kKernelCall,
+                              OpKind::kKernelCall, OpKind::kAllReduce, OpKind::kAllGather,
+                              OpKind::kAllToAll, OpKind::kCollectiveBroadcast,
                               OpKind::kReturn}));
   for (OpKind kind : kAllOpKinds) {
     const OpInfo& info = GetOpInfo(kind);
