@@ -1,0 +1,178 @@
+// `accy run` on a grid of processes (tools/spmd_run.h) and `accy conformance --collectives
+// gloo`: processes joined by Gloo give the in-process threads' results; a wrong world size, an
+// unreachable store and a peer killed mid-run are clear errors within the timeout, never hangs.
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/tools/cli_test_util.h"
+#include "tools/npy.h"
+
+namespace accy::tools {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Two replicas: the sum over both of x, x's replica id, and a loop of n rounds before it (so a
+// process can be kept busy while its peer waits at the all_reduce).
+constexpr char kProgram[] = R"(
+module @spmd attributes {mhlo.num_replicas = 2 : i32} {
+  func.func @main(%x: tensor<3xf32>, %n: tensor<i64>) -> (tensor<3xf32>, tensor<ui32>) {
+    %zero = stablehlo.constant dense<0> : tensor<i64>
+    %r:2 = stablehlo.while(%i = %zero, %v = %x) : tensor<i64>, tensor<3xf32>
+      cond {
+        %c = stablehlo.compare LT, %i, %n : (tensor<i64>, tensor<i64>) -> tensor<i1>
+        stablehlo.return %c : tensor<i1>
+      } do {
+        %one = stablehlo.constant dense<1> : tensor<i64>
+        %j = stablehlo.add %i, %one : tensor<i64>
+        stablehlo.return %j, %v : tensor<i64>, tensor<3xf32>
+      }
+    %s = "stablehlo.all_reduce"(%r#1) ({
+      ^bb0(%lhs: tensor<f32>, %rhs: tensor<f32>):
+        %sum = stablehlo.add %lhs, %rhs : tensor<f32>
+        stablehlo.return %sum : tensor<f32>
+    }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<3xf32>) -> tensor<3xf32>
+    %id = stablehlo.replica_id : tensor<ui32>
+    return %s, %id : tensor<3xf32>, tensor<ui32>
+  }
+})";
+
+class SpmdCliTest : public CliTest {
+ protected:
+  // DIR/processK/input0.npy = [K+1, 2K, -K], input1.npy = loops[K].
+  void WriteInputs(const std::vector<int64_t>& loops) {
+    for (size_t k = 0; k < loops.size(); ++k) {
+      const fs::path folder = dir_ / "in" / ("process" + std::to_string(k));
+      fs::create_directories(folder);
+      const float f = static_cast<float>(k);
+      ASSERT_TRUE(WriteNpyFile((folder / "input0.npy").string(),
+                               *Tensor::FromVector(*TensorType::Create(ElementType::kF32, {3}),
+                                                   std::vector<float>{f + 1, 2 * f, -f}))
+                      .ok());
+      ASSERT_TRUE(WriteNpyFile((folder / "input1.npy").string(),
+                               *Tensor::FromVector(*TensorType::Create(ElementType::kI64, {}),
+                                                   std::vector<int64_t>{loops[k]}))
+                      .ok());
+    }
+  }
+  // Runs a shell command line in the test folder; stdout and stderr together.
+  CommandResult Shell(const std::string& command) {
+    CommandResult result;
+    FILE* pipe = ::popen(("cd '" + dir_.string() + "' && " + command + " 2>&1").c_str(), "r");
+    if (pipe == nullptr) return result;
+    char buffer[4096];
+    size_t n;
+    while ((n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0) result.output.append(buffer, n);
+    const int status = ::pclose(pipe);
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return result;
+  }
+  std::string Cli() const { return "'" + std::string(ACCY_CLI_PATH) + "'"; }
+};
+
+TEST_F(SpmdCliTest, ProcessesThreadsAndTheReferenceGiveTheSameResults) {
+  Write("spmd.mlir", kProgram);
+  WriteInputs({1, 2});
+  const std::string expected =
+      "process 0 result 0: tensor<3xf32> [3, 2, -1]\n"
+      "process 0 result 1: tensor<ui32> [0]\n"
+      "process 1 result 0: tensor<3xf32> [3, 2, -1]\n"
+      "process 1 result 1: tensor<ui32> [1]\n";
+  for (const std::string mode : {"", " --in-process", " --reference"}) {
+    const CommandResult result =
+        Accy("run spmd.mlir --input-per-process in --no-cache" + mode);
+    EXPECT_EQ(result.exit_code, 0) << mode << ": " << result.output;
+    EXPECT_EQ(result.output, expected) << mode;
+  }
+  // --output-dir: one folder per process.
+  const CommandResult written = Accy("run spmd.mlir --input-per-process in --output-dir out");
+  ASSERT_EQ(written.exit_code, 0) << written.output;
+  StatusOr<Tensor> id = ReadNpyFile((dir_ / "out" / "process1" / "out1.npy").string());
+  ASSERT_TRUE(id.ok()) << id.status();
+  EXPECT_EQ(id->GetAsInt64(0), 1);
+}
+
+TEST_F(SpmdCliTest, GridOptionsAndTheirErrors) {
+  Write("spmd.mlir", kProgram);
+  WriteInputs({1, 2, 3});
+  // --replicas 3 does not match replica_groups [[0, 1]]: a compile error naming the id.
+  CommandResult result = Accy("run spmd.mlir --replicas 3 --input-per-process in --in-process");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.output, HasSubstr("replica_groups does not cover id 2"));
+  result = Accy("run spmd.mlir --replicas 0 --input-per-process in");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.output, HasSubstr("replicas"));
+  result = Accy("run spmd.mlir --in-process");  // no inputs
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.output, HasSubstr("takes 2 parameters, 0 --input given"));
+}
+
+TEST_F(SpmdCliTest, WrongWorldSizeAndUnreachableStoreAreClearErrorsAtStart) {
+  Write("spmd.mlir", kProgram);
+  WriteInputs({1, 1});
+  CommandResult result = AccyWithEnv(
+      "ACCY_RANK=0 ACCY_WORLD_SIZE=3 ACCY_RENDEZVOUS=file:store",
+      "run spmd.mlir --input-per-process in");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.output,
+              HasSubstr("ACCY_WORLD_SIZE is 3 but the program's grid is 2 replicas x 1 partitions"));
+  result = AccyWithEnv("ACCY_RANK=0 ACCY_WORLD_SIZE=2 ACCY_RENDEZVOUS=redis:127.0.0.1:1",
+                       "run spmd.mlir --input-per-process in --collective-timeout-ms 2000");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.output, HasSubstr("accy run:"));
+  result = AccyWithEnv("ACCY_RANK=0 ACCY_WORLD_SIZE=2 ACCY_RENDEZVOUS=nowhere",
+                       "run spmd.mlir --input-per-process in");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.output, HasSubstr("ACCY_RENDEZVOUS"));
+  // Only one of two processes starts: it gives up after the timeout, naming the wait.
+  const auto start = std::chrono::steady_clock::now();
+  result = AccyWithEnv("ACCY_RANK=0 ACCY_WORLD_SIZE=2 ACCY_RENDEZVOUS=file:alone",
+                       "run spmd.mlir --input-per-process in --collective-timeout-ms 1000");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_LT(seconds, 30.0);
+}
+
+TEST_F(SpmdCliTest, APeerKilledMidRunMakesTheOtherFailNotHang) {
+  Write("spmd.mlir", kProgram);
+  // Process 1 loops far longer than the test lets it live; process 0 waits at the all_reduce.
+  WriteInputs({1, int64_t{1} << 40});
+  const std::string env = "ACCY_WORLD_SIZE=2 ACCY_RENDEZVOUS=file:store XDG_CACHE_HOME=xdg ";
+  const auto start = std::chrono::steady_clock::now();
+  const CommandResult result = Shell(
+      "(env ACCY_RANK=1 " + env + "timeout -s KILL 4 " + Cli() +
+      " run spmd.mlir --input-per-process in > /dev/null 2>&1 &) ; env ACCY_RANK=0 " + env +
+      Cli() + " run spmd.mlir --input-per-process in --collective-timeout-ms 20000");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("process 0 (replica 0, partition 0): all_reduce"));
+  EXPECT_LT(seconds, 40.0) << result.output;
+}
+
+TEST_F(SpmdCliTest, SuiteCollectivesPassAsGlooProcesses) {
+  const fs::path interpret = fs::path(ACCY_SOURCE_DIR) / ".." / "shared" / "conformance" /
+                             "stablehlo" / "stablehlo" / "tests" / "interpret";
+  std::error_code error;
+  if (!fs::is_directory(interpret, error)) GTEST_SKIP() << interpret << " not found";
+  std::string files;
+  for (const char* name : {"all_reduce", "all_gather", "all_to_all", "reduce_scatter",
+                           "collective_permute", "collective_broadcast", "collective_reduce",
+                           "replica_id", "partition_id"}) {
+    files += " '" + (interpret / (std::string(name) + ".mlir")).string() + "'";
+  }
+  const CommandResult result = Accy("conformance --collectives gloo --no-cache" + files);
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("33 passed, 0 failed, 0 skipped"));
+  const CommandResult bad = Accy("conformance --collectives mpi" + files);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.output, HasSubstr("--collectives must be in-process or gloo"));
+}
+
+}  // namespace
+}  // namespace accy::tools
