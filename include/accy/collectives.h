@@ -80,6 +80,12 @@ class Communicator {
   // each combination).
   virtual Status AllReduce(std::span<const int> group, void* data, int64_t count,
                            ElementType type, CollectiveReduction reduction) = 0;
+  // AllReduce out of place: reads send[0, count) and writes the reduction into recv (which may
+  // equal send; otherwise they must not overlap). The default copies send into recv and calls
+  // AllReduce; the Gloo communicator hands both buffers to Gloo, which reads the input as it
+  // reduces (no separate copy pass). Errors as AllReduce's.
+  virtual Status AllReduceTo(std::span<const int> group, const void* send, void* recv,
+                             int64_t count, ElementType type, CollectiveReduction reduction);
   // Every member contributes `bytes` bytes at `send`; `recv` (group.size() * bytes) receives
   // member i's bytes at offset i * bytes. `send` and `recv` must not overlap.
   virtual Status AllGather(std::span<const int> group, const void* send, int64_t bytes,

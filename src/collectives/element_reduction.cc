@@ -23,6 +23,17 @@ std::string_view CollectiveReductionName(CollectiveReduction reduction) {
   return "unknown";
 }
 
+Status Communicator::AllReduceTo(std::span<const int> group, const void* send, void* recv,
+                                 int64_t count, ElementType type, CollectiveReduction reduction) {
+  if (count > 0 && send != recv) {
+    if (send == nullptr || recv == nullptr) {
+      return absl::InvalidArgumentError("AllReduceTo: null buffer with a positive count");
+    }
+    std::memcpy(recv, send, static_cast<size_t>(count * ElementByteWidth(type)));
+  }
+  return AllReduce(group, recv, count, type, reduction);
+}
+
 namespace collectives {
 namespace {
 
@@ -69,14 +80,38 @@ T Combine(T a, T b, CollectiveReduction reduction) {
   return a;
 }
 
+// One loop per reduction over typed pointers (buffers hold whole elements at their natural
+// alignment: tensors, Gloo's chunks), so the compiler vectorizes each; acc may equal x.
 template <typename T>
-void CombineTyped(void* acc, const void* x, int64_t count, CollectiveReduction reduction) {
-  for (int64_t i = 0; i < count; ++i) {
-    T a, b;
-    std::memcpy(&a, static_cast<const char*>(acc) + i * sizeof(T), sizeof(T));
-    std::memcpy(&b, static_cast<const char*>(x) + i * sizeof(T), sizeof(T));
-    const T r = Combine(a, b, reduction);
-    std::memcpy(static_cast<char*>(acc) + i * sizeof(T), &r, sizeof(T));
+__attribute__((target_clones("avx2", "default"))) void CombineTyped(
+    void* acc_bytes, const void* x_bytes, int64_t count, CollectiveReduction reduction) {
+  T* acc = static_cast<T*>(acc_bytes);
+  const T* x = static_cast<const T*>(x_bytes);
+  switch (reduction) {
+    case CollectiveReduction::kSum:
+      if constexpr (std::is_floating_point_v<T>) {
+        for (int64_t i = 0; i < count; ++i) acc[i] = acc[i] + x[i];
+      } else {
+        using U = std::make_unsigned_t<T>;
+        for (int64_t i = 0; i < count; ++i) {
+          acc[i] = static_cast<T>(static_cast<U>(acc[i]) + static_cast<U>(x[i]));
+        }
+      }
+      return;
+    case CollectiveReduction::kProduct:
+      if constexpr (std::is_floating_point_v<T>) {
+        for (int64_t i = 0; i < count; ++i) acc[i] = acc[i] * x[i];
+      } else {
+        using U = std::make_unsigned_t<T>;
+        for (int64_t i = 0; i < count; ++i) {
+          acc[i] = static_cast<T>(static_cast<U>(acc[i]) * static_cast<U>(x[i]));
+        }
+      }
+      return;
+    case CollectiveReduction::kMin:
+    case CollectiveReduction::kMax:
+      for (int64_t i = 0; i < count; ++i) acc[i] = Combine(acc[i], x[i], reduction);
+      return;
   }
 }
 

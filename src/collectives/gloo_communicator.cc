@@ -132,7 +132,11 @@ class GlooCommunicator final : public Communicator {
   std::string_view kind() const override { return "gloo-tcp"; }
 
   Status AllReduce(std::span<const int> group, void* data, int64_t count, ElementType type,
-                   CollectiveReduction reduction) override;
+                   CollectiveReduction reduction) override {
+    return AllReduceTo(group, data, data, count, type, reduction);
+  }
+  Status AllReduceTo(std::span<const int> group, const void* send, void* recv, int64_t count,
+                     ElementType type, CollectiveReduction reduction) override;
   Status AllGather(std::span<const int> group, const void* send, int64_t bytes,
                    void* recv) override;
   Status AllToAll(std::span<const int> group, const void* send, int64_t chunk_bytes,
@@ -253,21 +257,31 @@ void WithElementOfWidth(int64_t width, F&& f) {
   ACCY_CHECK(false && "element width is 1, 2, 4 or 8 bytes");
 }
 
-Status GlooCommunicator::AllReduce(std::span<const int> group, void* data, int64_t count,
-                                   ElementType type, CollectiveReduction reduction) {
+Status GlooCommunicator::AllReduceTo(std::span<const int> group, const void* send, void* recv,
+                                     int64_t count, ElementType type,
+                                     CollectiveReduction reduction) {
   ACCY_RETURN_IF_ERROR(CheckUsable("AllReduce"));
   ACCY_RETURN_IF_ERROR(ValidateGroup("AllReduce", group, rank(), world_size()));
   ACCY_RETURN_IF_ERROR(ValidateReduction(type, reduction));
   const int64_t width = ElementByteWidth(type);
   ACCY_ASSIGN_OR_RETURN(const int64_t bytes, TotalBytes("AllReduce", count, width));
-  ACCY_RETURN_IF_ERROR(ValidateBuffer("AllReduce", "data", data, bytes));
-  if (group.size() == 1 || bytes == 0) return absl::OkStatus();
+  ACCY_RETURN_IF_ERROR(ValidateBuffer("AllReduce", "send", send, bytes));
+  ACCY_RETURN_IF_ERROR(ValidateBuffer("AllReduce", "recv", recv, bytes));
+  void* data = recv;
+  if (group.size() == 1 || bytes == 0) {
+    if (bytes > 0 && send != recv) std::memcpy(recv, send, static_cast<size_t>(bytes));
+    return absl::OkStatus();
+  }
   const int no_peer = -1;
   return Guarded(StrCat("AllReduce over group ", GroupString(group)), no_peer, [&] {
     GroupContext& group_context = ContextOf(group);
     gloo::AllreduceOptions options(group_context.context);
     WithElementOfWidth(width, [&](auto* element) {
       using T = std::remove_pointer_t<decltype(element)>;
+      // Gloo reads the input chunk by chunk as the ring reduces it; in == out is in place.
+      if (send != recv) {
+        options.setInput(static_cast<T*>(const_cast<void*>(send)), static_cast<size_t>(count));
+      }
       options.setOutput(static_cast<T*>(data), static_cast<size_t>(count));
     });
     // Gloo calls it with out == in1 (the local chunk) and in2 the chunk from the ring.

@@ -249,9 +249,8 @@ Status CollectiveKernel::RunOperand(size_t i, const void* in, void* out,
       return communicator.Broadcast(*group, root, out, out_bytes);
     case OpKind::kAllReduce:
     case OpKind::kCollectiveReduce: {
-      copy_in();
-      ACCY_RETURN_IF_ERROR(communicator.AllReduce(*group, out, in_type.element_count(),
-                                                  in_type.element_type(), *reduction_));
+      ACCY_RETURN_IF_ERROR(communicator.AllReduceTo(*group, in, out, in_type.element_count(),
+                                                    in_type.element_type(), *reduction_));
       if (kind_ == OpKind::kCollectiveReduce && position != 0) return zero_result();
       return absl::OkStatus();
     }
