@@ -265,8 +265,12 @@ Status GlooCommunicator::AllReduceTo(std::span<const int> group, const void* sen
   ACCY_RETURN_IF_ERROR(ValidateReduction(type, reduction));
   const int64_t width = ElementByteWidth(type);
   ACCY_ASSIGN_OR_RETURN(const int64_t bytes, TotalBytes("AllReduce", count, width));
-  ACCY_RETURN_IF_ERROR(ValidateBuffer("AllReduce", "send", send, bytes));
-  ACCY_RETURN_IF_ERROR(ValidateBuffer("AllReduce", "recv", recv, bytes));
+  if (send == recv) {
+    ACCY_RETURN_IF_ERROR(ValidateBuffer("AllReduce", "data", recv, bytes));
+  } else {
+    ACCY_RETURN_IF_ERROR(ValidateBuffer("AllReduce", "send", send, bytes));
+    ACCY_RETURN_IF_ERROR(ValidateBuffer("AllReduce", "recv", recv, bytes));
+  }
   void* data = recv;
   if (group.size() == 1 || bytes == 0) {
     if (bytes > 0 && send != recv) std::memcpy(recv, send, static_cast<size_t>(bytes));

@@ -290,6 +290,30 @@ TEST_P(CommunicatorTest, AllReduceOfSeveralMegabytes) {
                  150001);
 }
 
+TEST_P(CommunicatorTest, AllReduceToLeavesTheInputAndMatchesInPlace) {
+  // Out of place (Gloo: Gloo reads the input itself; in-process: the base class's copy) gives
+  // the in-place bits and does not write the input.
+  auto world = MakeWorld();
+  const std::vector<int> group = WorldGroup(size());
+  const int64_t count = 70001;  // more than one of Gloo's ring segments
+  std::vector<std::vector<uint8_t>> in_place(size()), inputs(size()), outputs(size());
+  OnEachRank(size(), [&](int rank) {
+    inputs[rank] = ReductionInput(ElementType::kI32, CollectiveReduction::kSum, rank, size(), count);
+    in_place[rank] = inputs[rank];
+    outputs[rank].assign(inputs[rank].size(), 0xAB);
+    EXPECT_OK(world[rank]->AllReduce(group, in_place[rank].data(), count, ElementType::kI32,
+                                     CollectiveReduction::kSum));
+    EXPECT_OK(world[rank]->AllReduceTo(group, inputs[rank].data(), outputs[rank].data(), count,
+                                       ElementType::kI32, CollectiveReduction::kSum));
+  });
+  for (int rank = 0; rank < size(); ++rank) {
+    EXPECT_EQ(outputs[rank], in_place[0]) << "rank " << rank;
+    EXPECT_EQ(inputs[rank], ReductionInput(ElementType::kI32, CollectiveReduction::kSum, rank,
+                                           size(), count))
+        << "rank " << rank << "'s input was written";
+  }
+}
+
 TEST_P(CommunicatorTest, AllGatherPlacesMemberBytesInGroupOrder) {
   auto world = MakeWorld();
   const std::vector<int> group = WorldGroup(size());
