@@ -34,8 +34,12 @@ using ::testing::HasSubstr;
 // programs of map, composite, optimization_barrier, count_leading_zeros and the dynamic-shape
 // ops with constant shapes, and rng_bit_generator (2: the uint64_2 and uint32_4 testdata,
 // XLA:CPU's THREE_FRY bits) (2130, measured 2026-12-04 on an Intel AVX-512 + AMX host). The
-// count does not depend on the ISA.
-constexpr int kSuitePassFloor = 2130;
+// count does not depend on the ISA. Then the collectives' 33 interpreter programs (all_reduce,
+// all_gather, all_to_all, reduce_scatter, collective_permute, collective_broadcast with
+// has_dynamic_root, collective_reduce, replica_id, partition_id: interpreter.run_parallel as
+// threads with in-process communicators) -> 2163, measured 2026-12-05 on a Zen 4 AVX-512 host;
+// send_recv stays skipped (tokens).
+constexpr int kSuitePassFloor = 2163;
 
 // ACCY_CONFORMANCE_DIR, else <source dir>/../shared/conformance/stablehlo (CI clones shared/
 // beside the repository).
