@@ -8,10 +8,6 @@
 // Gloo communicator (include/accy/collectives.h). Rank 0 then checks that every rank holds
 // bitwise the same weights (gathered with the communicator), and that they match the same 3
 // steps on the whole batch in one process (num_replicas = 1) within 1e-5. Exit 0 when both hold.
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -24,8 +20,7 @@
 #include "accy/collectives.h"
 #include "accy/engine.h"
 #include "accy/stablehlo.h"
-
-extern char** environ;
+#include "examples/launch_ranks.h"
 
 namespace {
 
@@ -258,39 +253,10 @@ int Rank() {
   return worst <= 1e-5 ? 0 : 1;
 }
 
-// Starts kReplicas copies of this program as the ranks of one Gloo world; waits for all.
-int Launch() {
-  std::string folder = (std::filesystem::temp_directory_path() / "accy-dp-XXXXXX").string();
-  if (mkdtemp(folder.data()) == nullptr) return 1;
-  std::vector<pid_t> children;
-  for (int rank = 0; rank < kReplicas; ++rank) {
-    std::vector<std::string> env;
-    for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
-    env.push_back("ACCY_RANK=" + std::to_string(rank));
-    env.push_back("ACCY_WORLD_SIZE=" + std::to_string(kReplicas));
-    env.push_back("ACCY_RENDEZVOUS=file:" + folder);
-    env.push_back("ACCY_COLLECTIVE_TIMEOUT_MS=30000");
-    std::vector<char*> envp;
-    for (std::string& e : env) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    char name[] = "example_data_parallel_mlp";
-    char* argv[] = {name, nullptr};
-    pid_t pid = 0;
-    if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv, envp.data()) != 0) return 1;
-    children.push_back(pid);
-  }
-  int failed = 0;
-  for (pid_t pid : children) {
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed;
-  }
-  std::error_code ignored;
-  std::filesystem::remove_all(folder, ignored);
-  if (failed > 0) std::printf("FAIL: %d of %d ranks failed\n", failed, kReplicas);
-  return failed == 0 ? 0 : 1;
-}
-
 }  // namespace
 
-int main() { return std::getenv("ACCY_WORLD_SIZE") != nullptr ? Rank() : Launch(); }
+int main() {
+  return std::getenv("ACCY_WORLD_SIZE") != nullptr
+             ? Rank()
+             : accy_examples::LaunchRanks(kReplicas, "example_data_parallel_mlp");
+}
