@@ -253,7 +253,8 @@ Status CompileLoops(CompileState& state) {
           state.collectives[i],
           CollectiveKernel::Create(*state.plan->items()[i].root,
                                    collectives::Grid{state.module->num_replicas(),
-                                                     state.module->num_partitions()}));
+                                                     state.module->num_partitions()},
+                                   &state.engine));
       state.skip[i] = true;
     }
   }

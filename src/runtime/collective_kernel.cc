@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <numeric>
 
+#include "accy/builder.h"
 #include "src/util/str_cat.h"
 
 namespace accy {
@@ -61,6 +63,55 @@ std::optional<CollectiveReduction> NativeReduction(const Region& region, Element
     default:
       return std::nullopt;
   }
+}
+
+// The module of `computation` applied elementwise to two 1-D tensors of `count` elements:
+// function @combine(acc, x) with the region's elementwise ops on whole tensors and its rank-0
+// constants broadcast. kUnimplemented naming an op that is not elementwise.
+StatusOr<std::unique_ptr<Module>> CombinerModule(const Region& computation, ElementType type,
+                                                 int64_t count) {
+  const Block* block = computation.entry_block();
+  if (block == nullptr || block->num_arguments() != 2) {
+    return absl::InvalidArgumentError("the computation takes two arguments");
+  }
+  ACCY_ASSIGN_OR_RETURN(TensorType vector, TensorType::Create(type, {count}));
+  Builder builder("accy_collective_combiner");
+  ACCY_ASSIGN_OR_RETURN(FunctionBuilder f,
+                        builder.BeginFunction("combine", {vector, vector}, {vector}));
+  std::map<const Value*, Value*> mapped = {{block->argument(0), f.Parameter(0)},
+                                           {block->argument(1), f.Parameter(1)}};
+  for (const auto& op : block->operations()) {
+    std::vector<Value*> operands;
+    for (int64_t i = 0; i < op->num_operands(); ++i) operands.push_back(mapped.at(op->operand(i)));
+    if (op->kind() == OpKind::kReturn) {
+      ACCY_RETURN_IF_ERROR(f.Return(operands));
+      break;
+    }
+    if (op->kind() == OpKind::kConstant) {
+      ACCY_ASSIGN_OR_RETURN(Operation * constant,
+                            f.CreateOp(OpKind::kConstant, {}, {op->result(0)->type()},
+                                       op->attributes()));
+      ACCY_ASSIGN_OR_RETURN(TensorType wide, TensorType::Create(
+                                                 op->result(0)->type().element_type(), {count}));
+      ACCY_ASSIGN_OR_RETURN(mapped[op->result(0)],
+                            f.BroadcastInDim(constant->result(0), wide, {}));
+      continue;
+    }
+    if (!IsElementwise(*op)) {
+      return absl::UnimplementedError(StrCat("a computation with ", OpName(op->kind()),
+                                             " (only elementwise ops and constants fold)"));
+    }
+    std::vector<TensorType> results;
+    for (int64_t r = 0; r < op->num_results(); ++r) {
+      ACCY_ASSIGN_OR_RETURN(TensorType wide, TensorType::Create(
+                                                 op->result(r)->type().element_type(), {count}));
+      results.push_back(wide);
+    }
+    ACCY_ASSIGN_OR_RETURN(Operation * created,
+                          f.CreateOp(op->kind(), operands, results, op->attributes()));
+    for (int64_t r = 0; r < op->num_results(); ++r) mapped[op->result(r)] = created->result(r);
+  }
+  return builder.Finish();
 }
 
 Status Prefix(const Status& status, std::string_view name) {
@@ -121,7 +172,7 @@ Communicator& SingleProcessCommunicator() {
 }
 
 StatusOr<std::unique_ptr<CollectiveKernel>> CollectiveKernel::Create(
-    const Operation& op, const collectives::Grid& grid) {
+    const Operation& op, const collectives::Grid& grid, const Engine* engine) {
   std::unique_ptr<CollectiveKernel> kernel(new CollectiveKernel());
   kernel->kind_ = op.kind();
   kernel->name_ = StrCat(OpName(op.kind()), " %", op.num_results() > 0 ? op.result(0)->id() : 0);
@@ -150,9 +201,17 @@ StatusOr<std::unique_ptr<CollectiveKernel>> CollectiveKernel::Create(
     const ElementType type = op.operand(0)->type().element_type();
     kernel->reduction_ = NativeReduction(*op.region(0), type);
     if (!kernel->reduction_.has_value()) {
-      return absl::UnimplementedError(StrCat(
-          kernel->name_, ": a computation other than one add, multiply, minimum or maximum of "
-                         "its two arguments (or / and on i1) is not supported yet"));
+      if (engine == nullptr) {
+        return absl::UnimplementedError(StrCat(
+            kernel->name_, ": a computation other than one add, multiply, minimum or maximum of "
+                           "its two arguments (or / and on i1) needs an engine to compile it"));
+      }
+      StatusOr<std::unique_ptr<Module>> module =
+          CombinerModule(*op.region(0), type, op.operand(0)->type().element_count());
+      if (!module.ok()) return Prefix(module.status(), kernel->name_);
+      StatusOr<std::unique_ptr<Executable>> combiner = engine->Compile(**module, "combine");
+      if (!combiner.ok()) return Prefix(combiner.status(), kernel->name_);
+      kernel->combiner_ = *std::move(combiner);
     }
   }
   int64_t required = -1;
@@ -249,8 +308,12 @@ Status CollectiveKernel::RunOperand(size_t i, const void* in, void* out,
       return communicator.Broadcast(*group, root, out, out_bytes);
     case OpKind::kAllReduce:
     case OpKind::kCollectiveReduce: {
-      ACCY_RETURN_IF_ERROR(communicator.AllReduceTo(*group, in, out, in_type.element_count(),
-                                                    in_type.element_type(), *reduction_));
+      if (combiner_ != nullptr) {
+        ACCY_RETURN_IF_ERROR(GatherAndFold(*group, in, out, in_type, communicator));
+      } else {
+        ACCY_RETURN_IF_ERROR(communicator.AllReduceTo(*group, in, out, in_type.element_count(),
+                                                      in_type.element_type(), *reduction_));
+      }
       if (kind_ == OpKind::kCollectiveReduce && position != 0) return zero_result();
       return absl::OkStatus();
     }
@@ -273,10 +336,13 @@ Status CollectiveKernel::RunOperand(size_t i, const void* in, void* out,
     case OpKind::kReduceScatter: {
       const int64_t members = static_cast<int64_t>(group->size());
       std::vector<uint8_t> staging(static_cast<size_t>(in_bytes));
-      if (in_bytes > 0) std::memcpy(staging.data(), in, static_cast<size_t>(in_bytes));
-      ACCY_RETURN_IF_ERROR(communicator.AllReduce(*group, staging.data(),
-                                                  in_type.element_count(),
-                                                  in_type.element_type(), *reduction_));
+      if (combiner_ != nullptr) {
+        ACCY_RETURN_IF_ERROR(GatherAndFold(*group, in, staging.data(), in_type, communicator));
+      } else {
+        ACCY_RETURN_IF_ERROR(communicator.AllReduceTo(*group, in, staging.data(),
+                                                      in_type.element_count(),
+                                                      in_type.element_type(), *reduction_));
+      }
       const Blocks b = BlocksAround(in_type, attrs_.scatter_dimension);
       const int64_t part = (b.mid / members) * b.inner_bytes;
       auto* dst = static_cast<uint8_t*>(out);
@@ -321,6 +387,31 @@ Status CollectiveKernel::RunOperand(size_t i, const void* in, void* out,
     default:
       return absl::InternalError(StrCat(OpName(kind_), " is not a collective"));
   }
+}
+
+Status CollectiveKernel::GatherAndFold(const std::vector<int>& group, const void* in, void* out,
+                                       const TensorType& type, Communicator& communicator) const {
+  const int64_t bytes = static_cast<int64_t>(*type.ByteSize());
+  const size_t members = group.size();
+  std::vector<uint8_t> gathered(static_cast<size_t>(bytes) * members);
+  ACCY_RETURN_IF_ERROR(communicator.AllGather(group, in, bytes, gathered.data()));
+  // Fold in group order: acc = m0; acc = combine(acc, m_i), ping-ponging between `out` and a
+  // spare buffer (a run's outputs may not overlap its inputs).
+  ACCY_ASSIGN_OR_RETURN(TensorType flat,
+                        TensorType::Create(type.element_type(), {type.element_count()}));
+  std::vector<uint8_t> spare(static_cast<size_t>(bytes));
+  void* buffers[2] = {out, spare.data()};
+  int current = members % 2 == 1 ? 0 : 1;  // where m0 goes, so the last fold lands in `out`
+  if (bytes > 0) std::memcpy(buffers[current], gathered.data(), static_cast<size_t>(bytes));
+  for (size_t m = 1; m < members; ++m) {
+    ACCY_ASSIGN_OR_RETURN(Tensor acc, Tensor::Borrow(flat, buffers[current]));
+    ACCY_ASSIGN_OR_RETURN(Tensor x, Tensor::Borrow(flat, gathered.data() + m * static_cast<size_t>(bytes)));
+    ACCY_ASSIGN_OR_RETURN(Tensor next, Tensor::Borrow(flat, buffers[1 - current]));
+    const Tensor inputs[] = {acc, x};
+    ACCY_RETURN_IF_ERROR(combiner_->Run(inputs, std::span<Tensor>(&next, 1)));
+    current = 1 - current;
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace accy

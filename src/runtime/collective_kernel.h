@@ -5,12 +5,14 @@
 // are computed then (src/collectives/process_groups.h), so a bad replica_groups is a Compile
 // error; at run time the kernel finds its process's group by the communicator's rank and calls
 // the communicator's primitives on the item's buffers (operands, then results):
-//   all_reduce, collective_reduce  the operand copied to the result, reduced in place (Gloo's /
-//                                  the in-process allreduce); collective_reduce zeroes the
-//                                  result outside each group's first process
+//   all_reduce, collective_reduce  AllReduceTo from the operand into the result (a general
+//                                  computation: AllGather, then folded in group order by a
+//                                  compiled combiner); collective_reduce zeroes the result
+//                                  outside each group's first process
 //   all_gather                     AllGather, straight into the result when all_gather_dim has
 //                                  only size-1 dims before it, else through a staging buffer
-//   reduce_scatter                 AllReduce of a copy, then this process's slice
+//   reduce_scatter                 AllReduceTo a staging buffer (or gather and fold), then
+//                                  this process's slice
 //   all_to_all                     chunks packed along split_dimension, AllToAll, unpacked
 //                                  along concat_dimension
 //   collective_permute             Permute (zeros when no process sends here)
@@ -26,6 +28,7 @@
 #include <vector>
 
 #include "accy/collectives.h"
+#include "accy/engine.h"
 #include "accy/ir.h"
 #include "accy/status.h"
 #include "src/collectives/process_groups.h"
@@ -34,12 +37,17 @@ namespace accy {
 
 class CollectiveKernel {
  public:
-  // Binds `op` (a verified collective) on `grid`. Errors: ProcessGroups' and PermutePeersOf's
-  // (ids outside the grid, groups not covering it, a group size the types do not allow);
-  // kUnimplemented for an all_reduce / reduce_scatter / collective_reduce computation other than
-  // one add, multiply, minimum or maximum of its two arguments (and, or on i1), naming it.
+  // Binds `op` (a verified collective) on `grid`. A computation of one add, multiply, minimum
+  // or maximum of its two arguments (or / and on i1) maps onto the communicator's AllReduce;
+  // any other computation of elementwise ops and rank-0 constants is compiled with `engine`
+  // into a combining executable over whole operands, and the kernel gathers every member's
+  // operand and folds them in group order with it (the same bits on every member). Errors:
+  // ProcessGroups' and PermutePeersOf's (ids outside the grid, groups not covering it, a group
+  // size the types do not allow); kUnimplemented for a computation with other ops (naming the
+  // op) or a general computation without an engine; the engine's compile errors.
   static StatusOr<std::unique_ptr<CollectiveKernel>> Create(const Operation& op,
-                                                            const collectives::Grid& grid);
+                                                            const collectives::Grid& grid,
+                                                            const Engine* engine = nullptr);
 
   // `buffers`: the op's operands, then its results (each of its value's type, row-major).
   // `communicator`: this process's (rank = process id, world size = the grid's). Errors: the
@@ -63,6 +71,10 @@ class CollectiveKernel {
   std::vector<std::vector<int>> groups_;
   std::vector<collectives::PermutePeers> permute_peers_;  // per process (collective_permute)
   std::optional<CollectiveReduction> reduction_;
+  // A general computation: (acc, x) -> combined over whole operands, flattened to 1-D.
+  std::unique_ptr<Executable> combiner_;
+  Status GatherAndFold(const std::vector<int>& group, const void* in, void* out,
+                       const TensorType& type, Communicator& communicator) const;
   ir_internal::CollectiveAttributes attrs_;
   std::vector<TensorType> operand_types_;
   std::vector<TensorType> result_types_;

@@ -185,6 +185,57 @@ TEST(SpmdProgramsTest, ExactValuesOfAnAllReduceAndReplicaIds) {
   }
 }
 
+TEST(SpmdProgramsTest, GeneralComputationsFoldInGroupOrder) {
+  // subtract is not commutative: ((x_g0 - x_g1) - x_g2) with the group order [2, 0, 1]; a body
+  // of several ops with a constant (2a + b) in reduce_scatter and collective_reduce.
+  const std::string text = Grid(3, 1) + R"(
+  func.func @main(%x: tensor<6xf32>) -> (tensor<6xf32>, tensor<2xf32>, tensor<6xf32>) {
+    %r = "stablehlo.all_reduce"(%x) ({
+      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+        %s = stablehlo.subtract %a, %b : tensor<f32>
+        stablehlo.return %s : tensor<f32>
+    }) {replica_groups = dense<[[2, 0, 1]]> : tensor<1x3xi64>} : (tensor<6xf32>) -> tensor<6xf32>
+    %q = "stablehlo.reduce_scatter"(%x) ({
+      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+        %two = stablehlo.constant dense<2.0> : tensor<f32>
+        %t = stablehlo.multiply %a, %two : tensor<f32>
+        %s = stablehlo.add %t, %b : tensor<f32>
+        stablehlo.return %s : tensor<f32>
+    }) {scatter_dimension = 0 : i64, replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>}
+      : (tensor<6xf32>) -> tensor<2xf32>
+    %c = "stablehlo.collective_reduce"(%x) ({
+      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+        %s = stablehlo.subtract %b, %a : tensor<f32>
+        stablehlo.return %s : tensor<f32>
+    }) {replica_groups = dense<[[1, 2, 0]]> : tensor<1x3xi64>} : (tensor<6xf32>) -> tensor<6xf32>
+    return %r, %q, %c : tensor<6xf32>, tensor<2xf32>, tensor<6xf32>
+  }
+})";
+  ExpectEngineMatchesReference(text);
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(text));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create());
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable, engine->Compile(*module, "main"));
+  ASSERT_OK_AND_ASSIGN(auto out, RunGrid(3, [&](int p, Communicator& c) {
+                         RunOptions options;
+                         options.communicator = &c;
+                         std::vector<float> x(6, 10.0f * static_cast<float>(p + 1));
+                         return executable->Run(
+                             std::vector<Tensor>{*Tensor::FromVector(
+                                 *TensorType::Create(ElementType::kF32, {6}), x)},
+                             options);
+                       }));
+  // x_p = 10 (p + 1): all_reduce over [2, 0, 1] = (30 - 10) - 20 = 0;
+  // reduce_scatter over [0, 1, 2] = 2 (2 * 10 + 20) + 30 = 110.
+  for (int p = 0; p < 3; ++p) {
+    EXPECT_EQ(static_cast<const float*>(out[static_cast<size_t>(p)][0].data())[5], 0.0f);
+    EXPECT_EQ(static_cast<const float*>(out[static_cast<size_t>(p)][1].data())[1], 110.0f);
+  }
+  // collective_reduce over [1, 2, 0] at process 1: x_0 - (x_2 - x_1) = 10 - (30 - 20) = 0;
+  // zeros elsewhere.
+  EXPECT_EQ(static_cast<const float*>(out[1][2].data())[0], 0.0f);
+  EXPECT_EQ(static_cast<const float*>(out[0][2].data())[0], 0.0f);
+}
+
 TEST(SpmdProgramsTest, CollectivesInsideAWhileBodyUseTheRunsCommunicator) {
   // Three iterations of x = all_reduce(x) over two replicas: x * 2^3.
   const std::string text = Grid(2, 1) + R"(
@@ -325,12 +376,15 @@ TEST(SpmdCompileErrorsTest, BadGroupsAndBodiesAreCompileErrors) {
       {Grid(2, 1) + R"(func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
     %r = "stablehlo.all_reduce"(%x) ({
       ^bb0(%a: tensor<f32>, %b: tensor<f32>):
-        %s = stablehlo.subtract %a, %b : tensor<f32>
+        %i = stablehlo.constant dense<0> : tensor<i32>
+        %s = "stablehlo.case"(%i) ({
+          stablehlo.return %a : tensor<f32>
+        }) : (tensor<i32>) -> tensor<f32>
         stablehlo.return %s : tensor<f32>
     }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2xf32>) -> tensor<2xf32>
     return %r : tensor<2xf32>
   }})",
-       absl::StatusCode::kUnimplemented, "a computation other than one add"},
+       absl::StatusCode::kUnimplemented, "a computation with case"},
       {Grid(2, 2) + R"(func.func @main(%x: tensor<2xf32>) -> tensor<4xf32> {
     %g = "stablehlo.all_gather"(%x) {all_gather_dim = 0 : i64,
       replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>,
