@@ -62,9 +62,9 @@ test: build
 # are the ones CI runs, chosen by measurement (docs/sanitizers.md).
 SANITIZER_CFLAGS := -O1 -g1
 ASAN_BUILD_DIR ?= build-asan
-ASAN_STAGES ?= ir stablehlo passes transforms schedule analysis fusion reference runtime api tools seed kernels conformance
+ASAN_STAGES ?= ir stablehlo passes transforms schedule analysis fusion reference runtime api tools seed kernels conformance collectives
 TSAN_BUILD_DIR ?= build-tsan
-TSAN_STAGES ?= api runtime
+TSAN_STAGES ?= api runtime collectives
 TSAN_DEB_PACKAGES := clang-19 libclang-rt-19-dev libomp-19-dev
 empty :=
 space := $(empty) $(empty)

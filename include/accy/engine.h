@@ -144,6 +144,9 @@ struct ExecutableStats {
   // (one item per thread) when num_threads > 1, and the items in them.
   int64_t concurrent_groups = 0;
   int64_t concurrent_items = 0;
+  // Collectives (of at least 256 KiB of buffers) that run on a thread of their own while the
+  // independent work items after them run (docs/collectives.md).
+  int64_t overlapped_collectives = 0;
   // Runs since Compile that used one thread instead of num_threads because the calling thread
   // was contended (EngineOptions::reduce_threads_under_load).
   int64_t runs_with_fewer_threads = 0;

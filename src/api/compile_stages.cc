@@ -455,6 +455,7 @@ StatusOr<std::unique_ptr<Executable::Impl>> BuildExecutable(CompileState& state)
     impl.counters = std::make_unique<ItemCounters[]>(impl.items.size());
   }
   impl.GroupIndependentItems();
+  impl.OverlapCollectives();
   impl.stats.assignment_milliseconds = MillisecondsSince(state.assignment_start);
   return std::move(state.impl);
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <thread>
 
 #include <omp.h>
 
@@ -173,8 +174,51 @@ Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> o
     int threads;
     ~RestoreThreads() { omp_set_num_threads(threads); }
   } restore{caller_threads};
+  // A collective overlapping later items (OverlapCollectives): its thread, joined at
+  // `pending_join` (or on any way out of this function).
+  struct PendingCollective {
+    std::thread thread;
+    Status status;
+    size_t join = SIZE_MAX;
+    std::vector<void*> pointers;
+    std::chrono::steady_clock::time_point start;
+    ItemCounters* counters = nullptr;
+    Status Join() {
+      if (!thread.joinable()) return absl::OkStatus();
+      thread.join();
+      join = SIZE_MAX;
+      if (counters != nullptr) {
+        counters->calls.fetch_add(1, std::memory_order_relaxed);
+        counters->nanoseconds.fetch_add(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(
+                std::chrono::steady_clock::now() - start).count(),
+            std::memory_order_relaxed);
+      }
+      return status;
+    }
+    ~PendingCollective() {
+      if (thread.joinable()) thread.join();
+    }
+  } pending;
   for (size_t index = 0; index < items.size(); ++index) {
     const ExecutorItem& item = items[index];
+    if (index == pending.join) {
+      if (Status status = pending.Join(); !status.ok()) {
+        ReleaseContext(std::move(context));
+        return status;
+      }
+    }
+    if (item.collective != nullptr && item.join_before > index + 1) {
+      pending.pointers.clear();
+      for (const BufferSlice& slice : item.buffers) pending.pointers.push_back(locate(slice));
+      pending.join = item.join_before;
+      pending.start = std::chrono::steady_clock::now();
+      pending.counters = counters != nullptr ? &counters[index] : nullptr;
+      pending.thread = std::thread([&pending, &item, communicator] {
+        pending.status = item.collective->Run(pending.pointers.data(), *communicator);
+      });
+      continue;
+    }
     if (item.group_end > index + 1 && threads > 1) {
       RunGroup(index, item.group_end, threads, locate);
       index = item.group_end - 1;
@@ -202,6 +246,7 @@ Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> o
     if (item.iterate != nullptr) {
       Status status = item.iterate->Run(context->pointers.data(), nested_options);
       if (!status.ok()) {
+        (void)pending.Join();  // its memory goes back to the pool with the context
         ReleaseContext(std::move(context));
         return status;
       }
@@ -210,6 +255,7 @@ Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> o
     if (item.collective != nullptr) {
       Status status = item.collective->Run(context->pointers.data(), *communicator);
       if (!status.ok()) {
+        (void)pending.Join();  // its memory goes back to the pool with the context
         ReleaseContext(std::move(context));
         return status;
       }
@@ -231,6 +277,7 @@ Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> o
       Status status = library->Run(context->pointers.data(), item.buffer_bytes.data(),
                                    static_cast<int64_t>(context->pointers.size()));
       if (!status.ok()) {
+        (void)pending.Join();  // its memory goes back to the pool with the context
         ReleaseContext(std::move(context));
         return status;
       }
@@ -241,6 +288,10 @@ Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> o
       if (context->pointers.front() == context->pointers.back()) continue;
     }
     jit::RunKernel(item.launch, context->pointers.data(), item.buffer_bytes.data(), run_options);
+  }
+  if (Status status = pending.Join(); !status.ok()) {
+    ReleaseContext(std::move(context));
+    return status;
   }
   for (const auto& [result, slice] : result_copies) {
     Tensor& out = outputs[static_cast<size_t>(result)];
@@ -303,6 +354,32 @@ void Executable::Impl::RunGroup(size_t begin, size_t end, int threads,
           std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
                                                                start).count(),
           std::memory_order_relaxed);
+    }
+  }
+}
+
+void Executable::Impl::OverlapCollectives() {
+  for (size_t i = 0; i < items.size(); ++i) {
+    ExecutorItem& collective = items[i];
+    if (collective.collective == nullptr) continue;
+    int64_t bytes = 0;
+    for (const BufferSlice& slice : collective.buffers) bytes += slice.bytes;
+    if (bytes < kMinOverlapBytes) continue;
+    auto conflicts = [&](const ExecutorItem& other) {
+      return other.collective != nullptr || other.iterate != nullptr ||
+             !Independent(collective, other);
+    };
+    size_t j = i + 1;
+    while (j < items.size()) {
+      const size_t group_end = std::max(items[j].group_end, j + 1);
+      bool stop = false;
+      for (size_t k = j; k < group_end && !stop; ++k) stop = conflicts(items[k]);
+      if (stop) break;
+      j = group_end;
+    }
+    if (j > i + 1) {
+      collective.join_before = j;
+      ++stats.overlapped_collectives;
     }
   }
 }

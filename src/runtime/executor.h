@@ -59,6 +59,9 @@ struct ExecutorItem {
   // Items [this, group_end) are independent single-block JIT items run concurrently, one per
   // thread (set by GroupIndependentItems on the group's first item; 0 = no group starts here).
   size_t group_end = 0;
+  // A collective that runs on a thread of its own while the items [this + 1, join_before) run
+  // (set by OverlapCollectives; 0 = it runs in order like any item).
+  size_t join_before = 0;
   // Profile row of this item (Executable::Impl::profiles), in plan order.
   ItemProfile profile;
 };
@@ -107,6 +110,14 @@ struct Executable::Impl {
   // Call after num_threads is set; with one thread nothing is grouped.
   static constexpr int64_t kMinGroupBytes = 64 * 1024;
   void GroupIndependentItems();
+  // Lets a collective item of at least kMinOverlapBytes overlap the items after it that touch
+  // none of its memory (neither write what it reads nor touch what it writes), up to the first
+  // that does, the next collective or control-flow item (a communicator serves one call at a
+  // time), or an inter-op group holding such an item; the executor joins it there (or at the
+  // end of the run). Sets ExecutorItem::join_before and stats.overlapped_collectives. Call after
+  // GroupIndependentItems.
+  static constexpr int64_t kMinOverlapBytes = 256 * 1024;
+  void OverlapCollectives();
   // stats with item_profiles filled from the counters.
   ExecutableStats CurrentStats() const;
   // Validates and runs (Executable::Run).

@@ -626,17 +626,26 @@ class SchedulePlanner {
     }
 
     // Kahn's algorithm with a min-heap: among ready items the lowest original index goes first,
-    // exactly the order of the seed's scan, in O((V + E) log V).
+    // exactly the order of the seed's scan, in O((V + E) log V) -- except that a ready
+    // collective goes before every other ready item (accy's extension for a kind the seed does
+    // not have: communication starts as early as it can, so the executor can overlap it with
+    // the independent items after it; src/runtime/executor.h OverlapCollectives).
     std::pmr::vector<int64_t> heap(resource_);
     heap.reserve(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) {
       if (indegree[static_cast<size_t>(i)] == 0) heap.push_back(i);
     }
-    std::make_heap(heap.begin(), heap.end(), std::greater<>());
+    auto later = [&items](int64_t a, int64_t b) {
+      const bool a_first = items[static_cast<size_t>(a)].kind == WorkKind::kCollective;
+      const bool b_first = items[static_cast<size_t>(b)].kind == WorkKind::kCollective;
+      if (a_first != b_first) return b_first;
+      return a > b;
+    };
+    std::make_heap(heap.begin(), heap.end(), later);
     std::pmr::vector<int64_t> position(static_cast<size_t>(n), -1, resource_);
     int64_t emitted = 0;
     while (!heap.empty()) {
-      std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+      std::pop_heap(heap.begin(), heap.end(), later);
       int64_t next = heap.back();
       heap.pop_back();
       position[static_cast<size_t>(next)] = emitted++;
@@ -644,7 +653,7 @@ class SchedulePlanner {
         int64_t consumer = out_edges[static_cast<size_t>(e)];
         if (--indegree[static_cast<size_t>(consumer)] == 0) {
           heap.push_back(consumer);
-          std::push_heap(heap.begin(), heap.end(), std::greater<>());
+          std::push_heap(heap.begin(), heap.end(), later);
         }
       }
     }

@@ -236,6 +236,56 @@ TEST(SpmdProgramsTest, GeneralComputationsFoldInGroupOrder) {
   EXPECT_EQ(static_cast<const float*>(out[0][2].data())[0], 0.0f);
 }
 
+TEST(SpmdProgramsTest, LargeCollectivesOverlapIndependentItems) {
+  // The planner issues ready collectives first: %g (1 MiB) overlaps the independent
+  // multiply / add / negate fusion (exact ops: the comparison is bit for bit) and joins before the next collective, %h; %h overlaps %o = %g + %s and joins
+  // before %m reads it. Both overlap; the values are the reference's.
+  const std::string text = Grid(2, 1) + R"(
+  func.func @main(%x: tensor<262144xf32>, %z: tensor<262144xf32>) -> (tensor<262144xf32>,
+      tensor<262144xf32>, tensor<262144xf32>) {
+    %g = "stablehlo.all_reduce"(%x) )" + std::string(kSumBody) + R"( {
+      replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<262144xf32>) -> tensor<262144xf32>
+    %e = stablehlo.multiply %z, %z : tensor<262144xf32>
+    %t = stablehlo.add %e, %z : tensor<262144xf32>
+    %s = stablehlo.negate %t : tensor<262144xf32>
+    %o = stablehlo.add %g, %s : tensor<262144xf32>
+    %h = "stablehlo.all_reduce"(%s) )" + std::string(kSumBody) + R"( {
+      replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<262144xf32>) -> tensor<262144xf32>
+    %m = stablehlo.multiply %h, %o : tensor<262144xf32>
+    return %o, %m, %g : tensor<262144xf32>, tensor<262144xf32>, tensor<262144xf32>
+  }
+})";
+  for (int threads : {1, 2}) {
+    ExpectEngineMatchesReference(text, threads);
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(text));
+    EngineOptions options;
+    options.num_threads = threads;
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create(options));
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable, engine->Compile(*module, "main"));
+    EXPECT_EQ(executable->Stats().overlapped_collectives, 2) << executable->plan_text();
+  }
+}
+
+TEST(SpmdProgramsTest, SmallOrImmediatelyReadCollectivesRunInOrder) {
+  // 4 KiB (below 256 KiB), and 1 MiB read by the very next item: neither overlaps.
+  for (const std::string n : {"1024", "262144"}) {
+    const std::string type = "tensor<" + n + "xf32>";
+    const std::string text = Grid(2, 1) + R"(
+  func.func @main(%x: )" + type + ") -> " + type + R"( {
+    %g = "stablehlo.all_reduce"(%x) )" + std::string(kSumBody) + R"( {
+      replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : ()" + type + ") -> " + type + R"(
+    %e = stablehlo.negate %g : )" + type + R"(
+    return %e : )" + type + R"(
+  }
+})";
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(text));
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create());
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable, engine->Compile(*module, "main"));
+    EXPECT_EQ(executable->Stats().overlapped_collectives, 0) << n;
+    ExpectEngineMatchesReference(text);
+  }
+}
+
 TEST(SpmdProgramsTest, CollectivesInsideAWhileBodyUseTheRunsCommunicator) {
   // Three iterations of x = all_reduce(x) over two replicas: x * 2^3.
   const std::string text = Grid(2, 1) + R"(
