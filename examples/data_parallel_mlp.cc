@@ -20,9 +20,12 @@
 #include "accy/collectives.h"
 #include "accy/engine.h"
 #include "accy/stablehlo.h"
-#include "examples/launch_ranks.h"
+#include "examples/spmd_example_util.h"
 
 namespace {
+
+using accy_examples::F32Tensor;
+using accy_examples::Uniform;
 
 constexpr int kReplicas = 4;
 constexpr int kBatch = 32;  // the whole batch; each rank holds kBatch / kReplicas rows
@@ -126,21 +129,6 @@ std::string TrainStep(int batch, int replicas) {
 }
 
 // Deterministic data: inputs in [-1, 1), labels one-hot of a rule the MLP can learn.
-std::vector<float> Uniform(size_t n, uint32_t seed, float scale) {
-  std::vector<float> v(n);
-  uint32_t s = seed;
-  for (float& x : v) {
-    s = s * 1664525u + 1013904223u;
-    x = scale * (static_cast<float>(s >> 8) / 8388608.0f - 1.0f);
-  }
-  return v;
-}
-
-accy::Tensor Tensor(std::vector<int64_t> dims, const std::vector<float>& values) {
-  return *accy::Tensor::FromVector(*accy::TensorType::Create(accy::ElementType::kF32, dims),
-                                   values);
-}
-
 struct Data {
   std::vector<float> x, y;  // [kBatch, kIn], [kBatch, kOut]
 };
@@ -170,14 +158,14 @@ accy::StatusOr<std::vector<float>> Train(int replicas, int first, int rows,
   ACCY_ASSIGN_OR_RETURN(std::unique_ptr<accy::Executable> step, engine->Compile(*module, "main"));
   const Data data = MakeData();
   std::vector<accy::Tensor> state = {
-      Tensor({kIn, kHidden}, Uniform(size_t{kIn} * kHidden, 11, 0.2f)),
-      Tensor({kHidden}, std::vector<float>(kHidden, 0.0f)),
-      Tensor({kHidden, kOut}, Uniform(size_t{kHidden} * kOut, 13, 0.3f)),
-      Tensor({kOut}, std::vector<float>(kOut, 0.0f))};
-  const accy::Tensor x = Tensor(
+      F32Tensor({kIn, kHidden}, Uniform(size_t{kIn} * kHidden, 11, 0.2f)),
+      F32Tensor({kHidden}, std::vector<float>(kHidden, 0.0f)),
+      F32Tensor({kHidden, kOut}, Uniform(size_t{kHidden} * kOut, 13, 0.3f)),
+      F32Tensor({kOut}, std::vector<float>(kOut, 0.0f))};
+  const accy::Tensor x = F32Tensor(
       {rows, kIn}, std::vector<float>(data.x.begin() + first * kIn,
                                       data.x.begin() + (first + rows) * kIn));
-  const accy::Tensor y = Tensor(
+  const accy::Tensor y = F32Tensor(
       {rows, kOut}, std::vector<float>(data.y.begin() + first * kOut,
                                        data.y.begin() + (first + rows) * kOut));
   accy::RunOptions run;

@@ -21,9 +21,12 @@
 #include "accy/collectives.h"
 #include "accy/engine.h"
 #include "accy/stablehlo.h"
-#include "examples/launch_ranks.h"
+#include "examples/spmd_example_util.h"
 
 namespace {
+
+using accy_examples::F32Tensor;
+using accy_examples::Uniform;
 
 constexpr int kPartitions = 2;
 constexpr int kSeq = 16, kModel = 64, kHeads = 4, kHeadDim = 16, kMlp = 256;
@@ -99,15 +102,6 @@ std::string Block(int partitions) {
   return text;
 }
 
-std::vector<float> Uniform(size_t n, uint32_t seed, float scale) {
-  std::vector<float> v(n);
-  uint32_t s = seed;
-  for (float& x : v) {
-    s = s * 1664525u + 1013904223u;
-    x = scale * (static_cast<float>(s >> 8) / 8388608.0f - 1.0f);
-  }
-  return v;
-}
 
 // Columns [first, first + count) of a row-major [rows, columns] matrix.
 std::vector<float> Columns(const std::vector<float>& m, int rows, int columns, int first,
@@ -123,10 +117,6 @@ std::vector<float> Rows(const std::vector<float>& m, int columns, int first, int
   return std::vector<float>(m.begin() + first * columns, m.begin() + (first + count) * columns);
 }
 
-accy::Tensor Tensor(std::vector<int64_t> dims, const std::vector<float>& values) {
-  return *accy::Tensor::FromVector(*accy::TensorType::Create(accy::ElementType::kF32, dims),
-                                   values);
-}
 
 // Runs the block as partition `partition` of `partitions` (the whole weights when 1).
 accy::StatusOr<std::vector<float>> RunBlock(int partitions, int partition,
@@ -139,20 +129,20 @@ accy::StatusOr<std::vector<float>> RunBlock(int partitions, int partition,
   ACCY_ASSIGN_OR_RETURN(std::unique_ptr<accy::Executable> block, engine->Compile(*module, "main"));
   const int width = kHeads * kHeadDim / partitions, mlp = kMlp / partitions;
   const std::vector<float> x = Uniform(size_t{kSeq} * kModel, 3, 1.0f);
-  std::vector<accy::Tensor> inputs = {Tensor({kSeq, kModel}, x)};
+  std::vector<accy::Tensor> inputs = {F32Tensor({kSeq, kModel}, x)};
   // Q, K, V and the up-projection split by columns (this partition's heads / hidden units),
   // the output and down-projections by rows.
   for (uint32_t seed : {5u, 7u, 9u}) {
     const std::vector<float> w = Uniform(size_t{kModel} * kModel, seed, 0.15f);
-    inputs.push_back(Tensor({kModel, width},
+    inputs.push_back(F32Tensor({kModel, width},
                             Columns(w, kModel, kModel, partition * width, width)));
   }
   const std::vector<float> wo = Uniform(size_t{kModel} * kModel, 11, 0.15f);
-  inputs.push_back(Tensor({width, kModel}, Rows(wo, kModel, partition * width, width)));
+  inputs.push_back(F32Tensor({width, kModel}, Rows(wo, kModel, partition * width, width)));
   const std::vector<float> w1 = Uniform(size_t{kModel} * kMlp, 13, 0.15f);
-  inputs.push_back(Tensor({kModel, mlp}, Columns(w1, kModel, kMlp, partition * mlp, mlp)));
+  inputs.push_back(F32Tensor({kModel, mlp}, Columns(w1, kModel, kMlp, partition * mlp, mlp)));
   const std::vector<float> w2 = Uniform(size_t{kMlp} * kModel, 17, 0.08f);
-  inputs.push_back(Tensor({mlp, kModel}, Rows(w2, kModel, partition * mlp, mlp)));
+  inputs.push_back(F32Tensor({mlp, kModel}, Rows(w2, kModel, partition * mlp, mlp)));
   accy::RunOptions run;
   run.communicator = communicator;
   ACCY_ASSIGN_OR_RETURN(std::vector<accy::Tensor> out, block->Run(inputs, run));

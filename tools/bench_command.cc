@@ -160,16 +160,7 @@ StatusOr<std::vector<Tensor>> MakeInputs(const Function& function, const ParsedA
                types.size() == 1 ? " parameter, " : " parameters, ", paths.size(),
                " --input given (or use --random-inputs SEED)"));
   }
-  for (size_t i = 0; i < paths.size(); ++i) {
-    ACCY_ASSIGN_OR_RETURN(Tensor array, ReadNpyFile(paths[i]));
-    StatusOr<Tensor> input = ConvertNpyInput(array, types[i]);
-    if (!input.ok()) {
-      return absl::InvalidArgumentError(
-          StrCat("input ", i, " (", paths[i], "): ", input.status().message()));
-    }
-    inputs.push_back(*std::move(input));
-  }
-  return inputs;
+  return ReadNpyInputs(paths, types);
 }
 
 struct KindTotal {

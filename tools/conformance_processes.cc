@@ -15,6 +15,7 @@
 
 #include "src/util/str_cat.h"
 #include "tools/npy.h"
+#include "tools/spmd_run.h"
 
 extern char** environ;
 
@@ -22,13 +23,6 @@ namespace accy::tools {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string ReadText(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 }  // namespace
 
@@ -47,19 +41,12 @@ StatusOr<std::vector<std::vector<Tensor>>> RunAsGlooProcesses(
   if (function == nullptr) {
     return absl::InvalidArgumentError(StrCat("no function @", function_name));
   }
-  std::string pattern = (fs::temp_directory_path() / "accy-conformance-XXXXXX").string();
-  if (mkdtemp(pattern.data()) == nullptr) {
+  const TemporaryFolder folder("conformance");
+  if (folder.path().empty()) {
     return absl::PermissionDeniedError("cannot create a folder in " +
                                        fs::temp_directory_path().string());
   }
-  const fs::path dir = pattern;
-  struct Cleanup {
-    fs::path dir;
-    ~Cleanup() {
-      std::error_code ignored;
-      fs::remove_all(dir, ignored);
-    }
-  } cleanup{dir};
+  const fs::path& dir = folder.path();
   {
     std::ofstream program(dir / "program.mlir", std::ios::binary);
     program << PrintModule(module);
@@ -105,7 +92,7 @@ StatusOr<std::vector<std::vector<Tensor>>> RunAsGlooProcesses(
   }
   int status = 0;
   if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    std::string text = ReadText(log);
+    std::string text = ReadTextFile(log);
     // The processes' own "accy run: ..." lines carry the status; keep the first.
     const size_t at = text.find("accy run: ");
     if (at != std::string::npos) text = text.substr(at + 10);

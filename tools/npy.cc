@@ -315,4 +315,19 @@ StatusOr<Tensor> ConvertNpyInput(const Tensor& array, const TensorType& paramete
       parameter.element_type() == ElementType::kBF16 ? " (bf16 reads from <f4 or <u2 bits)" : ""));
 }
 
+StatusOr<std::vector<Tensor>> ReadNpyInputs(std::span<const std::string> paths,
+                                            std::span<const TensorType> types) {
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < paths.size() && i < types.size(); ++i) {
+    ACCY_ASSIGN_OR_RETURN(Tensor array, ReadNpyFile(paths[i]));
+    StatusOr<Tensor> input = ConvertNpyInput(array, types[i]);
+    if (!input.ok()) {
+      return absl::InvalidArgumentError(
+          StrCat("input ", i, " (", paths[i], "): ", input.status().message()));
+    }
+    inputs.push_back(*std::move(input));
+  }
+  return inputs;
+}
+
 }  // namespace accy::tools

@@ -40,6 +40,11 @@ Status WriteNpyFile(const std::string& path, const Tensor& tensor);
 // patterns. kInvalidArgument naming both types otherwise (shape or element type mismatch).
 StatusOr<Tensor> ConvertNpyInput(const Tensor& array, const TensorType& parameter);
 
+// ReadNpyFile then ConvertNpyInput for each of `paths` (as many as `types`): a function's
+// inputs. Errors: ReadNpyFile's; kInvalidArgument "input I (PATH): ..." for a conversion.
+StatusOr<std::vector<Tensor>> ReadNpyInputs(std::span<const std::string> paths,
+                                            std::span<const TensorType> types);
+
 }  // namespace accy::tools
 
 #endif  // ACCY_TOOLS_NPY_H_

@@ -129,30 +129,16 @@ int RunThreads(const SpmdRun& run) {
   return exit_code;
 }
 
-std::string ReadText(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // Launches `world` copies of this `accy run` as ranks of a Gloo world on this host (a file
 // store in a temporary folder), prints their outputs in rank order.
 int LaunchProcesses(const SpmdRun& run) {
   const int world = static_cast<int>(run.module->num_replicas() * run.module->num_partitions());
-  std::string pattern = (fs::temp_directory_path() / "accy-run-XXXXXX").string();
-  if (mkdtemp(pattern.data()) == nullptr) {
+  const TemporaryFolder folder("run");
+  if (folder.path().empty()) {
     return ReportError("run", absl::PermissionDeniedError("cannot create a rendezvous folder in " +
                                                           fs::temp_directory_path().string()));
   }
-  const fs::path dir = pattern;
-  struct Cleanup {
-    fs::path dir;
-    ~Cleanup() {
-      std::error_code ignored;
-      fs::remove_all(dir, ignored);
-    }
-  } cleanup{dir};
+  const fs::path& dir = folder.path();
   std::vector<std::string> args = {"accy"};
   args.insert(args.end(), run.argv.begin(), run.argv.end());
   std::vector<char*> argv;
@@ -217,8 +203,8 @@ int LaunchProcesses(const SpmdRun& run) {
   }
   int exit_code = kExitOk;
   for (int rank = 0; rank < world; ++rank) {
-    std::fputs(ReadText(dir / StrCat("stdout", rank)).c_str(), stdout);
-    const std::string errors = ReadText(dir / StrCat("stderr", rank));
+    std::fputs(ReadTextFile(dir / StrCat("stdout", rank)).c_str(), stdout);
+    const std::string errors = ReadTextFile(dir / StrCat("stderr", rank));
     std::fputs(errors.c_str(), stderr);
     const int code = codes[static_cast<size_t>(rank)];
     if (code != 0) {
@@ -234,6 +220,23 @@ int LaunchProcesses(const SpmdRun& run) {
 }
 
 }  // namespace
+
+TemporaryFolder::TemporaryFolder(const std::string& what) {
+  std::string pattern = (fs::temp_directory_path() / ("accy-" + what + "-XXXXXX")).string();
+  if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
+}
+
+TemporaryFolder::~TemporaryFolder() {
+  std::error_code ignored;
+  if (!path_.empty()) fs::remove_all(path_, ignored);
+}
+
+std::string ReadTextFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 StatusOr<std::vector<Tensor>> ReadProcessInputs(const SpmdRun& run, int process,
                                                 std::span<const TensorType> types) {
@@ -251,17 +254,7 @@ StatusOr<std::vector<Tensor>> ReadProcessInputs(const SpmdRun& run, int process,
                                              types.size() == 1 ? " parameter, " : " parameters, ",
                                              paths.size(), " --input given"));
   }
-  std::vector<Tensor> inputs;
-  for (size_t i = 0; i < paths.size(); ++i) {
-    ACCY_ASSIGN_OR_RETURN(Tensor array, ReadNpyFile(paths[i]));
-    StatusOr<Tensor> input = ConvertNpyInput(array, types[i]);
-    if (!input.ok()) {
-      return absl::InvalidArgumentError(
-          StrCat("input ", i, " (", paths[i], "): ", input.status().message()));
-    }
-    inputs.push_back(*std::move(input));
-  }
-  return inputs;
+  return ReadNpyInputs(paths, types);
 }
 
 Status EmitOutputs(const std::string& output_dir, int process, bool on_grid,

@@ -8,6 +8,7 @@
 #define ACCY_TOOLS_SPMD_RUN_H_
 
 #include <chrono>
+#include <filesystem>
 #include <span>
 #include <string>
 #include <vector>
@@ -32,6 +33,23 @@ struct SpmdRun {
   // The command line after `accy`, for the launched processes.
   std::vector<std::string> argv;
 };
+
+// A fresh folder in the system's temporary folder, named "accy-<what>-XXXXXX", removed with
+// everything in it when destroyed. path() is empty when it could not be created.
+class TemporaryFolder {
+ public:
+  explicit TemporaryFolder(const std::string& what);
+  ~TemporaryFolder();
+  TemporaryFolder(const TemporaryFolder&) = delete;
+  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// The whole content of a file; "" when it cannot be read.
+std::string ReadTextFile(const std::filesystem::path& path);
 
 // The inputs of process `process` (file paths as SpmdRun says), converted to `types`.
 StatusOr<std::vector<Tensor>> ReadProcessInputs(const SpmdRun& run, int process,

@@ -1,8 +1,7 @@
-// Shared by the multi-process examples: start `world` copies of this program as the ranks of
-// one Gloo world on this host (ACCY_RANK, ACCY_WORLD_SIZE, ACCY_RENDEZVOUS=file:<temporary
-// folder>, as mpirun or a shell loop would set them) and wait for all of them.
-#ifndef ACCY_EXAMPLES_LAUNCH_RANKS_H_
-#define ACCY_EXAMPLES_LAUNCH_RANKS_H_
+// Shared by the multi-process examples (data_parallel_mlp.cc, tensor_parallel_block.cc):
+// launching their ranks, deterministic data, f32 tensors.
+#ifndef ACCY_EXAMPLES_SPMD_EXAMPLE_UTIL_H_
+#define ACCY_EXAMPLES_SPMD_EXAMPLE_UTIL_H_
 
 #include <spawn.h>
 #include <sys/wait.h>
@@ -13,10 +12,32 @@
 #include <string>
 #include <vector>
 
+#include "accy/tensor.h"
+
 extern char** environ;
 
 namespace accy_examples {
 
+// `n` values in [-scale, scale) from a linear congruential generator seeded with `seed`.
+inline std::vector<float> Uniform(size_t n, uint32_t seed, float scale) {
+  std::vector<float> v(n);
+  uint32_t s = seed;
+  for (float& x : v) {
+    s = s * 1664525u + 1013904223u;
+    x = scale * (static_cast<float>(s >> 8) / 8388608.0f - 1.0f);
+  }
+  return v;
+}
+
+// An f32 tensor of `dims` holding `values` (row-major).
+inline accy::Tensor F32Tensor(std::vector<int64_t> dims, const std::vector<float>& values) {
+  return *accy::Tensor::FromVector(*accy::TensorType::Create(accy::ElementType::kF32, dims),
+                                   values);
+}
+
+// Starts `world` copies of this program as the ranks of one Gloo world on this host
+// (ACCY_RANK, ACCY_WORLD_SIZE, ACCY_RENDEZVOUS=file:<temporary folder>, as mpirun or a shell
+// loop would set them) and waits for all of them.
 // Returns 0 when every rank exited 0, else 1 (naming how many failed).
 inline int LaunchRanks(int world, const char* program_name) {
   std::string folder = (std::filesystem::temp_directory_path() / "accy-ranks-XXXXXX").string();
@@ -58,4 +79,4 @@ inline int LaunchRanks(int world, const char* program_name) {
 
 }  // namespace accy_examples
 
-#endif  // ACCY_EXAMPLES_LAUNCH_RANKS_H_
+#endif  // ACCY_EXAMPLES_SPMD_EXAMPLE_UTIL_H_
