@@ -179,7 +179,8 @@ struct RunOptions {
   // num_replicas / num_partitions, from mhlo.num_replicas / mhlo.num_partitions). Every process
   // runs the same executable (or one compiled from the same module) with its own communicator.
   // Null: a program without collectives, or one on a 1 x 1 grid (its collectives then work on
-  // the one process). Not owned; used only during the Run.
+  // the one process). Ignored by a program without collectives. Not owned; used only during the
+  // Run.
   Communicator* communicator = nullptr;
 };
 

@@ -109,7 +109,7 @@ Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> o
   ACCY_RETURN_IF_ERROR(ValidateInputs(inputs));
   Communicator* communicator = options.communicator;
   const int64_t grid_size = num_replicas * num_partitions;
-  if (communicator != nullptr && communicator->world_size() != grid_size) {
+  if (has_collectives && communicator != nullptr && communicator->world_size() != grid_size) {
     return absl::InvalidArgumentError(StrCat(
         "RunOptions::communicator has a world of ", communicator->world_size(),
         " processes, but the program runs on a grid of ", num_replicas, " replicas x ",

@@ -390,6 +390,23 @@ TEST_F(SpmdErrorsTest, CommunicatorOfTheWrongWorldSizeIsAnError) {
   EXPECT_THAT(out.status().message(), HasSubstr("world of 3 processes"));
 }
 
+TEST_F(SpmdErrorsTest, ProgramsWithoutCollectivesIgnoreTheCommunicator) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(R"(
+  func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+    %y = stablehlo.negate %x : tensor<2xf32>
+    return %y : tensor<2xf32>
+  })"));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create());
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable, engine->Compile(*module, "main"));
+  EXPECT_FALSE(executable->has_collectives());
+  ASSERT_OK_AND_ASSIGN(auto communicators, CreateInProcessCommunicators(3));
+  RunOptions options;
+  options.communicator = communicators[1].get();
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> out,
+                       executable->Run(std::vector<Tensor>{Input()}, options));
+  EXPECT_EQ(static_cast<const float*>(out[0].data())[1], -2.0f);
+}
+
 TEST_F(SpmdErrorsTest, AMissingPeerIsADeadlineErrorNamingTheOp) {
   std::unique_ptr<Executable> executable = CompileTwoReplicas();
   CommunicatorOptions communicator_options;
