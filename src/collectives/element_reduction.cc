@@ -81,10 +81,11 @@ T Combine(T a, T b, CollectiveReduction reduction) {
 }
 
 // One loop per reduction over typed pointers (buffers hold whole elements at their natural
-// alignment: tensors, Gloo's chunks), so the compiler vectorizes each; acc may equal x.
+// alignment: tensors, Gloo's chunks), so the compiler vectorizes each (SSE2, the library's
+// baseline ISA; as fast as Gloo's own gloo::sum); acc may equal x.
 template <typename T>
-__attribute__((target_clones("avx2", "default"))) void CombineTyped(
-    void* acc_bytes, const void* x_bytes, int64_t count, CollectiveReduction reduction) {
+void CombineTyped(void* acc_bytes, const void* x_bytes, int64_t count,
+                  CollectiveReduction reduction) {
   T* acc = static_cast<T*>(acc_bytes);
   const T* x = static_cast<const T*>(x_bytes);
   switch (reduction) {
