@@ -124,7 +124,10 @@ int RunCommand(std::span<const std::string> args) {
   if (Status grid = (*module)->SetGrid(replicas, partitions); !grid.ok()) {
     return ReportError("run", grid);
   }
-  if (replicas * partitions > 1 || std::getenv("ACCY_WORLD_SIZE") != nullptr) {
+  if (parsed->Has("input") && parsed->Has("input-per-process")) {
+    return ReportUsage("run", "give --input or --input-per-process, not both", usage);
+  }
+  if (replicas * partitions > 1 || RankVariablesSet()) {
     SpmdRun spmd;
     spmd.module = module->get();
     spmd.function = *function_name;

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -35,6 +36,15 @@ std::string ProcessName(const Module& module, int process) {
   return StrCat("process ", process, " (replica ", process / partitions, ", partition ",
                 process % partitions, ")");
 }
+
+// SIGINT / SIGTERM received by the launcher (LaunchProcesses polls it).
+volatile std::sig_atomic_t launcher_signalled = 0;
+extern "C" void OnLauncherSignal(int) { launcher_signalled = 1; }
+bool LauncherSignalled() { return launcher_signalled != 0; }
+
+// At most this many processes (or threads with --in-process) on this host: beyond it, start
+// the ranks yourself (ACCY_RANK ...) on several hosts.
+constexpr int64_t kMaxLocalProcesses = 256;
 
 // One process's run with `communicator` (null on a 1 x 1 grid).
 StatusOr<std::vector<Tensor>> RunProcess(const SpmdRun& run, const Executable* executable,
@@ -111,8 +121,13 @@ int RunThreads(const SpmdRun& run) {
   std::vector<std::thread> threads;
   for (int p = 0; p < world; ++p) {
     threads.emplace_back([&, p] {
-      outcomes[static_cast<size_t>(p)] =
-          RunProcess(run, executable->get(), p, (*communicators)[static_cast<size_t>(p)].get());
+      Communicator* communicator = (*communicators)[static_cast<size_t>(p)].get();
+      outcomes[static_cast<size_t>(p)] = RunProcess(run, executable->get(), p, communicator);
+      // Its peers must not wait for it until their timeout.
+      if (!outcomes[static_cast<size_t>(p)].ok()) {
+        communicator->Abort(
+            std::string(outcomes[static_cast<size_t>(p)].status().message()));
+      }
     });
   }
   for (std::thread& thread : threads) thread.join();
@@ -133,6 +148,11 @@ int RunThreads(const SpmdRun& run) {
 // store in a temporary folder), prints their outputs in rank order.
 int LaunchProcesses(const SpmdRun& run) {
   const int world = static_cast<int>(run.module->num_replicas() * run.module->num_partitions());
+  struct sigaction action = {};
+  action.sa_handler = OnLauncherSignal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
   const TemporaryFolder folder("run");
   if (folder.path().empty()) {
     return ReportError("run", absl::PermissionDeniedError("cannot create a rendezvous folder in " +
@@ -180,24 +200,49 @@ int LaunchProcesses(const SpmdRun& run) {
     }
     children.push_back(pid);
   }
-  // A process that fails leaves the others waiting at their next collective: stop them.
+  // A process that fails leaves the others waiting at their next collective: stop them
+  // (SIGTERM, and SIGKILL after a grace period: a stopped process ignores SIGTERM). So does a
+  // SIGINT / SIGTERM of this launcher, which then removes the rendezvous folder too.
   std::vector<int> codes(static_cast<size_t>(world), -1);
   int remaining = world;
-  bool stopped = false;
+  int first_failed = -1;
+  bool interrupted = false;
+  std::chrono::steady_clock::time_point kill_at{};
+  auto stop_all = [&](int signal) {
+    for (int rank = 0; rank < world; ++rank) {
+      if (codes[static_cast<size_t>(rank)] < 0) {
+        kill(children[static_cast<size_t>(rank)], signal);
+        if (signal == SIGTERM) kill(children[static_cast<size_t>(rank)], SIGCONT);
+      }
+    }
+  };
   while (remaining > 0) {
     int status = 0;
-    const pid_t pid = waitpid(-1, &status, 0);
+    const pid_t pid = waitpid(-1, &status, WNOHANG);
     if (pid < 0) break;
+    if (pid == 0) {
+      if (LauncherSignalled() && !interrupted) {
+        interrupted = true;
+        stop_all(SIGTERM);
+        kill_at = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+      }
+      if (kill_at != std::chrono::steady_clock::time_point{} &&
+          std::chrono::steady_clock::now() > kill_at) {
+        stop_all(SIGKILL);
+        kill_at = {};
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      continue;
+    }
     for (int rank = 0; rank < world; ++rank) {
       if (children[static_cast<size_t>(rank)] != pid) continue;
       codes[static_cast<size_t>(rank)] =
           WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
       --remaining;
-      if (codes[static_cast<size_t>(rank)] != 0 && !stopped) {
-        stopped = true;
-        for (int other = 0; other < world; ++other) {
-          if (codes[static_cast<size_t>(other)] < 0) kill(children[static_cast<size_t>(other)], SIGTERM);
-        }
+      if (codes[static_cast<size_t>(rank)] != 0 && first_failed < 0 && !interrupted) {
+        first_failed = rank;
+        stop_all(SIGTERM);
+        kill_at = std::chrono::steady_clock::now() + std::chrono::seconds(3);
       }
     }
   }
@@ -207,14 +252,22 @@ int LaunchProcesses(const SpmdRun& run) {
     const std::string errors = ReadTextFile(dir / StrCat("stderr", rank));
     std::fputs(errors.c_str(), stderr);
     const int code = codes[static_cast<size_t>(rank)];
-    if (code != 0) {
-      exit_code = kExitError;
-      if (errors.empty()) {
-        std::fprintf(stderr, "accy run: %s stopped (exit %d)%s\n",
-                     ProcessName(*run.module, rank).c_str(), code,
-                     stopped ? " after another process failed" : "");
-      }
+    if (code == 0) continue;
+    exit_code = kExitError;
+    if (!errors.empty()) continue;
+    if (rank == first_failed) {
+      std::fprintf(stderr, "accy run: %s failed (exit %d)\n",
+                   ProcessName(*run.module, rank).c_str(), code);
+    } else {
+      std::fprintf(stderr, "accy run: %s stopped (exit %d) %s\n",
+                   ProcessName(*run.module, rank).c_str(), code,
+                   interrupted ? "because accy run was interrupted"
+                               : StrCat("after process ", first_failed, " failed").c_str());
     }
+  }
+  if (interrupted) {
+    std::fprintf(stderr, "accy run: interrupted; the processes were stopped\n");
+    exit_code = kExitError;
   }
   return exit_code;
 }
@@ -284,8 +337,33 @@ Status EmitOutputs(const std::string& output_dir, int process, bool on_grid,
   return absl::OkStatus();
 }
 
+bool RankVariablesSet() {
+  for (const char* name : {"ACCY_RANK", "ACCY_WORLD_SIZE", "ACCY_RENDEZVOUS"}) {
+    if (std::getenv(name) != nullptr) return true;
+  }
+  return false;
+}
+
 int RunOnGrid(const SpmdRun& run, bool in_process) {
-  if (std::getenv("ACCY_WORLD_SIZE") != nullptr) return RunAsRank(run);
+  if (RankVariablesSet()) {
+    if (in_process) {
+      return ReportError("run", absl::InvalidArgumentError(
+                                    "--in-process runs every process here; it cannot be one rank "
+                                    "of a world (ACCY_RANK / ACCY_WORLD_SIZE / ACCY_RENDEZVOUS "
+                                    "are set)"));
+    }
+    return RunAsRank(run);  // GlooOptionsFromEnvironment names a missing variable
+  }
+  const int64_t world = run.module->num_replicas() * run.module->num_partitions();
+  if (world > kMaxLocalProcesses) {
+    return ReportError(
+        "run", absl::InvalidArgumentError(StrCat(
+                   "a grid of ", run.module->num_replicas(), " replicas x ",
+                   run.module->num_partitions(), " partitions is ", world,
+                   " processes, more than accy run starts on one host (", kMaxLocalProcesses,
+                   "); start the ranks yourself with ACCY_RANK, ACCY_WORLD_SIZE and "
+                   "ACCY_RENDEZVOUS (README \"Running on several processes or hosts\")")));
+  }
   if (in_process || run.reference) return RunThreads(run);
   return LaunchProcesses(run);
 }

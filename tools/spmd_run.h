@@ -59,8 +59,13 @@ StatusOr<std::vector<Tensor>> ReadProcessInputs(const SpmdRun& run, int process,
 Status EmitOutputs(const std::string& output_dir, int process, bool on_grid,
                    std::span<const Tensor> outputs);
 
+// Whether any of ACCY_RANK, ACCY_WORLD_SIZE, ACCY_RENDEZVOUS is set: this process is one rank
+// of a world someone else launched (the missing ones are then an error, not ignored).
+bool RankVariablesSet();
+
 // Runs `run` on its grid as described above; returns the exit code (kExitOk, or kExitError
-// after printing what failed, naming the process).
+// after printing what failed, naming the process). kExitError too for a grid of more than 256
+// processes started on this host, and for --in-process with the rank variables set.
 int RunOnGrid(const SpmdRun& run, bool in_process);
 
 }  // namespace accy::tools

@@ -105,6 +105,12 @@ class Communicator {
   // and `recv` must not overlap.
   virtual Status Permute(int send_to, const void* send, int recv_from, void* recv,
                          int64_t bytes) = 0;
+  // Breaks the world on purpose: this process's run failed and it will make no more calls, so
+  // its peers should not wait for it until their timeout. In-process: every member waiting in
+  // a primitive wakes at once with kDeadlineExceeded naming `reason`, and every later call of
+  // any member fails (kFailedPrecondition). Gloo: this communicator's later calls fail; its
+  // peers notice when the process exits and its connections close. Idempotent.
+  virtual void Abort(std::string_view reason) {}
 };
 
 // Options shared by the communicators.

@@ -490,8 +490,10 @@ class Module {
 
   // The SPMD grid the module's programs run on (spec "Parallel execution"): num_replicas x
   // num_partitions processes, from the module attributes mhlo.num_replicas /
-  // mhlo.num_partitions (1 each when absent). Collectives split this grid into process groups;
-  // CompileOptions may override it. kInvalidArgument for a count below 1.
+  // mhlo.num_partitions (1 each when absent). Collectives split this grid into process groups.
+  // SetGrid: kInvalidArgument for a count below 1 or a grid of more than kMaxGridProcesses
+  // processes.
+  static constexpr int64_t kMaxGridProcesses = 65536;
   int64_t num_replicas() const { return num_replicas_; }
   int64_t num_partitions() const { return num_partitions_; }
   Status SetGrid(int64_t num_replicas, int64_t num_partitions);

@@ -143,6 +143,9 @@ class GlooCommunicator final : public Communicator {
                   void* recv) override;
   Status Broadcast(std::span<const int> group, int root, void* data, int64_t bytes) override;
   Status Permute(int send_to, const void* send, int recv_from, void* recv, int64_t bytes) override;
+  void Abort(std::string_view reason) override {
+    if (broken_.empty()) broken_ = StrCat("aborted: ", reason);
+  }
 
  private:
   Status CheckUsable(std::string_view call) const {

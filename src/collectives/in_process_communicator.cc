@@ -103,6 +103,15 @@ class World {
   template <typename Read, typename Write>
   Status Run(const RendezvousKey& key, std::span<const int> ranks, int position, const Post& post,
              Read&& read, Write&& write);
+  // Breaks the world (Communicator::Abort) and wakes every waiting member.
+  void Abort(const std::string& reason) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!broken_) {
+      broken_ = true;
+      broken_reason_ = reason;
+    }
+    changed_.notify_all();
+  }
 
  private:
   Status CheckUsableLocked(std::string_view call) const {
@@ -227,6 +236,9 @@ class InProcessCommunicator final : public Communicator {
                   void* recv) override;
   Status Broadcast(std::span<const int> group, int root, void* data, int64_t bytes) override;
   Status Permute(int send_to, const void* send, int recv_from, void* recv, int64_t bytes) override;
+  void Abort(std::string_view reason) override {
+    world_->Abort(StrCat("rank ", rank_, " aborted: ", reason));
+  }
 
  private:
   // The rendezvous key of this member's next call on `group`.

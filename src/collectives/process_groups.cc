@@ -75,6 +75,12 @@ StatusOr<std::vector<std::vector<int>>> ProcessGroups(OpKind kind,
     }
     if (!ids.empty()) id_groups.push_back(std::move(ids));
   }
+  if (id_groups.empty() && !attrs.replica_groups.empty()) {
+    // Rows of -1 padding only: no group (not "every replica in one").
+    if (kind == OpKind::kCollectiveBroadcast) return std::vector<std::vector<int>>{};
+    return Error(kind, mode, StrCat("replica_groups holds only -1 padding: it does not cover "
+                                    "id 0 (of ", id_limit, "); every id must be in one group"));
+  }
   if (id_groups.empty()) {
     if (mode == GroupMode::kFlattenedIds) {
       return Error(kind, mode, "use_global_device_ids needs explicit replica_groups");

@@ -478,6 +478,11 @@ Status Module::SetGrid(int64_t num_replicas, int64_t num_partitions) {
     return absl::InvalidArgumentError(StrCat("grid of ", num_replicas, " replicas x ",
                                              num_partitions, " partitions: each must be >= 1"));
   }
+  if (num_replicas > kMaxGridProcesses || num_partitions > kMaxGridProcesses / num_replicas) {
+    return absl::InvalidArgumentError(
+        StrCat("grid of ", num_replicas, " replicas x ", num_partitions,
+               " partitions: more than accy's limit of ", kMaxGridProcesses, " processes"));
+  }
   num_replicas_ = num_replicas;
   num_partitions_ = num_partitions;
   return absl::OkStatus();

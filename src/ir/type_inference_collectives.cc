@@ -102,10 +102,15 @@ Status VerifyCollective(OpKind kind, std::span<const TensorType> operands,
         // Data operands, then tensor<Nxi32> of their roots (one per data operand).
         const TensorType roots = *TensorType::Create(
             ElementType::kI32, {static_cast<int64_t>(results.size())});
-        if (operands.size() != results.size() + 1 || operands.back() != roots) {
+        if (operands.size() != results.size() + 1) {
           return Error(kind, StrCat("with has_dynamic_root, expected the ", results.size(),
                                     " data operands then a ", roots.ToString(),
                                     " of their roots, got ", operands.size(), " operands"));
+        }
+        if (operands.back() != roots) {
+          return Error(kind, StrCat("with has_dynamic_root, the roots operand has type ",
+                                    operands.back().ToString(), ", expected ",
+                                    roots.ToString(), " (one i32 group position per result)"));
         }
         operands = operands.first(results.size());
       }

@@ -2,11 +2,12 @@
 // "all_gather", "reduce_scatter", "all_to_all", "collective_permute", "collective_broadcast";
 // collective_reduce as the StableHLO interpreter defines it).
 //
-// Independent of the runtime's collective kernels: every process gathers every process's
-// operands with one world-wide Communicator::AllGather of raw bytes, then computes its own
-// result from the spec's formulas element by element (index loops, regions evaluated per
-// element in group order). Only the process groups (src/collectives/process_groups.h, the
-// spec's strategies) are shared with the runtime.
+// Independent of the runtime's collective kernels: every process gathers its group's operands
+// with Communicator::AllGather of raw bytes (collective_permute: one Permute of them), then
+// computes its own result from the spec's formulas element by element (index loops, regions
+// evaluated per element in group order). Only the process groups (src/collectives/
+// process_groups.h, the spec's strategies) are shared with the runtime. Gathering per group, not
+// world-wide, lets processes of other groups skip the op (divergent control flow).
 #include <cstring>
 #include <numeric>
 #include <string>
@@ -22,16 +23,16 @@ namespace {
 
 using collectives::Grid;
 
-// Every process's copy of `operand`, in process order (world-wide AllGather).
-StatusOr<std::vector<Tensor>> GatherWorld(Communicator& communicator, const Tensor& operand,
-                                          int world_size) {
-  std::vector<int> world(static_cast<size_t>(world_size));
-  std::iota(world.begin(), world.end(), 0);
+// Every group member's copy of `operand`, in group order.
+StatusOr<std::vector<Tensor>> GatherGroup(Communicator* communicator, const Tensor& operand,
+                                          const std::vector<int>& group) {
+  if (communicator == nullptr) return std::vector<Tensor>{operand};  // a 1 x 1 grid
   const int64_t bytes = operand.byte_size();
-  std::vector<uint8_t> all(static_cast<size_t>(bytes * world_size));
-  ACCY_RETURN_IF_ERROR(communicator.AllGather(world, operand.data(), bytes, all.data()));
+  const int members = static_cast<int>(group.size());
+  std::vector<uint8_t> all(static_cast<size_t>(bytes * members));
+  ACCY_RETURN_IF_ERROR(communicator->AllGather(group, operand.data(), bytes, all.data()));
   std::vector<Tensor> out;
-  for (int p = 0; p < world_size; ++p) {
+  for (int p = 0; p < members; ++p) {
     ACCY_ASSIGN_OR_RETURN(Tensor t, Tensor::FromBytes(operand.type(),
                                                       std::span<const uint8_t>(all).subspan(
                                                           static_cast<size_t>(p * bytes),
@@ -127,28 +128,22 @@ StatusOr<std::vector<Tensor>> EvaluateCollective(const Operation& op,
   }
   ACCY_ASSIGN_OR_RETURN(ir_internal::CollectiveAttributes attrs,
                         ir_internal::ReadCollectiveAttributes(op.kind(), op.attributes()));
-  // Every process's operands: all[i][p] is operand i at process p.
-  std::vector<std::vector<Tensor>> all;
-  for (const Tensor& operand : operands) {
-    if (communicator == nullptr) {
-      all.push_back({operand});
-    } else {
-      ACCY_ASSIGN_OR_RETURN(std::vector<Tensor> gathered,
-                            GatherWorld(*communicator, operand, communicator->world_size()));
-      all.push_back(std::move(gathered));
-    }
-  }
   std::vector<Tensor> results;
   if (op.kind() == OpKind::kCollectivePermute) {
     ACCY_ASSIGN_OR_RETURN(collectives::PermutePeers peers,
                           collectives::PermutePeersOf(attrs, grid, rank));
-    if (peers.recv_from < 0) {
-      ACCY_ASSIGN_OR_RETURN(Tensor zeros, Tensor::Allocate(op.result(0)->type()));
-      results.push_back(std::move(zeros));
-    } else {
-      ACCY_ASSIGN_OR_RETURN(Tensor t, all[0][static_cast<size_t>(peers.recv_from)].Clone());
-      results.push_back(std::move(t));
+    ACCY_ASSIGN_OR_RETURN(Tensor received, Tensor::Allocate(op.result(0)->type()));
+    if (communicator != nullptr) {
+      ACCY_RETURN_IF_ERROR(communicator->Permute(peers.send_to, operands[0].data(),
+                                                 peers.recv_from, received.data(),
+                                                 operands[0].byte_size()));
+    } else if (peers.recv_from == 0) {
+      ACCY_ASSIGN_OR_RETURN(received, operands[0].Clone());
     }
+    if (peers.recv_from < 0) {
+      ACCY_ASSIGN_OR_RETURN(received, Tensor::Allocate(op.result(0)->type()));  // zeros
+    }
+    results.push_back(std::move(received));
     return results;
   }
   int64_t required = -1;
@@ -176,8 +171,8 @@ StatusOr<std::vector<Tensor>> EvaluateCollective(const Operation& op,
   const int64_t position = std::find(group->begin(), group->end(), rank) - group->begin();
   const int64_t size = static_cast<int64_t>(group->size());
   for (size_t i = 0; i < static_cast<size_t>(op.num_results()); ++i) {
-    std::vector<Tensor> members;
-    for (int p : *group) members.push_back(all[i][static_cast<size_t>(p)]);
+    ACCY_ASSIGN_OR_RETURN(std::vector<Tensor> members,
+                          GatherGroup(communicator, operands[i], *group));
     const TensorType& type = op.result(static_cast<int64_t>(i))->type();
     switch (op.kind()) {
       case OpKind::kAllReduce: {

@@ -100,6 +100,10 @@ StatusOr<std::vector<Tensor>> RunCheckedFunction(const Engine& engine, Module& m
         run_options.communicator = communicators[static_cast<size_t>(p)].get();
         outcomes[static_cast<size_t>(p)] = process_executables[static_cast<size_t>(p)]->Run(
             process_inputs[static_cast<size_t>(p)], run_options);
+        if (!outcomes[static_cast<size_t>(p)].ok()) {  // peers must not wait for it
+          run_options.communicator->Abort(
+              std::string(outcomes[static_cast<size_t>(p)].status().message()));
+        }
       });
     }
     for (std::thread& thread : threads) thread.join();

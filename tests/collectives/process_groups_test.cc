@@ -60,6 +60,12 @@ TEST(ProcessGroupsTest, EmptyGroupsMeanEveryReplicaAndPaddingIsDropped) {
   ASSERT_OK_AND_ASSIGN(g, ProcessGroups(OpKind::kAllReduce, Attrs({{0, 2}, {1, -1}}), Grid{3, 1}));
   EXPECT_EQ(g, (Groups{{0, 2}, {1}}));
   EXPECT_EQ(*GroupOf(g, 2), (std::vector<int>{0, 2}));
+  // Rows of -1 padding only are no group at all, not "every replica".
+  ASSERT_OK_AND_ASSIGN(g, ProcessGroups(OpKind::kCollectiveBroadcast, Attrs({{-1, -1}}), Grid{2, 1}));
+  EXPECT_TRUE(g.empty());
+  StatusOr<Groups> padding = ProcessGroups(OpKind::kAllReduce, Attrs({{-1, -1}}), Grid{2, 1});
+  ASSERT_FALSE(padding.ok());
+  EXPECT_THAT(padding.status().message(), HasSubstr("holds only -1 padding"));
   // collective_broadcast may leave processes out.
   ASSERT_OK_AND_ASSIGN(g, ProcessGroups(OpKind::kCollectiveBroadcast, Attrs({{2, 1}}), Grid{4, 1}));
   EXPECT_EQ(g, (Groups{{2, 1}}));

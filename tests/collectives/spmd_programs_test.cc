@@ -37,6 +37,10 @@ StatusOr<std::vector<std::vector<Tensor>>> RunGrid(int world, const ProcessFn& f
   for (int p = 0; p < world; ++p) {
     threads.emplace_back([&, p] {
       outcomes[static_cast<size_t>(p)] = fn(p, *communicators[static_cast<size_t>(p)]);
+      if (!outcomes[static_cast<size_t>(p)].ok()) {
+        communicators[static_cast<size_t>(p)]->Abort(
+            std::string(outcomes[static_cast<size_t>(p)].status().message()));
+      }
     });
   }
   for (std::thread& t : threads) t.join();

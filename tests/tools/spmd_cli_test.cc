@@ -138,6 +138,91 @@ TEST_F(SpmdCliTest, WrongWorldSizeAndUnreachableStoreAreClearErrorsAtStart) {
   EXPECT_LT(seconds, 30.0);
 }
 
+TEST_F(SpmdCliTest, RankVariablesLimitsAndInputOptionsAreCheckedUpFront) {
+  Write("spmd.mlir", kProgram);
+  WriteInputs({1, 1});
+  // One rank variable alone is an error naming the missing one, not a silent launch.
+  CommandResult result = AccyWithEnv("ACCY_RANK=0", "run spmd.mlir --input-per-process in");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.output, HasSubstr("ACCY_WORLD_SIZE"));
+  result = AccyWithEnv("ACCY_RANK=0 ACCY_WORLD_SIZE=2 ACCY_RENDEZVOUS=file:s",
+                       "run spmd.mlir --input-per-process in --in-process");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.output, HasSubstr("--in-process runs every process here"));
+  result = Accy("run spmd.mlir --input-per-process in --input a.npy --input b.npy");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.output, HasSubstr("give --input or --input-per-process, not both"));
+  // More processes than accy run starts on one host; more than any grid may have.
+  result = Accy("run spmd.mlir --replicas 300 --input-per-process in");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.output, HasSubstr("more than accy run starts on one host (256)"));
+  result = Accy("run spmd.mlir --replicas 4096 --partitions 4096 --input-per-process in");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.output, HasSubstr("more than accy's limit of 65536 processes"));
+  std::string huge = kProgram;
+  huge.replace(huge.find("mhlo.num_replicas = 2"), 21, "mhlo.num_replicas = 2147483648");
+  Write("huge.mlir", huge);
+  result = Accy("run huge.mlir --input-per-process in");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.output, HasSubstr("more than accy's limit of 65536 processes"));
+}
+
+TEST_F(SpmdCliTest, AFailingThreadDoesNotMakeTheOthersWaitForTheTimeout) {
+  Write("spmd.mlir", kProgram);
+  WriteInputs({1, 1});
+  // Process 1's first input has the wrong shape: it fails before the all_reduce.
+  ASSERT_TRUE(WriteNpyFile((dir_ / "in" / "process1" / "input0.npy").string(),
+                           *Tensor::FromVector(*TensorType::Create(ElementType::kF32, {2}),
+                                               std::vector<float>{1, 2}))
+                  .ok());
+  const auto start = std::chrono::steady_clock::now();
+  const CommandResult result = Accy("run spmd.mlir --input-per-process in --in-process");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.output, HasSubstr("process 1 (replica 1, partition 0): input 0"));
+  EXPECT_LT(seconds, 20.0) << result.output;  // the collective timeout is 60 s
+}
+
+TEST_F(SpmdCliTest, TheReferenceRunsCollectivesUnderDivergentControlFlow) {
+  // Replica 2 skips the all_reduce of group {0, 1} (case on the replica id): the reference
+  // gathers per group, so it does not wait for replica 2.
+  Write("div.mlir", R"(
+module @div attributes {mhlo.num_replicas = 3 : i32} {
+  func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+    %id = stablehlo.replica_id : tensor<ui32>
+    %two = stablehlo.constant dense<2> : tensor<ui32>
+    %lt = stablehlo.compare LT, %id, %two : (tensor<ui32>, tensor<ui32>) -> tensor<i1>
+    %r = "stablehlo.if"(%lt) ({
+      %s = "stablehlo.all_reduce"(%x) ({
+        ^bb0(%lhs: tensor<f32>, %rhs: tensor<f32>):
+          %sum = stablehlo.add %lhs, %rhs : tensor<f32>
+          stablehlo.return %sum : tensor<f32>
+      }) {replica_groups = dense<[[0, 1], [2, -1]]> : tensor<2x2xi64>} : (tensor<2xf32>) -> tensor<2xf32>
+      stablehlo.return %s : tensor<2xf32>
+    }, {
+      %n = stablehlo.negate %x : tensor<2xf32>
+      stablehlo.return %n : tensor<2xf32>
+    }) : (tensor<i1>) -> tensor<2xf32>
+    return %r : tensor<2xf32>
+  }
+})");
+  const std::vector<float> ones = {1, 1};
+  ASSERT_TRUE(WriteNpyFile((dir_ / "x.npy").string(),
+                           *Tensor::FromVector(*TensorType::Create(ElementType::kF32, {2}), ones))
+                  .ok());
+  const std::string expected =
+      "process 0 result 0: tensor<2xf32> [2, 2]\n"
+      "process 1 result 0: tensor<2xf32> [2, 2]\n"
+      "process 2 result 0: tensor<2xf32> [-1, -1]\n";
+  for (const std::string mode : {" --in-process", " --reference"}) {
+    const CommandResult result =
+        Accy("run div.mlir --input x.npy --collective-timeout-ms 10000" + mode);
+    EXPECT_EQ(result.exit_code, 0) << mode << ": " << result.output;
+    EXPECT_EQ(result.output, expected) << mode;
+  }
+}
+
 TEST_F(SpmdCliTest, APeerKilledMidRunMakesTheOtherFailNotHang) {
   Write("spmd.mlir", kProgram);
   // Process 1 loops far longer than the test lets it live; process 0 waits at the all_reduce.
