@@ -137,6 +137,10 @@ TEST(CollectiveImportTest, TypeRuleErrorsNameTheOpAndRule) {
       {"(%x: tensor<4xi64>, %r: tensor<2xi32>) -> tensor<4xi64>",
        R"(%a = "stablehlo.collective_broadcast"(%x, %r) {has_dynamic_root} : (tensor<4xi64>, tensor<2xi32>) -> tensor<4xi64>
   return %a : tensor<4xi64>)",
+       "the roots operand has type tensor<2xi32>, expected tensor<1xi32>"},
+      {"(%x: tensor<4xi64>) -> tensor<4xi64>",
+       R"(%a = "stablehlo.collective_broadcast"(%x) {has_dynamic_root} : (tensor<4xi64>) -> tensor<4xi64>
+  return %a : tensor<4xi64>)",
        "with has_dynamic_root, expected the 1 data operands then a tensor<1xi32>"},
       {"() -> tensor<i32>", R"(%a = "stablehlo.replica_id"() : () -> tensor<i32>
   return %a : tensor<i32>)",
