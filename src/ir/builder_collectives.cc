@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "accy/builder.h"
+#include "src/ir/builder_reducers.h"
 #include "src/ir/collective_attributes.h"
 
 namespace accy {
@@ -35,24 +36,7 @@ std::vector<NamedAttribute> GroupAttributes(const FunctionBuilder::CollectiveGro
 // The computation region `return combiner(lhs, rhs)` over rank-0 tensors of x's element type.
 StatusOr<std::vector<RegionSpec>> Computation(OpKind for_op, std::string_view reducer,
                                               const Value* x) {
-  OpKind combiner;
-  if (reducer == "sum") {
-    combiner = OpKind::kAdd;
-  } else if (reducer == "max") {
-    combiner = OpKind::kMaximum;
-  } else if (reducer == "min") {
-    combiner = OpKind::kMinimum;
-  } else if (reducer == "prod") {
-    combiner = OpKind::kMultiply;
-  } else if (reducer == "and") {
-    combiner = OpKind::kAnd;
-  } else if (reducer == "or") {
-    combiner = OpKind::kOr;
-  } else {
-    return absl::InvalidArgumentError(std::string(OpName(for_op)) + ": unknown reducer '" +
-                                      std::string(reducer) +
-                                      "' (expected sum, max, min, prod, and or or)");
-  }
+  ACCY_ASSIGN_OR_RETURN(const OpKind combiner, ir_internal::ReducerCombiner(for_op, reducer));
   const TensorType scalar = *TensorType::Create(x->type().element_type(), {});
   RegionBodyFn body = [combiner](FunctionBuilder& b, std::span<Value* const> args) -> Status {
     ACCY_ASSIGN_OR_RETURN(Operation * op,

@@ -2,6 +2,7 @@
 // Each infers its result types (type_inference_window.cc) and creates the op through CreateOp,
 // which verifies it, regions included.
 #include "accy/builder.h"
+#include "src/ir/builder_reducers.h"
 #include "src/ir/type_inference.h"
 #include "src/util/str_cat.h"
 
@@ -63,23 +64,8 @@ StatusOr<std::vector<Value*>> FunctionBuilder::ReduceWindow(std::vector<Value*> 
 
 StatusOr<Value*> FunctionBuilder::ReduceWindow(Value* x, Value* init, const WindowOptions& window,
                                                std::string_view reducer) {
-  OpKind combiner;
-  if (reducer == "sum") {
-    combiner = OpKind::kAdd;
-  } else if (reducer == "max") {
-    combiner = OpKind::kMaximum;
-  } else if (reducer == "min") {
-    combiner = OpKind::kMinimum;
-  } else if (reducer == "prod") {
-    combiner = OpKind::kMultiply;
-  } else if (reducer == "and") {
-    combiner = OpKind::kAnd;
-  } else if (reducer == "or") {
-    combiner = OpKind::kOr;
-  } else {
-    return absl::InvalidArgumentError(StrCat("reduce_window: unknown reducer '", reducer,
-                                             "' (expected sum, max, min, prod, and or or)"));
-  }
+  ACCY_ASSIGN_OR_RETURN(const OpKind combiner,
+                        ir_internal::ReducerCombiner(OpKind::kReduceWindow, reducer));
   RegionBodyFn body = [combiner](FunctionBuilder& b, std::span<Value* const> args) -> Status {
     ACCY_ASSIGN_OR_RETURN(Value* combined, b.Binary(combiner, args[0], args[1]));
     return b.Return({combined});

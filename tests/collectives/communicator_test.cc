@@ -18,6 +18,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "src/collectives/element_reduction.h"
+#include "tests/collectives/collectives_test_util.h"
 #include "tests/test_util.h"
 
 namespace accy {
@@ -39,21 +40,6 @@ std::string ParamName(const ::testing::TestParamInfo<WorldParam>& info) {
 }
 
 // A fresh folder for one Gloo world's FileStore, removed with the object.
-class TempFolder {
- public:
-  TempFolder() {
-    std::string pattern = ::testing::TempDir() + "accy-collectives-XXXXXX";
-    path_ = mkdtemp(pattern.data()) != nullptr ? pattern : "";
-  }
-  ~TempFolder() {
-    std::error_code ignored;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // Runs fn(rank) on one thread per rank and joins them.
 void OnEachRank(int size, const std::function<void(int)>& fn) {

@@ -17,6 +17,7 @@
 #include "accy/collectives.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/collectives/collectives_test_util.h"
 #include "tests/test_util.h"
 
 namespace accy {
@@ -26,21 +27,6 @@ using std::chrono::milliseconds;
 using ::testing::AnyOf;
 using ::testing::HasSubstr;
 
-class TempFolder {
- public:
-  TempFolder() {
-    std::string pattern = ::testing::TempDir() + "accy-gloo-XXXXXX";
-    path_ = mkdtemp(pattern.data()) != nullptr ? pattern : "";
-  }
-  ~TempFolder() {
-    std::error_code ignored;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 GlooOptions Options(int rank, int world_size, const std::string& rendezvous,
                     milliseconds timeout = milliseconds(10000)) {
@@ -58,7 +44,7 @@ void ExpectError(const Status& status, absl::StatusCode code, const std::string&
 }
 
 TEST(GlooCommunicatorTest, WrongWorldSizeIsDeadlineExceededWithinTheTimeout) {
-  TempFolder folder;
+  TempFolder folder("accy-gloo-");
   const milliseconds timeout(300);
   const auto start = std::chrono::steady_clock::now();
   const auto created = CreateGlooCommunicator(Options(0, 2, "file:" + folder.path(), timeout));
@@ -69,7 +55,7 @@ TEST(GlooCommunicatorTest, WrongWorldSizeIsDeadlineExceededWithinTheTimeout) {
 }
 
 TEST(GlooCommunicatorTest, MalformedOptionsAreInvalidArgument) {
-  TempFolder folder;
+  TempFolder folder("accy-gloo-");
   const std::string store = "file:" + folder.path();
   ExpectError(CreateGlooCommunicator(Options(2, 2, store)).status(),
               absl::StatusCode::kInvalidArgument, "rank is outside [0, 2)");
@@ -103,7 +89,7 @@ TEST(GlooCommunicatorTest, UnreachableRedisIsUnavailable) {
 }
 
 TEST(GlooCommunicatorTest, FolderIsCreatedAndPrefixesSeparateWorlds) {
-  TempFolder folder;
+  TempFolder folder("accy-gloo-");
   const std::string store = "file:" + folder.path() + "/made/here";
   // Two worlds of two in one folder at the same time, told apart by their prefixes.
   std::vector<std::unique_ptr<Communicator>> communicators(4);
@@ -226,7 +212,7 @@ TEST(GlooCommunicatorTest, OptionsFromEnvironment) {
 // parent's AllReduce fails (its connection closed, or the timeout) and never hangs. The child
 // is forked before this test starts any thread.
 TEST(GlooCommunicatorTest, PeerProcessDyingMidRunFailsTheCollective) {
-  TempFolder folder;
+  TempFolder folder("accy-gloo-");
   const std::string store = "file:" + folder.path();
   const milliseconds timeout(1500);
   int go[2];
