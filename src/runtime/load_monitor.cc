@@ -4,9 +4,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <time.h>
+
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <string_view>
 
 namespace accy {
 
@@ -47,6 +50,43 @@ bool LoadDecider::Update(const SchedSample& sample) {
     reduced_ = false;
     probing_ = true;
   }
+  if (!reduced_) has_machine_base_ = false;
+  return reduced_;
+}
+
+bool LoadDecider::MachineSampleDue(int64_t wall_ns) const {
+  return reduced_ && (!has_machine_base_ || wall_ns - machine_base_.wall_ns >= kMachineWindow);
+}
+
+bool LoadDecider::UpdateMachine(const MachineSample& sample) {
+  if (!reduced_) {
+    has_machine_base_ = false;
+    return reduced_;
+  }
+  if (!has_machine_base_) {
+    machine_base_ = sample;
+    has_machine_base_ = true;
+    return reduced_;
+  }
+  const int64_t wall = sample.wall_ns - machine_base_.wall_ns;
+  const int64_t busy = sample.busy_ns - machine_base_.busy_ns;
+  const int64_t idle = sample.idle_ns - machine_base_.idle_ns;
+  const int64_t own = sample.process_cpu_ns - machine_base_.process_cpu_ns;
+  if (wall < 0 || busy < 0 || idle < 0 || own < 0) {  // counters went back: restart the window
+    machine_base_ = sample;
+    return reduced_;
+  }
+  if (wall < kMachineWindow) return reduced_;
+  machine_base_ = sample;
+  const double window = static_cast<double>(wall);
+  const bool free = static_cast<double>(idle) >= kFreeIdleShare * window &&
+                    static_cast<double>(busy - own) <= kFreeOthersShare * window;
+  if (free && sample.wall_ns - reduced_since_ns_ >= kMinHold) {
+    reduced_ = false;
+    probing_ = true;
+    hold_ns_ = kMinHold;
+    has_machine_base_ = false;
+  }
   return reduced_;
 }
 
@@ -55,10 +95,49 @@ LoadMonitor& LoadMonitor::ForThisThread() {
   return monitor;
 }
 
-LoadMonitor::LoadMonitor() { fd_ = ::open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC); }
+LoadMonitor::LoadMonitor() {
+  fd_ = ::open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+  stat_fd_ = ::open("/proc/stat", O_RDONLY | O_CLOEXEC);
+}
 
 LoadMonitor::~LoadMonitor() {
   if (fd_ >= 0) ::close(fd_);
+  if (stat_fd_ >= 0) ::close(stat_fd_);
+}
+
+bool ParseProcStatCpu(std::string_view text, int64_t ns_per_tick, MachineSample* sample) {
+  // "cpu  user nice system idle iowait irq softirq steal guest guest_nice", in clock ticks
+  // (proc(5)); guest time is already part of user, so the first eight fields are read.
+  if (text.substr(0, 4) != "cpu ") return false;
+  const char* p = text.data() + 4;
+  const char* end = text.data() + text.size();
+  int64_t ticks[8] = {};
+  for (int64_t& t : ticks) {
+    while (p < end && *p == ' ') ++p;
+    auto parsed = std::from_chars(p, end, t);
+    if (parsed.ec != std::errc() || t < 0) return false;
+    p = parsed.ptr;
+  }
+  sample->busy_ns = (ticks[0] + ticks[1] + ticks[2] + ticks[5] + ticks[6] + ticks[7]) * ns_per_tick;
+  sample->idle_ns = (ticks[3] + ticks[4]) * ns_per_tick;
+  return true;
+}
+
+bool LoadMonitor::ReadMachine(MachineSample* sample) const {
+  char buffer[256];
+  const ssize_t n = ::pread(stat_fd_, buffer, sizeof(buffer), 0);
+  if (n <= 0) return false;
+  static const int64_t ns_per_tick = [] {
+    const long hz = ::sysconf(_SC_CLK_TCK);
+    return hz > 0 ? 1'000'000'000 / hz : 10'000'000;
+  }();
+  if (!ParseProcStatCpu(std::string_view(buffer, static_cast<size_t>(n)), ns_per_tick, sample)) {
+    return false;
+  }
+  timespec process{};
+  if (::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &process) != 0) return false;
+  sample->process_cpu_ns = static_cast<int64_t>(process.tv_sec) * 1'000'000'000 + process.tv_nsec;
+  return true;
 }
 
 bool LoadMonitor::Read(SchedSample* sample) const {
@@ -86,6 +165,16 @@ int LoadMonitor::ThreadsForRun(int requested) {
       return requested;
     }
     decider_.Update(sample);
+    if (stat_fd_ >= 0 && decider_.MachineSampleDue(now)) {
+      MachineSample machine;
+      machine.wall_ns = now;
+      if (ReadMachine(&machine)) {
+        decider_.UpdateMachine(machine);
+      } else {
+        ::close(stat_fd_);
+        stat_fd_ = -1;
+      }
+    }
   }
   return decider_.reduced() ? 1 : requested;
 }

@@ -13,6 +13,7 @@
 #define ACCY_SRC_RUNTIME_LOAD_MONITOR_H_
 
 #include <cstdint>
+#include <string_view>
 
 namespace accy {
 
@@ -22,6 +23,23 @@ struct SchedSample {
   int64_t cpu_ns = 0;   // time on a CPU (schedstat field 1)
   int64_t wait_ns = 0;  // time runnable on a run queue, waiting for a CPU (field 2)
 };
+
+// One reading of the whole machine's CPU time, in nanoseconds summed over all CPUs: busy (the
+// /proc/stat `cpu` line's user + nice + system + irq + softirq + steal) and idle (idle +
+// iowait), both counted in clock ticks by the kernel (10 ms at USER_HZ 100, so only windows of
+// kMachineWindow or more are judged), and this process's CPU time over all its threads
+// (CLOCK_PROCESS_CPUTIME_ID, exact).
+struct MachineSample {
+  int64_t wall_ns = 0;
+  int64_t busy_ns = 0;
+  int64_t idle_ns = 0;
+  int64_t process_cpu_ns = 0;
+};
+
+// Reads the busy and idle time of /proc/stat's first line (`text` starts with it) into
+// `sample` (ticks times `ns_per_tick`); false, leaving the process time untouched, when the
+// line is not "cpu " followed by at least eight non-negative counts.
+bool ParseProcStatCpu(std::string_view text, int64_t ns_per_tick, MachineSample* sample);
 
 // The decision rule, a pure function of successive samples (unit-tested without load).
 //
@@ -40,6 +58,13 @@ struct SchedSample {
 //    loaded at a steady level costs at most one contended interval per kMaxHold.
 //  - intervals in which the thread was runnable for less than kMinRunnable (it slept between
 //    runs) are merged with the next one, not judged.
+//  - while reduced, the machine's CPU time is read once per kMachineWindow: a window in which
+//    at least kFreeIdleShare of a CPU stayed idle and other processes used at most
+//    kFreeOthersShare of a CPU means the load has gone, so the thread probes full threads at
+//    once (after kMinHold) with the hold reset, instead of waiting out a hold that contended
+//    probes under an earlier partial load may have doubled to kMaxHold. Under a partial load
+//    (one spinner beside a 1-thread run) other processes use a whole CPU, and under the
+//    process's own load (more calling threads than cores) nothing is idle: both keep the hold.
 class LoadDecider {
  public:
   static constexpr int64_t kSampleInterval = 4'000'000;   // 4 ms of wall time
@@ -49,12 +74,21 @@ class LoadDecider {
   static constexpr double kExitShare = 0.08;
   static constexpr int64_t kMinHold = 20'000'000;         // 20 ms
   static constexpr int64_t kMaxHold = 1'000'000'000;      // 1 s
+  static constexpr int64_t kMachineWindow = 100'000'000;  // 100 ms: 10 clock ticks
+  static constexpr double kFreeIdleShare = 0.5;
+  static constexpr double kFreeOthersShare = 0.25;
 
   // Whether a sample is due at `wall_ns` (always true before the first sample).
   bool SampleDue(int64_t wall_ns) const;
   // Takes a sample; returns whether runs should now use one thread.
   bool Update(const SchedSample& sample);
   bool reduced() const { return reduced_; }
+  // Whether a machine sample is due at `wall_ns`: only while reduced, at the start of a window
+  // and once kMachineWindow after it.
+  bool MachineSampleDue(int64_t wall_ns) const;
+  // Takes a machine sample; returns whether runs should now use one thread (false when the
+  // window since the last machine sample shows free CPUs and the hold's kMinHold has passed).
+  bool UpdateMachine(const MachineSample& sample);
 
  private:
   bool has_base_ = false;
@@ -65,6 +99,8 @@ class LoadDecider {
   bool probing_ = false;  // full threads after a hold: a contended interval doubles the hold
   // Runnable time of the consecutive contended intervals at full threads (not probing).
   int64_t contended_ns_ = 0;
+  bool has_machine_base_ = false;  // a window started while reduced
+  MachineSample machine_base_;
 };
 
 // The calling thread's monitor. ThreadsForRun(requested) is `requested`, or 1 while the thread
@@ -83,7 +119,9 @@ class LoadMonitor {
  private:
   LoadMonitor();
   bool Read(SchedSample* sample) const;
+  bool ReadMachine(MachineSample* sample) const;
   int fd_ = -1;
+  int stat_fd_ = -1;  // /proc/stat; -1 when unreadable (then holds run their full length)
   LoadDecider decider_;
 };
 

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <memory>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "accy/builder.h"
@@ -87,6 +88,101 @@ TEST(LoadDeciderTest, IdleIntervalsAreMergedNotJudged) {
   EXPECT_FALSE(decider.Update({110 * kMs, kMs, 6 * kMs / 10}));
   // until 8 ms of contended runnable time add up.
   EXPECT_TRUE(decider.Update({120 * kMs, 5 * kMs, 3 * kMs}));
+}
+
+// The machine over a window: `busy_ms` and `idle_ms` summed over its CPUs, `own_ms` this
+// process's CPU time (all threads), `wall_ms` into the test.
+MachineSample Machine(int64_t wall_ms, int64_t busy_ms, int64_t idle_ms, int64_t own_ms) {
+  return {wall_ms * kMs, busy_ms * kMs, idle_ms * kMs, own_ms * kMs};
+}
+
+// Reduces at 10 ms, then three contended probes double the hold to 160 ms (as an intermittent
+// partial load does, ContendedProbesDoubleTheHold): returns the wall time (ms) of the last
+// reduction.
+int64_t ReduceWithLongHold(LoadDecider& decider) {
+  decider.Update(At(0, 0, 0));
+  EXPECT_TRUE(decider.Update(At(10, 5, 5)));     // reduced, hold 20 ms
+  EXPECT_FALSE(decider.Update(At(30, 15, 5)));   // probe
+  EXPECT_TRUE(decider.Update(At(34, 17, 7)));    // contended probe: hold 40 ms
+  EXPECT_FALSE(decider.Update(At(74, 37, 7)));   // probe
+  EXPECT_TRUE(decider.Update(At(78, 39, 9)));    // hold 80 ms
+  EXPECT_FALSE(decider.Update(At(158, 79, 9)));  // probe
+  EXPECT_TRUE(decider.Update(At(162, 81, 11)));  // hold 160 ms from 162 ms
+  return 162;
+}
+
+TEST(LoadDeciderTest, MachineSamplesAreTakenOnlyWhileReducedOncePerWindow) {
+  LoadDecider decider;
+  decider.Update(At(0, 0, 0));
+  EXPECT_FALSE(decider.MachineSampleDue(0));
+  EXPECT_TRUE(decider.Update(At(10, 5, 5)));
+  EXPECT_TRUE(decider.MachineSampleDue(10 * kMs));  // the window's start
+  EXPECT_TRUE(decider.UpdateMachine(Machine(10, 0, 0, 0)));
+  EXPECT_FALSE(decider.MachineSampleDue(109 * kMs));
+  EXPECT_TRUE(decider.MachineSampleDue(110 * kMs));
+  // A window shorter than kMachineWindow is not judged, even when the machine looks free.
+  EXPECT_TRUE(decider.UpdateMachine(Machine(60, 0, 100, 0)));
+}
+
+TEST(LoadDeciderTest, AFreeMachineEndsALongHoldEarly) {
+  LoadDecider decider;
+  const int64_t reduced_at = ReduceWithLongHold(decider);
+  EXPECT_TRUE(decider.UpdateMachine(Machine(reduced_at, 1000, 1000, 500)));
+  EXPECT_TRUE(decider.Update(At(166, 85, 11)));  // calm, but 4 ms into a 160 ms hold
+  // The load went away: over the next 100 ms, 95 ms of the CPUs' 200 stayed idle and this
+  // process's 100 ms were all the busy time. A probe at once, 60 ms before the hold ends.
+  EXPECT_FALSE(decider.UpdateMachine(Machine(reduced_at + 100, 1100, 1095, 600)));
+  EXPECT_FALSE(decider.reduced());
+  // The probe is contended (the load came back): reduced with the hold doubled from kMinHold
+  // (40 ms), not from 160 ms.
+  EXPECT_TRUE(decider.Update(At(266, 87, 13)));
+  EXPECT_TRUE(decider.Update(At(305, 126, 13)));   // calm, 39 ms after reducing
+  EXPECT_FALSE(decider.Update(At(306, 127, 13)));  // 40 ms: probe
+}
+
+TEST(LoadDeciderTest, AMachineBusyWithOthersOrWithThisProcessKeepsTheHold) {
+  for (const auto& [busy, idle, own] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
+           {200, 0, 100},    // two spinners beside a 1-thread run: nothing idle
+           {110, 90, 10},    // one spinner beside an intermittent caller: idle, but others 100 ms
+           {200, 0, 200},    // this process's own load (more callers than cores): nothing idle
+           {140, 60, 100}}) {  // idle 60 ms (above half a CPU), but others 40 ms: not free
+    LoadDecider decider;
+    const int64_t reduced_at = ReduceWithLongHold(decider);
+    EXPECT_TRUE(decider.UpdateMachine(Machine(reduced_at, 0, 0, 0)));
+    EXPECT_TRUE(decider.UpdateMachine(Machine(reduced_at + 100, busy, idle, own)))
+        << busy << " " << idle << " " << own;
+  }
+}
+
+TEST(LoadDeciderTest, MachineCountersGoingBackRestartTheWindow) {
+  LoadDecider decider;
+  const int64_t reduced_at = ReduceWithLongHold(decider);
+  EXPECT_TRUE(decider.UpdateMachine(Machine(reduced_at, 1000, 1000, 500)));
+  EXPECT_TRUE(decider.UpdateMachine(Machine(reduced_at + 100, 900, 1095, 600)));
+  // The restarted window judges from the sample that went back.
+  EXPECT_FALSE(decider.UpdateMachine(Machine(reduced_at + 200, 1000, 1190, 700)));
+}
+
+TEST(ProcStatTest, ReadsBusyAndIdleTicksOfTheCpuLine) {
+  MachineSample sample;
+  ASSERT_TRUE(ParseProcStatCpu("cpu  10 1 5 100 2 3 4 6 7 0\ncpu0 5 0 2 50 1 1 2 3 3 0\n", 10'000'000,
+                               &sample));
+  EXPECT_EQ(sample.busy_ns, (10 + 1 + 5 + 3 + 4 + 6) * 10'000'000LL);  // guest is in user
+  EXPECT_EQ(sample.idle_ns, (100 + 2) * 10'000'000LL);
+  // An old kernel's line with exactly eight fields.
+  ASSERT_TRUE(ParseProcStatCpu("cpu 1 0 0 9 0 0 0 0", 1, &sample));
+  EXPECT_EQ(sample.busy_ns, 1);
+  EXPECT_EQ(sample.idle_ns, 9);
+}
+
+TEST(ProcStatTest, RejectsWhatIsNotACpuLine) {
+  MachineSample sample;
+  EXPECT_FALSE(ParseProcStatCpu("", 1, &sample));
+  EXPECT_FALSE(ParseProcStatCpu("cpu0 1 2 3 4 5 6 7 8", 1, &sample));  // a per-CPU line
+  EXPECT_FALSE(ParseProcStatCpu("intr 1 2 3", 1, &sample));
+  EXPECT_FALSE(ParseProcStatCpu("cpu  1 2 3 4 5 6 7", 1, &sample));  // seven fields
+  EXPECT_FALSE(ParseProcStatCpu("cpu  1 2 x 4 5 6 7 8", 1, &sample));
+  EXPECT_FALSE(ParseProcStatCpu("cpu  1 2 -3 4 5 6 7 8", 1, &sample));
 }
 
 TensorType F32(std::vector<int64_t> dims) {
