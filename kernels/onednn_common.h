@@ -68,9 +68,10 @@ struct BoundArgument {
   // Index into the run's buffers (inputs, then outputs); -1 for memory the binding owns
   // (scratchpad, folded constants).
   int buffer = -1;
-  // The buffer's own layout when the primitive reads a re-laid-out copy of it (weights with a
-  // padded row stride, onednn_dot_general.cc); empty = the argument's. Set only on inputs, and
-  // consumed by StageArguments.
+  // The buffer's own layout when the primitive reads (input) or writes (output) a re-laid-out
+  // copy of it: weights with a padded row stride (onednn_dot_general.cc), blocked weights and
+  // activations of a convolution (onednn_convolution.cc); empty = the argument's. Consumed by
+  // StageArguments.
   std::optional<dnnl::memory::desc> buffer_md = std::nullopt;
   // With buffer_md: the buffer is a parameter the caller declared constant across runs
   // (CompileOptions::constant_parameters, accy/engine.h), so its re-laid-out copy is refilled

@@ -14,8 +14,11 @@
 // (LibraryKernelOptions::constant_parameters); before each run when only oneDNN's reference
 // implementation takes the buffer's layout, or when that layout gets only the im2col + GEMM
 // convolution and the window is large enough to pay for it (PreferredWeightsPay); otherwise
-// the primitive reads the buffer in place. oneDNN's reference implementation ("ref:any") is
-// refused: the JIT is faster.
+// the primitive reads the buffer in place. When the program's activation layout gets only the
+// im2col + GEMM convolution (NCHW: gemm:jit) and the window is not a plain 1x1, the input and
+// result go through the layouts the primitive picks (blocked nChw16c / nChw8c), reordered
+// before and after each run (BlockedActivationsPay). oneDNN's reference implementation
+// ("ref:any") is refused: the JIT is faster.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -151,6 +154,25 @@ bool PreferredWeightsPay(const Operation& op) {
   return window > 1 && positions >= 128;
 }
 
+// Whether activations in the program's layout are worth reordering (before and after each run)
+// into the layouts the primitive picks when, in their own layout, oneDNN 2.6 has only im2col +
+// GEMM ("gemm:jit") or its reference code: NCHW f32 on AMD Zen 4, AVX-512, batch 1, ResNet-50's
+// shapes (bench/bench_convolution.cc, raw primitives in NCHW / NHWC / accy NCHW through the
+// blocked layouts, ms, 1 thread): 7x7 3->64 stride 2 at 224 3.18 / 2.06 / 2.20, 3x3 64->64 at
+// 56 2.80 / 1.95 / 2.03, depthwise 3x3 128 at 56 1.72 / 0.10 / 0.28; but 1x1 256->512 stride 2
+// 2.04 / 1.77 / 2.13 (the reorders of its 4.8 MB cost more than GEMM loses) and a 1x1 stride-1
+// convolution is a plain GEMM. So: a window of more than one position.
+bool BlockedActivationsPay(const Operation& op) {
+  const ConvolutionSpec spec = ir_internal::ConvolutionSpecOf(op);
+  const ConvDimensionNumbers& dn = spec.dimension_numbers;
+  const TensorType& rhs = op.operand(1)->type();
+  int64_t window = 1;
+  for (size_t s = 0; s < dn.kernel_spatial_dimensions.size(); ++s) {
+    window *= rhs.dim(dn.kernel_spatial_dimensions[s]);
+  }
+  return window > 1;
+}
+
 StatusOr<BoundPrimitive> BindConvolutionPrimitive(const Operation& op, LowPrecision types,
                                                   const LibraryKernelOptions& options) {
   ConvMapping m;
@@ -174,23 +196,24 @@ StatusOr<BoundPrimitive> BindConvolutionPrimitive(const Operation& op, LowPrecis
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     bool weights_constant_source = false;
-    auto make_pd = [&](const dnnl::memory::desc& weights_md) {
+    auto make_pd = [&](const dnnl::memory::desc& src_md, const dnnl::memory::desc& weights_md,
+                       const dnnl::memory::desc& dst_md) {
       const dnnl::convolution_forward::desc desc(
-          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, m.src_md,
-          weights_md, m.dst_md, m.strides, m.dilates, m.padding_l, m.padding_r);
+          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_md,
+          weights_md, dst_md, m.strides, m.dilates, m.padding_l, m.padding_r);
       return dnnl::convolution_forward::primitive_desc(desc, attr, CpuEngine());
     };
     // Constant weights: the primitive's preferred layout, reordered once below. Weights read
     // from a buffer: see PreferredWeightsPay.
     dnnl::convolution_forward::primitive_desc conv_pd =
-        make_pd(weights != nullptr ? weights_any : m.weights_md);
+        make_pd(m.src_md, weights != nullptr ? weights_any : m.weights_md, m.dst_md);
     bool reorder_weights = false;
+    const bool declared_constant = weights == nullptr && IsConstantParameter(options, op.operand(1));
     if (weights == nullptr) {
-      const bool declared_constant = IsConstantParameter(options, op.operand(1));
       const std::string plain_impl = conv_pd.impl_info_str();
       if (declared_constant || IsReferenceImplementation(plain_impl) ||
           IsGemmImplementation(plain_impl)) {
-        dnnl::convolution_forward::primitive_desc any_pd = make_pd(weights_any);
+        dnnl::convolution_forward::primitive_desc any_pd = make_pd(m.src_md, weights_any, m.dst_md);
         const std::string any_impl = any_pd.impl_info_str();
         if (!IsReferenceImplementation(any_impl) && any_pd.weights_desc() != m.weights_md &&
             (declared_constant || IsReferenceImplementation(plain_impl) ||
@@ -201,6 +224,33 @@ StatusOr<BoundPrimitive> BindConvolutionPrimitive(const Operation& op, LowPrecis
         }
       }
     }
+    // Activations in the program's layout that oneDNN convolves only by im2col + GEMM or its
+    // reference code (NCHW f32 on AVX-512 and AVX2 hosts: gemm:jit) go through the layouts the
+    // primitive picks (format_tag::any, blocked nChw16c / nChw8c), reordered before and after
+    // each run: see BlockedActivationsPay.
+    bool reorder_activations = false;
+    const std::string chosen_impl = conv_pd.impl_info_str();
+    auto im2col_or_ref = [](const std::string& impl) {
+      return IsGemmImplementation(impl) || IsReferenceImplementation(impl);
+    };
+    // Only when the activations are what keeps the direct convolutions away (with weights in
+    // any layout the program's activation layout still gets only GEMM); otherwise the weights
+    // choice above stands.
+    if (im2col_or_ref(chosen_impl) && BlockedActivationsPay(op) &&
+        im2col_or_ref(make_pd(m.src_md, weights_any, m.dst_md).impl_info_str())) {
+      const dnnl::memory::desc src_any(m.src_md.dims(), m.src_md.data_type(),
+                                       dnnl::memory::format_tag::any);
+      const dnnl::memory::desc dst_any(m.dst_md.dims(), m.dst_md.data_type(),
+                                       dnnl::memory::format_tag::any);
+      dnnl::convolution_forward::primitive_desc blocked_pd = make_pd(src_any, weights_any, dst_any);
+      const std::string blocked_impl = blocked_pd.impl_info_str();
+      if (!im2col_or_ref(blocked_impl)) {
+        conv_pd = std::move(blocked_pd);
+        reorder_activations = true;
+        reorder_weights = weights == nullptr && conv_pd.weights_desc() != m.weights_md;
+        weights_constant_source = reorder_weights && declared_constant;
+      }
+    }
     if (!options.allow_reference_implementation &&
         IsReferenceImplementation(conv_pd.impl_info_str())) {
       return Unmapped(m.name, StrCat("oneDNN offers only its reference implementation (",
@@ -208,7 +258,12 @@ StatusOr<BoundPrimitive> BindConvolutionPrimitive(const Operation& op, LowPrecis
     }
     bound.primitive = dnnl::convolution_forward(conv_pd);
     const dnnl::engine& engine = CpuEngine();
-    bound.arguments.push_back({DNNL_ARG_SRC, dnnl::memory(m.src_md, engine, DNNL_MEMORY_NONE), 0});
+    if (reorder_activations && conv_pd.src_desc() != m.src_md) {
+      bound.arguments.push_back(
+          {DNNL_ARG_SRC, dnnl::memory(conv_pd.src_desc(), engine, DNNL_MEMORY_NONE), 0, m.src_md});
+    } else {
+      bound.arguments.push_back({DNNL_ARG_SRC, dnnl::memory(m.src_md, engine, DNNL_MEMORY_NONE), 0});
+    }
     if (weights != nullptr) {
       // Reordered once here into the primitive's layout; the rhs buffer slot is not read.
       bound.arguments.push_back(
@@ -221,10 +276,16 @@ StatusOr<BoundPrimitive> BindConvolutionPrimitive(const Operation& op, LowPrecis
       bound.arguments.push_back(
           {DNNL_ARG_WEIGHTS, dnnl::memory(m.weights_md, engine, DNNL_MEMORY_NONE), 1});
     }
-    bound.arguments.push_back({DNNL_ARG_DST, dnnl::memory(m.dst_md, engine, DNNL_MEMORY_NONE), 2});
+    if (reorder_activations && conv_pd.dst_desc() != m.dst_md) {
+      bound.arguments.push_back(
+          {DNNL_ARG_DST, dnnl::memory(conv_pd.dst_desc(), engine, DNNL_MEMORY_NONE), 2, m.dst_md});
+    } else {
+      bound.arguments.push_back({DNNL_ARG_DST, dnnl::memory(m.dst_md, engine, DNNL_MEMORY_NONE), 2});
+    }
     AddScratchpad(conv_pd, bound);
     StageArguments(bound, types);
     if (types == LowPrecision::kStagedAsF32) bound.implementation += " (bf16/f16 staged as f32)";
+    if (reorder_activations) bound.implementation += " (activations reordered to its layouts per run)";
     if (reorder_weights) {
       bound.implementation += weights_constant_source
                                   ? " (declared-constant weights reordered once)"

@@ -335,5 +335,46 @@ TEST(OnednnConvolutionWeightsTest, BufferWeightsFollowTheirValuesOnEveryRun) {
   }
 }
 
+// NCHW activations (onednn_convolution.cc, BlockedActivationsPay): oneDNN 2.6 convolves plain
+// NCHW f32 only by im2col + GEMM on AVX2 and AVX-512 hosts, so a window of more than one position
+// runs a direct convolution over blocked copies of the input and result, reordered around each
+// run; a 1x1 window stays a GEMM over the buffers. Both match the reference, run after run
+// (the staged result is written back every time).
+TEST(OnednnConvolutionLayoutTest, NchwWindowsRunDirectOverBlockedActivations) {
+  struct Case {
+    std::vector<int64_t> lhs, rhs;
+    int64_t groups, window;
+    bool blocked;
+  };
+  for (const Case& c : {Case{{2, 16, 20, 20}, {32, 16, 3, 3}, 1, 144, true},
+                        Case{{1, 32, 24, 24}, {32, 1, 3, 3}, 32, 9, true},  // depthwise
+                        Case{{1, 64, 20, 20}, {64, 64, 1, 1}, 1, 64, false}}) {
+    SCOPED_TRACE("lhs channels " + std::to_string(c.lhs[1]) + ", window " +
+                 std::to_string(c.rhs[2]) + ", groups " + std::to_string(c.groups));
+    ConvolutionSpec spec = Spec(Nchw(), {}, {{1, 1}, {1, 1}});
+    if (c.rhs[2] == 1) spec.padding = {{0, 0}, {0, 0}};
+    spec.feature_group_count = c.groups;
+    ASSERT_OK_AND_ASSIGN(auto planned, PlannedConvolution::Make(kF32, c.lhs, c.rhs, spec));
+    const Function& main = *planned->module().functions()[0];
+    ASSERT_OK_AND_ASSIGN(LibraryKernel kernel,
+                         LibraryKernel::Create(planned->item(), planned->fusion(), kAnySize));
+    const std::string& implementation = kernel.implementation();
+    EXPECT_EQ(implementation.find("(activations reordered to its layouts per run)") !=
+                  std::string::npos,
+              c.blocked)
+        << implementation;
+    if (c.blocked) EXPECT_THAT(implementation, ::testing::Not(HasSubstr("gemm"))) << implementation;
+    for (uint64_t seed : {1u, 2u}) {
+      Tensor x = Random(main.parameter_types()[0], seed);
+      Tensor w = Random(main.parameter_types()[1], seed + 10);
+      ASSERT_OK_AND_ASSIGN(Tensor out, Tensor::Allocate(main.result_types()[0]));
+      ASSERT_OK(RunOver(kernel, x, w, out));
+      ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected,
+                           Evaluate(planned->module(), "main", std::vector<Tensor>{x, w}));
+      ExpectClose(out, expected[0], 2e-6 * double(c.window), 2e-6);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace accy::kernels_test
