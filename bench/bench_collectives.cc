@@ -1,12 +1,17 @@
 // all_reduce across a Gloo world on TCP loopback: W ranks (2 and 4), each a thread of this
 // process with its own Gloo context and TCP pairs (the same transport and algorithm as W
 // processes; threads only so Google Benchmark can time them), three ways in one run:
-//   BM_GlooAllreduceDirect   gloo::allreduce with gloo::sum<float> (the baseline)
+//   BM_GlooAllreduceDirect   gloo::allreduce with gloo::sum<float>, in place (the baseline)
+//   BM_GlooAllreduceDirectOutOfPlace
+//                            the same with a separate input and output buffer (Gloo reads the
+//                            input and writes the result to the output), which is what an
+//                            executable does: its parameters are the caller's and stay intact
 //   BM_AccyCommunicator      accy's Communicator::AllReduce (accy/collectives.h)
 //   BM_AccyExecutable        an executable holding one stablehlo.all_reduce, Run with the
 //                            communicator (the executor's collective item)
-// at 64 MiB of f32 (GBps = bytes reduced per second; vs_gloo = baseline time / this time) and at
-// 4 bytes (overhead_us = this time minus the baseline's, in microseconds). A team of persistent
+// at 64 MiB of f32 (GBps = bytes reduced per second; vs_gloo = in-place baseline time / this
+// time, vs_gloo_out_of_place = out-of-place baseline time / this time) and at 4 bytes
+// (overhead_us = this time minus the in-place baseline's, in microseconds). A team of persistent
 // threads runs each iteration; every rank's call is inside the timed region.
 #include <benchmark/benchmark.h>
 
@@ -148,24 +153,31 @@ const accy::Executable& AllReduceExecutable(World& world, int64_t count) {
   return *exe;
 }
 
-// Seconds per iteration of the baseline, by (world, count), for the ratios.
-std::map<std::pair<int, int64_t>, double>& Baseline() {
-  static std::map<std::pair<int, int64_t>, double> baseline;
-  return baseline;
+enum class Role { kBaseline, kOutOfPlaceBaseline, kMeasured };
+
+// Seconds per iteration of the baselines, by (world, count), for the ratios.
+std::map<std::pair<int, int64_t>, double>& Baseline(Role role) {
+  static std::map<std::pair<int, int64_t>, double> in_place, out_of_place;
+  return role == Role::kOutOfPlaceBaseline ? out_of_place : in_place;
 }
 
-void Report(benchmark::State& state, int size, int64_t count, bool is_baseline) {
+void Report(benchmark::State& state, int size, int64_t count, Role role) {
   const double seconds =
       state.iterations() > 0 ? state.counters["seconds"].value / state.iterations() : 0;
   state.counters.erase("seconds");
   const double bytes = static_cast<double>(count) * 4;
   state.counters["GBps"] = seconds > 0 ? bytes / seconds / 1e9 : 0;
   const auto key = std::make_pair(size, count);
-  if (is_baseline) {
-    Baseline()[key] = seconds;
-  } else if (Baseline().count(key) != 0 && seconds > 0) {
-    state.counters["vs_gloo"] = Baseline()[key] / seconds;
-    state.counters["overhead_us"] = (seconds - Baseline()[key]) * 1e6;
+  if (role != Role::kMeasured) {
+    Baseline(role)[key] = seconds;
+  } else if (seconds > 0) {
+    auto& in_place = Baseline(Role::kBaseline);
+    auto& out_of_place = Baseline(Role::kOutOfPlaceBaseline);
+    if (in_place.count(key) != 0) {
+      state.counters["vs_gloo"] = in_place[key] / seconds;
+      state.counters["overhead_us"] = (seconds - in_place[key]) * 1e6;
+    }
+    if (out_of_place.count(key) != 0) state.counters["vs_gloo_out_of_place"] = out_of_place[key] / seconds;
   }
   state.SetLabel("W=" + std::to_string(size) + ", TCP loopback");
 }
@@ -193,7 +205,27 @@ void BM_GlooAllreduceDirect(benchmark::State& state) {
         static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<float>));
     gloo::allreduce(options);
   });
-  Report(state, size, count, true);
+  Report(state, size, count, Role::kBaseline);
+}
+
+void BM_GlooAllreduceDirectOutOfPlace(benchmark::State& state) {
+  const int size = static_cast<int>(state.range(0));
+  const int64_t count = state.range(1);
+  World& world = GetWorld(size);
+  std::vector<std::vector<float>> outputs(static_cast<size_t>(size));
+  for (int r = 0; r < size; ++r) {
+    RankData(world, r, count);
+    outputs[static_cast<size_t>(r)].assign(static_cast<size_t>(count), 0.0f);  // first touch
+  }
+  Time(state, world, [&](int rank) {
+    gloo::AllreduceOptions options(world.gloo[static_cast<size_t>(rank)]);
+    options.setInput(RankData(world, rank, count).data(), static_cast<size_t>(count));
+    options.setOutput(outputs[static_cast<size_t>(rank)].data(), static_cast<size_t>(count));
+    options.setReduceFunction(
+        static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<float>));
+    gloo::allreduce(options);
+  });
+  Report(state, size, count, Role::kOutOfPlaceBaseline);
 }
 
 void BM_AccyCommunicator(benchmark::State& state) {
@@ -211,7 +243,7 @@ void BM_AccyCommunicator(benchmark::State& state) {
         accy::CollectiveReduction::kSum);
     if (!status.ok()) std::abort();
   });
-  Report(state, size, count, false);
+  Report(state, size, count, Role::kMeasured);
 }
 
 void BM_AccyExecutable(benchmark::State& state) {
@@ -233,7 +265,7 @@ void BM_AccyExecutable(benchmark::State& state) {
                                   options);
     if (!status.ok()) std::abort();
   });
-  Report(state, size, count, false);
+  Report(state, size, count, Role::kMeasured);
 }
 
 void Shapes(benchmark::internal::Benchmark* b) {
@@ -245,6 +277,7 @@ void Shapes(benchmark::internal::Benchmark* b) {
 }
 
 BENCHMARK(BM_GlooAllreduceDirect)->Apply(Shapes);
+BENCHMARK(BM_GlooAllreduceDirectOutOfPlace)->Apply(Shapes);
 BENCHMARK(BM_AccyCommunicator)->Apply(Shapes);
 BENCHMARK(BM_AccyExecutable)->Apply(Shapes);
 
