@@ -90,8 +90,8 @@ class SigpipeBlock {
 
 // The status of a gloo::IoException whose text is `what`, for `call`: Gloo tells timeouts apart
 // only by their text ("Timed out waiting", "Read timeout", "Connect timeout", ...), which become
-// kDeadlineExceeded; every other I/O failure (connection closed or refused, Redis errors) is
-// kUnavailable.
+// kDeadlineExceeded; every other I/O failure (connection closed or refused) is kUnavailable.
+// (Store failures arrive as StoreFailure, see StoreError.)
 Status IoError(std::string_view call, std::string_view what) {
   std::string lower(what);
   std::transform(lower.begin(), lower.end(), lower.begin(),
@@ -100,6 +100,13 @@ Status IoError(std::string_view call, std::string_view what) {
     return absl::DeadlineExceededError(StrCat(call, ": timed out (Gloo: ", what, ")"));
   }
   return absl::UnavailableError(StrCat(call, ": a peer or the store is gone (Gloo: ", what, ")"));
+}
+
+// The status of a failed rendezvous store (`failure`) for `call`.
+Status StoreError(std::string_view call, std::string_view store, const StoreFailure& failure) {
+  return Status(
+      failure.timed_out ? absl::StatusCode::kDeadlineExceeded : absl::StatusCode::kUnavailable,
+      StrCat(call, ": the rendezvous through ", store, " failed: ", failure.what()));
 }
 
 // One Gloo context (the world or one group) and the tag of its next collective (members call
@@ -196,6 +203,8 @@ Status GlooCommunicator::Guarded(const std::string& call, const int& peer, Body&
                                                 absl::StrJoin(missing, ", "),
                                                 " did not join the group's Gloo context within ",
                                                 options_.communicator.timeout.count(), " ms"));
+  } catch (const StoreFailure& e) {
+    status = StoreError(where, StrCat(options_.rendezvous, " prefix '", options_.prefix, "'"), e);
   } catch (const gloo::IoException& e) {
     status = IoError(where, e.what());
   } catch (const std::exception& e) {  // gloo::EnforceNotMet (a failed Gloo check), ...
@@ -491,6 +500,8 @@ StatusOr<std::unique_ptr<Communicator>> CreateGlooCommunicator(const GlooOptions
         who, ": rank", missing.size() == 1 ? " " : "s ", absl::StrJoin(missing, ", "),
         " did not join through ", store_name, " within ", options.communicator.timeout.count(),
         " ms (a process that never started, or a wrong world size)"));
+  } catch (const collectives::StoreFailure& e) {
+    return collectives::StoreError(who, store_name, e);
   } catch (const gloo::IoException& e) {
     return collectives::IoError(StrCat(who, " through ", store_name), e.what());
   } catch (const std::exception& e) {

@@ -4,6 +4,7 @@
 #include <netdb.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -31,23 +33,21 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// A Gloo store whose waits poll every 5 ms until one deadline (`check` is public in
-// RedisStore, protected in FileStore: a subclass reaches both).
-template <typename BaseStore>
-class DeadlineStore final : public BaseStore, public GlooStore {
+// Gloo's FileStore whose waits poll every 5 ms until one deadline (FileStore::get waits 30 s
+// whatever the timeout; `check` is protected: a subclass reaches it).
+class FileDeadlineStore final : public gloo::rendezvous::FileStore, public GlooStore {
  public:
-  template <typename... Args>
-  explicit DeadlineStore(Args&&... args) : BaseStore(std::forward<Args>(args)...) {}
+  explicit FileDeadlineStore(const std::string& folder) : FileStore(folder) {}
 
   gloo::rendezvous::Store& store() override { return *this; }
   void set_deadline(Clock::time_point deadline) override { deadline_ = deadline; }
-  bool Has(const std::string& key) override { return this->check({key}); }
+  bool Has(const std::string& key) override { return check({key}); }
 
-  // Gloo's FileStore::get and RedisStore::get call the one-argument wait.
+  // FileStore::get calls the one-argument wait.
   void wait(const std::vector<std::string>& keys) override { wait(keys, gloo::kNoTimeout); }
   void wait(const std::vector<std::string>& keys,
             const std::chrono::milliseconds& /*Gloo's timeout: the deadline rules*/) override {
-    while (!this->check(keys)) {
+    while (!check(keys)) {
       if (Clock::now() >= deadline_) {
         throw StoreDeadlineExceeded(StrCat("keys ", absl::StrJoin(keys, ", ")));
       }
@@ -56,6 +56,92 @@ class DeadlineStore final : public BaseStore, public GlooStore {
   }
 
  private:
+  Clock::time_point deadline_;
+};
+
+// `what` of a Gloo exception without the "[file:line] " GLOO_ERROR_MSG puts in front.
+std::string_view WithoutSourceLocation(std::string_view what) {
+  if (what.starts_with("[")) {
+    if (const size_t end = what.find("] "); end != std::string_view::npos) {
+      return what.substr(end + 2);
+    }
+  }
+  return what;
+}
+
+// Gloo's RedisStore with the same deadline. hiredis's blocking context waits for a reply
+// without limit, so a server that stops replying (stopped, swapped out, its host cut off)
+// would hang the rendezvous: every command runs with the time left before the deadline as its
+// socket timeout, at least kMinCommandTime (a command issued at the deadline still gets its
+// answer, so a late rank is reported as late rather than the server as mute). A failed
+// command (error reply, closed connection, no reply) throws StoreFailure naming the server;
+// the hiredis context is unusable afterwards, as is the communicator.
+class RedisDeadlineStore final : public gloo::rendezvous::RedisStore, public GlooStore {
+ public:
+  static constexpr std::chrono::milliseconds kMinCommandTime{100};
+
+  RedisDeadlineStore(const std::string& host, int port, std::chrono::milliseconds timeout)
+      : RedisStore(host, port),
+        server_(StrCat(host, ":", port)),
+        timeout_(timeout),
+        deadline_(Clock::now() + timeout) {}
+
+  gloo::rendezvous::Store& store() override { return *this; }
+  void set_deadline(Clock::time_point deadline) override { deadline_ = deadline; }
+  bool Has(const std::string& key) override {
+    return Command([&] { return check({key}); });
+  }
+
+  void set(const std::string& key, const std::vector<char>& data) override {
+    Command([&] {
+      RedisStore::set(key, data);
+      return true;
+    });
+  }
+  // RedisStore::get calls wait (this one) before its GET.
+  std::vector<char> get(const std::string& key) override {
+    return Command([&] { return RedisStore::get(key); });
+  }
+  void wait(const std::vector<std::string>& keys) override { wait(keys, gloo::kNoTimeout); }
+  void wait(const std::vector<std::string>& keys,
+            const std::chrono::milliseconds& /*Gloo's timeout: the deadline rules*/) override {
+    while (!Command([&] { return check(keys); })) {
+      if (Clock::now() >= deadline_) {
+        throw StoreDeadlineExceeded(StrCat("keys ", absl::StrJoin(keys, ", ")));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+
+ private:
+  // Runs `command` (RedisStore calls) under the socket timeout; Gloo's IoException becomes
+  // StoreFailure (which an enclosing Command lets through untouched).
+  template <typename F>
+  auto Command(F&& command) -> decltype(command()) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now());
+    const int64_t limit_ms = std::max(left, kMinCommandTime).count();
+    const timeval limit{static_cast<time_t>(limit_ms / 1000),
+                        static_cast<suseconds_t>(limit_ms % 1000 * 1000)};
+    redisSetTimeout(redis_, limit);  // fails only when setsockopt does: the limit is then off
+    try {
+      return command();
+    } catch (const gloo::IoException& e) {
+      // hiredis reports a socket timeout as the I/O error EAGAIN.
+      if (redis_->err == REDIS_ERR_IO &&
+          std::string_view(redis_->errstr) == std::strerror(EAGAIN)) {
+        throw StoreFailure(
+            StrCat("Redis server ", server_, " did not reply before the ", timeout_.count(),
+                   " ms timeout ran out (hiredis: ", redis_->errstr, ")"),
+            /*timed_out=*/true);
+      }
+      throw StoreFailure(StrCat("Redis server ", server_, ": ", WithoutSourceLocation(e.what())),
+                         /*timed_out=*/false);
+    }
+  }
+
+  const std::string server_;  // host:port
+  const std::chrono::milliseconds timeout_;
   Clock::time_point deadline_;
 };
 
@@ -110,11 +196,13 @@ StatusOr<RendezvousSpec> ParseRendezvous(std::string_view rendezvous) {
   if (rendezvous.starts_with("redis:")) {
     const std::string_view rest = rendezvous.substr(6);
     const size_t colon = rest.rfind(':');
-    if (colon == std::string_view::npos || colon == 0) return bad("no host and port");
+    if (rest.empty()) return bad("no host and port");
+    if (colon == std::string_view::npos) return bad("no port");
+    if (colon == 0) return bad("no host");
     spec.host = std::string(rest.substr(0, colon));
-    if (!absl::SimpleAtoi(std::string(rest.substr(colon + 1)), &spec.port) || spec.port < 1 ||
-        spec.port > 65535) {
-      return bad("the port is not a number in [1, 65535]");
+    const std::string_view port = rest.substr(colon + 1);
+    if (!absl::SimpleAtoi(std::string(port), &spec.port) || spec.port < 1 || spec.port > 65535) {
+      return bad(StrCat("port '", port, "' is not a number in [1, 65535]"));
     }
     return spec;
   }
@@ -138,9 +226,9 @@ StatusOr<std::unique_ptr<GlooStore>> OpenGlooStore(const RendezvousSpec& spec,
   }
   try {
     if (!spec.folder.empty()) {
-      return std::make_unique<DeadlineStore<gloo::rendezvous::FileStore>>(spec.folder);
+      return std::make_unique<FileDeadlineStore>(spec.folder);
     }
-    return std::make_unique<DeadlineStore<gloo::rendezvous::RedisStore>>(spec.host, spec.port);
+    return std::make_unique<RedisDeadlineStore>(spec.host, spec.port, timeout);
   } catch (const std::exception& e) {
     return absl::UnavailableError(StrCat("store '", rendezvous, "' cannot be reached: ", e.what()));
   }

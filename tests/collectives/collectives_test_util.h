@@ -1,11 +1,15 @@
-// Shared by the communicator tests (communicator_test.cc, gloo_communicator_test.cc).
+// Shared by the communicator tests (communicator_test.cc, gloo_communicator_test.cc,
+// gloo_redis_test.cc).
 #ifndef ACCY_TESTS_COLLECTIVES_COLLECTIVES_TEST_UTIL_H_
 #define ACCY_TESTS_COLLECTIVES_COLLECTIVES_TEST_UTIL_H_
 
 #include <stdlib.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -29,6 +33,39 @@ class TempFolder {
 
  private:
   std::string path_;
+};
+
+// Sets or unsets (null value) environment variables for the life of the object.
+class ScopedEnvironment {
+ public:
+  explicit ScopedEnvironment(std::vector<std::pair<std::string, const char*>> variables) {
+    for (const auto& [name, value] : variables) {
+      const char* old = std::getenv(name.c_str());
+      saved_.push_back({name, old != nullptr, old != nullptr ? old : ""});
+      if (value != nullptr) {
+        setenv(name.c_str(), value, 1);
+      } else {
+        unsetenv(name.c_str());
+      }
+    }
+  }
+  ~ScopedEnvironment() {
+    for (const Saved& saved : saved_) {
+      if (saved.was_set) {
+        setenv(saved.name.c_str(), saved.value.c_str(), 1);
+      } else {
+        unsetenv(saved.name.c_str());
+      }
+    }
+  }
+
+ private:
+  struct Saved {
+    std::string name;
+    bool was_set;
+    std::string value;
+  };
+  std::vector<Saved> saved_;
 };
 
 }  // namespace accy

@@ -119,39 +119,6 @@ TEST(GlooCommunicatorTest, FolderIsCreatedAndPrefixesSeparateWorlds) {
               "already holds this rank's keys");
 }
 
-// Sets or unsets (null value) environment variables for the life of the object.
-class ScopedEnvironment {
- public:
-  explicit ScopedEnvironment(std::vector<std::pair<std::string, const char*>> variables) {
-    for (const auto& [name, value] : variables) {
-      const char* old = std::getenv(name.c_str());
-      saved_.push_back({name, old != nullptr, old != nullptr ? old : ""});
-      if (value != nullptr) {
-        setenv(name.c_str(), value, 1);
-      } else {
-        unsetenv(name.c_str());
-      }
-    }
-  }
-  ~ScopedEnvironment() {
-    for (const Saved& saved : saved_) {
-      if (saved.was_set) {
-        setenv(saved.name.c_str(), saved.value.c_str(), 1);
-      } else {
-        unsetenv(saved.name.c_str());
-      }
-    }
-  }
-
- private:
-  struct Saved {
-    std::string name;
-    bool was_set;
-    std::string value;
-  };
-  std::vector<Saved> saved_;
-};
-
 TEST(GlooCommunicatorTest, OptionsFromEnvironment) {
   {
     ScopedEnvironment environment({{"ACCY_RANK", "2"},

@@ -1,13 +1,17 @@
 // `accy run` on a grid of processes (tools/spmd_run.h) and `accy conformance --collectives
 // gloo`: processes joined by Gloo give the in-process threads' results; a wrong world size, an
-// unreachable store and a peer killed mid-run are clear errors within the timeout, never hangs.
+// unreachable store and a peer killed mid-run are clear errors within the timeout, never hangs;
+// ranks started by hand meet through a Redis server as they would on several hosts.
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/redis_test_server.h"
 #include "tests/tools/cli_test_util.h"
 #include "tools/npy.h"
 
@@ -238,6 +242,40 @@ TEST_F(SpmdCliTest, APeerKilledMidRunMakesTheOtherFailNotHang) {
   EXPECT_EQ(result.exit_code, 1) << result.output;
   EXPECT_THAT(result.output, HasSubstr("process 0 (replica 0, partition 0): all_reduce"));
   EXPECT_LT(seconds, 40.0) << result.output;
+}
+
+TEST_F(SpmdCliTest, RanksStartedByHandMeetThroughRedis) {
+  // What docs/collectives.md's two-host run does, on one host: each rank is an `accy run` of
+  // its own, joined through a Redis server (started here, on a free loopback port).
+  auto server = RedisTestServer::Start();
+  if (server.status().code() == absl::StatusCode::kNotFound) {
+    GTEST_SKIP() << server.status().message();
+  }
+  ASSERT_TRUE(server.ok()) << server.status();
+  Write("spmd.mlir", kProgram);
+  WriteInputs({1, 2});
+  const std::string env = "ACCY_WORLD_SIZE=2 ACCY_RENDEZVOUS=" + (*server)->rendezvous() +
+                          " ACCY_RENDEZVOUS_PREFIX=cli-run ACCY_HOSTNAME=127.0.0.1"
+                          " XDG_CACHE_HOME=xdg ";
+  const std::string run = " run spmd.mlir --input-per-process in --collective-timeout-ms 20000";
+  // Rank 1 in the background, rank 0 in the foreground, both in the test folder; then both
+  // exit codes.
+  const CommandResult result =
+      Shell("{ env ACCY_RANK=1 " + env + Cli() + run + " > rank1.txt 2>&1 & env ACCY_RANK=0 " +
+            env + Cli() + run + " > rank0.txt 2>&1; first=$?; wait $!; echo \"exit $first $?\"; }");
+  const auto output_of = [&](const char* name) {
+    std::ifstream in(dir_ / name);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  EXPECT_EQ(result.output, "exit 0 0\n") << output_of("rank0.txt") << output_of("rank1.txt");
+  EXPECT_EQ(output_of("rank0.txt"),
+            "process 0 result 0: tensor<3xf32> [3, 2, -1]\n"
+            "process 0 result 1: tensor<ui32> [0]\n");
+  EXPECT_EQ(output_of("rank1.txt"),
+            "process 1 result 0: tensor<3xf32> [3, 2, -1]\n"
+            "process 1 result 1: tensor<ui32> [1]\n");
 }
 
 TEST_F(SpmdCliTest, SuiteCollectivesPassAsGlooProcesses) {
