@@ -15,7 +15,7 @@ CMAKE_FLAGS ?=
 DEB_PACKAGES := g++ cmake ninja-build pkg-config \
   libabsl-dev libeigen3-dev \
   libgtest-dev libgmock-dev libbenchmark-dev \
-  llvm-19-dev libzstd-dev zlib1g-dev libdnnl-dev ocl-icd-opencl-dev libhwy-dev librandom123-dev libgloo-dev \
+  llvm-19-dev libzstd-dev zlib1g-dev libdnnl-dev ocl-icd-opencl-dev libhwy-dev librandom123-dev libgloo-dev libhiredis-dev \
   liblapack-dev redis-server
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
