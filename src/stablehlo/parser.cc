@@ -406,6 +406,11 @@ StatusOr<TensorType> Parser::ParseType() {
     }
   }
   if (Is(TokenKind::kBangId)) {
+    if (tok_.text == "!stablehlo.token") {
+      return UnimplementedAt(loc, "type '!stablehlo.token' is not supported: accy has no token "
+                                  "values (the ops that order effects through them: send, recv, "
+                                  "after_all, infeed, outfeed)");
+    }
     return UnimplementedAt(loc, StrCat("type '", tok_.text, "' is not supported"));
   }
   return ErrorExpected("a type");

@@ -69,7 +69,8 @@ TEST(ErrorTest, MalformedAndUnsupportedInputsNameLineColumnAndCause) {
       {"dynamic shape", "func.func @f(%a: tensor<?xf32>) {\n  return\n}\n", Code::kUnimplemented,
        "1:18: ", "dynamic dimensions"},
       {"token type", "func.func @f(%a: !stablehlo.token) {\n  return\n}\n", Code::kUnimplemented,
-       "1:18: ", "'!stablehlo.token' is not supported"},
+       "1:18: ", "'!stablehlo.token' is not supported: accy has no token values (the ops that "
+                 "order effects through them: send, recv, after_all, infeed, outfeed)"},
       {"verifier type rule",
        Function("  %0 = stablehlo.add %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<3xf32>\n"
                 "  return %0 : tensor<4xf32>\n"),
