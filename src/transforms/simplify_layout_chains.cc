@@ -83,6 +83,26 @@ Value* Simplify(Operation& op, bool& edited) {
       edited = true;
       return nullptr;
     }
+    case OpKind::kPad: {
+      // JAX writes a pad of all-zero widths around select_and_scatter (its max-pool gradient).
+      auto all_zero = [&](const char* name) {
+        for (int64_t v : op.GetInts(name)) {
+          if (v != 0) return false;
+        }
+        return true;
+      };
+      return all_zero("edge_padding_low") && all_zero("edge_padding_high") &&
+                     all_zero("interior_padding")
+                 ? operand
+                 : nullptr;
+    }
+    case OpKind::kSlice: {
+      // Same shape with unit strides: every start is 0 and every limit the dim (spec C2-C4).
+      for (int64_t stride : op.GetInts("strides")) {
+        if (stride != 1) return nullptr;
+      }
+      return operand->type() == type ? operand : nullptr;
+    }
     default:
       return nullptr;
   }

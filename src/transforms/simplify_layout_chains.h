@@ -1,6 +1,7 @@
 // SimplifyLayoutChainsPass: algebraic simplification of the layout and type changes exporters
 // chain (XLA's AlgebraicSimplifier, MLIR's canonicalization patterns of the same ops), each an
-// exact identity by the StableHLO spec ("reshape", "transpose", "broadcast_in_dim", "convert"):
+// exact identity by the StableHLO spec ("reshape", "transpose", "broadcast_in_dim", "convert",
+// "pad", "slice"):
 //   reshape / convert to the operand's own type, broadcast_in_dim to it
 //   with identity dims                                                   -> the operand
 //   reshape(reshape(y))                                                  -> reshape(y)
@@ -10,6 +11,8 @@
 //   broadcast_in_dim(broadcast_in_dim(y, d1), d2)                        -> broadcast_in_dim(y,
 //                                                                           d2 o d1)
 //   convert(convert(y : A -> B) -> A), B holding every value of A exactly -> y
+//   pad(y) with every edge and interior width 0 ("pad"), slice(y) of y's
+//   whole shape with unit strides ("slice")                              -> y
 // (B wider float than float A: f16/bf16 -> f32 -> f64; B a wider integer of A's signedness, or a
 // wider signed integer than unsigned A.) Rewrites point uses at the simpler value or edit the
 // outer op in place; the inner ops are left to eliminate-dead-code. Stateless.

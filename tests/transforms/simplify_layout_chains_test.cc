@@ -97,6 +97,29 @@ func.func @main(%s: tensor<3x3xf32>, %f: tensor<4xf32>, %i: tensor<4xi32>) -> (t
   EXPECT_EQ(PrintModule(*module), before);
 }
 
+// JAX's max-pool gradient pads with zero widths and slices the whole result back: both are
+// the operand. A pad of the same shape that shifts (low 1, high -1), a same-shape slice of a
+// size-1 dim with stride 2, and real pads and slices are kept.
+TEST(SimplifyLayoutChainsTest, DropsZeroPadsAndWholeSlicesOnly) {
+  std::unique_ptr<Module> module = Parse(R"(
+func.func @main(%x: tensor<4x1xf32>, %z: tensor<f32>) -> (tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>, tensor<6x1xf32>, tensor<2x1xf32>) {
+  %0 = stablehlo.pad %x, %z, low = [0, 0], high = [0, 0], interior = [0, 0] : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %1 = stablehlo.slice %0 [0:4, 0:1] : (tensor<4x1xf32>) -> tensor<4x1xf32>
+  %2 = stablehlo.pad %x, %z, low = [1, 0], high = [-1, 0], interior = [0, 0] : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %3 = stablehlo.slice %x [0:4, 0:1:2] : (tensor<4x1xf32>) -> tensor<4x1xf32>
+  %4 = stablehlo.pad %x, %z, low = [1, 0], high = [1, 0], interior = [0, 0] : (tensor<4x1xf32>, tensor<f32>) -> tensor<6x1xf32>
+  %5 = stablehlo.slice %x [1:3, 0:1] : (tensor<4x1xf32>) -> tensor<2x1xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x1xf32>, tensor<6x1xf32>, tensor<2x1xf32>
+})");
+  ASSERT_NE(module, nullptr);
+  EXPECT_THAT(OpsAfter(*module, 2),
+              ::testing::ElementsAre("pad", "slice", "pad", "slice", "return"));
+  const Operation* ret = Main(*module).entry_block()->terminator();
+  EXPECT_EQ(ret->operand(0), Main(*module).parameter(0));
+  EXPECT_EQ(ret->operand(1), Main(*module).parameter(0));
+  EXPECT_EQ(ret->operand(2)->defining_op()->GetInts("edge_padding_low"), std::vector<int64_t>({1, 0}));
+}
+
 TEST(SimplifyLayoutChainsTest, TheEngineGivesTheSameBitsWithThePassOnAndOff) {
   std::unique_ptr<Module> module = Parse(kChains);
   ASSERT_NE(module, nullptr);
