@@ -7,7 +7,8 @@
 // combines that element, a position on padding or a base-dilation hole combines the init value,
 // each through the body lowered op by op (region_lowering.h) in the element type. The
 // accumulators live in entry-block stack slots that SROA turns into registers.
-// select_and_scatter: one block. The output is filled with init_value; then, for each source
+// select_and_scatter: one block per index of the leading dims whose window is a single element
+// (EmitSelectAndScatterKernel), else one block. The output is filled with init_value; then, for each source
 // element in row-major order, the window positions inside the operand are visited in row-major
 // order keeping the selection (first position; replaced whenever select(selected, current) is
 // false), and the source element is combined into the output at the selected position through
@@ -281,26 +282,68 @@ StatusOr<KernelSignature> EmitSelectAndScatterKernel(const Operation& op, llvm::
   const size_t out = signature.inputs.size();
   const int64_t count = op.result(0)->type().element_count();
   const int64_t source_count = op.operand(1)->type().element_count();
-  // One block: scatters to one position combine in source order, after the fill.
-  signature.block_size = count;
-  signature.block_count = count > 0 ? 1 : 0;
+  // Blocks: the leading dims whose window is one element with stride 1 and no padding (batch,
+  // and features in NCHW: JAX's max-pool gradient has window [1, k, k, 1]) map source index i
+  // to operand index i, so the windows of different indices there never select the same output
+  // element. A block is one index of those dims: its output slice and its source slice are
+  // contiguous, filled and scattered on their own, and each output element still combines its
+  // sources in source order after the fill (the same bits as one block). Without such dims, one
+  // block.
+  size_t leading = 0;
+  while (leading < rank && g.window_dimensions[leading] == 1 && g.window_strides[leading] == 1 &&
+         g.padding_low[leading] == 0 && g.padding_high[leading] == 0) {
+    ++leading;
+  }
+  int64_t units = 1, unit_count = 1, unit_source = 1;
+  for (size_t d = 0; d < rank; ++d) {
+    if (d < leading) {
+      units *= dims[d];
+    } else {
+      unit_count *= dims[d];
+      unit_source *= source_dims[d];
+    }
+  }
+  signature.block_size = unit_count;
+  signature.block_count = count > 0 ? units : 0;
+  // No padding: every window lies inside the operand (the source has num_windows elements per
+  // dim, spec C2), so no position needs the bounds test.
+  bool unpadded = true;
+  for (size_t d = 0; d < rank; ++d) {
+    unpadded = unpadded && g.padding_low[d] == 0 && g.padding_high[d] == 0;
+  }
+  // Tiling windows (unpadded, stride = window in every dim: max pooling's gradient): each output
+  // element lies in at most one window, so instead of scattering into the selected position,
+  // every position of the window is stored once, scatter(init, source) at the selected one and
+  // init elsewhere -- the same bits as the fill then the scatter, with only affine stores, which
+  // vectorize along the innermost dim. The fill is kept only for the elements outside every
+  // window (a dim the windows do not cover to its end).
+  bool tiled = unpadded;
+  bool covered = true;
+  for (size_t d = 0; d < rank; ++d) {
+    tiled = tiled && g.window_strides[d] == g.window_dimensions[d];
+    covered = covered && source_dims[d] * g.window_dimensions[d] == dims[d];
+  }
 
   ShapeKernelBuilder k(module, symbol, signature.inputs.size(), 1);
   llvm::IRBuilder<>& b = k.ir();
   llvm::Value* selected_slot = k.EntryAlloca(b.getInt64Ty(), "selected");
   llvm::Value* value_slot = k.EntryAlloca(storage, "selected_value");
   ACCY_RETURN_IF_ERROR(k.If(
-      b.CreateAnd(b.CreateICmpSLE(k.block_begin(), k.Int(0)),
-                  b.CreateICmpSGT(k.block_end(), k.Int(0))),
+      b.CreateICmpSLT(k.block_begin(), k.block_end()),
       [&]() -> Status {
         llvm::Value* init_value = init.Load(k, type);
-        ACCY_RETURN_IF_ERROR(k.Loop(k.Int(0), k.Int(count), [&](llvm::Value* i) -> Status {
-          k.StoreElement(out, type, i, init_value);
-          return absl::OkStatus();
-        }));
+        if (!tiled || !covered || source_count == 0) {
+          ACCY_RETURN_IF_ERROR(k.Loop(b.CreateMul(k.block_begin(), k.Int(unit_count)),
+                                      b.CreateMul(k.block_end(), k.Int(unit_count)),
+                                      [&](llvm::Value* i) -> Status {
+            k.StoreElement(out, type, i, init_value);
+            return absl::OkStatus();
+          }));
+        }
         if (source_count == 0) return absl::OkStatus();
         return k.Elements(
-            k.Int(0), k.Int(source_count), source_dims,
+            b.CreateMul(k.block_begin(), k.Int(unit_source)),
+            b.CreateMul(k.block_end(), k.Int(unit_source)), source_dims,
             [&](const std::vector<llvm::Value*>& s, llvm::Value* source_linear) -> Status {
               b.CreateStore(k.Int(-1), selected_slot);
               b.CreateStore(init_value, value_slot);
@@ -317,7 +360,7 @@ StatusOr<KernelSignature> EmitSelectAndScatterKernel(const Operation& op, llvm::
                     llvm::Value* at = k.Int(0);
                     for (size_t d = 0; d < rank; ++d) {
                       llvm::Value* q = b.CreateAdd(start[d], w[d]);
-                      inside = b.CreateAnd(inside, b.CreateICmpULT(q, k.Int(dims[d])));
+                      if (!unpadded) inside = b.CreateAnd(inside, b.CreateICmpULT(q, k.Int(dims[d])));
                       at = b.CreateAdd(at, b.CreateMul(q, k.Int(strides[d])));
                     }
                     return k.If(inside, [&]() -> Status {
@@ -343,6 +386,27 @@ StatusOr<KernelSignature> EmitSelectAndScatterKernel(const Operation& op, llvm::
                     });
                   }));
               llvm::Value* selected = b.CreateLoad(b.getInt64Ty(), selected_slot);
+              if (tiled) {
+                llvm::Value* pair[] = {init_value, k.LoadElement(source, type, source_linear)};
+                ACCY_ASSIGN_OR_RETURN(
+                    std::vector<llvm::Value*> combined,
+                    LowerScalarRegion(k.lowering(), *op.region(1), pair,
+                                      "shape emitter: select_and_scatter scatter"));
+                if (combined.size() != 1) {
+                  return absl::InvalidArgumentError(
+                      "jit: shape emitter: select_and_scatter scatter must return one value");
+                }
+                return WindowLoops(k, g.window_dimensions, 0, position,
+                                   [&](const std::vector<llvm::Value*>& w) -> Status {
+                  llvm::Value* at = k.Int(0);
+                  for (size_t d = 0; d < rank; ++d) {
+                    at = b.CreateAdd(at, b.CreateMul(b.CreateAdd(start[d], w[d]), k.Int(strides[d])));
+                  }
+                  k.StoreElement(out, type, at,
+                                 b.CreateSelect(b.CreateICmpEQ(at, selected), combined[0], init_value));
+                  return absl::OkStatus();
+                });
+              }
               return k.If(b.CreateICmpSGE(selected, k.Int(0)), [&]() -> Status {
                 llvm::Value* pair[] = {k.LoadElement(out, type, selected),
                                        k.LoadElement(source, type, source_linear)};

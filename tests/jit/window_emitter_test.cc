@@ -218,6 +218,11 @@ TEST(SelectAndScatterEmitterTest, MaxPoolGradientsMatchReferenceForEveryElementT
       SelectScatter({0, 3}, {0, 3}, W({1, 1}), "GE"),
       SelectScatter({}, {}, W({}), "GE"),
       SelectScatter({100, 90}, {50, 45}, W({2, 2}, {2, 2}), "GE"),
+      // Tiling windows over a batch of 3 (a block per batch index) that leave the last row and
+      // column of the operand outside every window (those keep init).
+      SelectScatter({3, 7, 5, 4}, {3, 3, 2, 4}, W({1, 2, 2, 1}, {1, 2, 2, 1}), "GE"),
+      // Overlapping windows over a batch of 3: a block per batch index, the scatter path.
+      SelectScatter({3, 6, 6, 2}, {3, 2, 2, 2}, W({1, 3, 3, 1}, {1, 2, 2, 1}), "GT"),
   };
   for (ElementType type : kAllElementTypes) {
     CheckVariants("select_and_scatter", type, variants);
