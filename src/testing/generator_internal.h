@@ -103,6 +103,7 @@ class Generator {
   bool StepRngBitGenerator();  // generator_rng_bit_generator_step.cc
   bool StepLapack();           // generator_lapack_step.cc
   bool StepCollective();       // generator_collective_step.cc
+  bool StepBatchNorm();        // generator_batch_norm_step.cc
   bool StepReduce();
   bool StepArgmax();
   bool StepReduceBody();

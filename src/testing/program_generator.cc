@@ -616,6 +616,7 @@ FuzzProgram Generator::Run() {
       {1, [](Generator& g) { return g.StepRngBitGenerator(); }},
       {1, [](Generator& g) { return g.StepLapack(); }},
       {1, [](Generator& g) { return g.StepCollective(); }},
+      {1, [](Generator& g) { return g.StepBatchNorm(); }},
       {5, [](Generator& g) { return g.StepReduce(); }},
       {1, [](Generator& g) { return g.StepArgmax(); }},
       {2, [](Generator& g) { return g.StepReduceBody(); }},
