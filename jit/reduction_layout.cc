@@ -294,7 +294,8 @@ StatusOr<ReductionLayout> PlanReductionLayout(const WorkItem& item, const Fusion
 
   // 5. Segments (two-phase) for few long units of an associative combiner.
   layout.partials_per_unit_segment = layout.row_mode ? 1 : layout.lanes;
-  if (associative && layout.units < kReductionSplitMaxUnits &&
+  // (No units -- an empty result of long reductions -- means nothing to split: no blocks.)
+  if (associative && layout.units > 0 && layout.units < kReductionSplitMaxUnits &&
       unit_elements >= 2 * kReductionSegmentElements) {
     layout.chunks_per_segment = std::max<int64_t>(1, kReductionSegmentElements / chunk_elements);
     layout.segments = BlockCount(layout.chunks, layout.chunks_per_segment);

@@ -18,6 +18,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "accy/builder.h"
@@ -467,6 +468,26 @@ TEST(ReductionLayoutTest, BlocksAndScratchFollowTheLayout) {
   EXPECT_EQ(full_item.launch.finish_block_count, 1);
   EXPECT_EQ(full_item.scratch_bytes, 16 * 4);
   EXPECT_EQ(full_item.buffer_bytes.back(), 16 * 4);
+}
+
+// An empty result of reductions long enough to be segmented (0 x 131072 summed over the long
+// dim; an i8 product over 257 x 4 x 1023 of an empty batch) has no units: no blocks and no
+// scratch, where the segmented layout once asked for neither and the emitter stored through a
+// missing scratch buffer (a crash the differential fuzzer found).
+TEST(ReductionLayoutTest, EmptyResultsOfLongReductionsHaveNoBlocks) {
+  for (const auto& [type, dims, reduced] :
+       std::vector<std::tuple<ElementType, std::vector<int64_t>, std::vector<int64_t>>>{
+           {ElementType::kF32, {0, 131072}, {1}}, {ElementType::kI8, {0, 257, 4, 1023}, {1, 2}}}) {
+    ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(SumProgram(type, dims, reduced)));
+    const CompiledItem& item = program->compiled().items()[0];
+    EXPECT_EQ(item.launch.block_count, 0);
+    EXPECT_EQ(item.scratch_bytes, 0);
+    const TensorType x = TensorType::Create(type, dims).value();
+    const std::vector<Tensor> args = {Tensor::Allocate(x).value()};
+    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> out, program->Run(args, 2));
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].type().element_count(), 0);
+  }
 }
 
 TEST(ReductionErrorTest, BodyOpThatCannotBeLoweredIsNamed) {
