@@ -318,6 +318,8 @@ Status AssignItemBuffers(CompileState& state) {
       const CollectiveKernel& kernel = *state.collectives[step.index];
       buffers.inputs.assign(kernel.inputs().begin(), kernel.inputs().end());
       buffers.outputs.assign(kernel.outputs().begin(), kernel.outputs().end());
+      // The kernel itself copies an operand into a result that did not get its buffer.
+      buffers.output_in_place_on = kernel.OutputsInPlaceOn();
     } else if (step.part == StepPart::kLibrary) {
       const kernels::LibraryKernel& library = *state.library[step.index];
       buffers.inputs.assign(library.inputs().begin(), library.inputs().end());

@@ -37,8 +37,9 @@ struct ItemBuffers {
   // Per output (or empty): the input position the output computes in place over (kernel_call
   // `result_aliases`), else -1. Such an output takes that input's arena slice when this item is
   // the input's last read, the sizes match and no other operand of the item reads the same
-  // value; otherwise it gets a slice of its own, which the executor fills with the input's
-  // bytes before the item runs (so a parameter or a value read later is never overwritten).
+  // value; otherwise it gets a slice of its own, which the executor (library items) or the
+  // kernel (an all_reduce's collective kernel) fills with the input's bytes before computing
+  // (so a parameter or a value read later is never overwritten).
   std::vector<int> output_in_place_on;
 };
 

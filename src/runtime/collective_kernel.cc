@@ -166,6 +166,14 @@ class SelfCommunicator final : public Communicator {
 
 }  // namespace
 
+std::vector<int> CollectiveKernel::OutputsInPlaceOn() const {
+  std::vector<int> on(outputs_.size(), -1);
+  if (kind_ == OpKind::kAllReduce && combiner_ == nullptr && reduction_.has_value()) {
+    for (size_t i = 0; i < on.size() && i < inputs_.size(); ++i) on[i] = static_cast<int>(i);
+  }
+  return on;
+}
+
 Communicator& SingleProcessCommunicator() {
   static SelfCommunicator* communicator = new SelfCommunicator();
   return *communicator;

@@ -57,6 +57,11 @@ class CollectiveKernel {
 
   std::span<const Value* const> inputs() const { return inputs_; }
   std::span<const Value* const> outputs() const { return outputs_; }
+  // Per output, the operand it may be computed in place over (buffer assignment's
+  // output_in_place_on), else -1: result i of an all_reduce with a native reduction reduces
+  // over operand i's buffer when the operand dies here (the communicator's ring works in place;
+  // otherwise the kernel copies the operand into the result first). Every other collective: -1.
+  std::vector<int> OutputsInPlaceOn() const;
   // "all_reduce %3".
   const std::string& name() const { return name_; }
 

@@ -189,6 +189,56 @@ TEST(SpmdProgramsTest, ExactValuesOfAnAllReduceAndReplicaIds) {
   }
 }
 
+// An all_reduce whose operand dies at it (a gradient computed in the program, as data-parallel
+// training has them) reduces in the operand's buffer: the arena holds one 4 KiB tensor for
+// both, not two. Its values are exact on a grid of 2; a general (gather-and-fold) computation
+// keeps a buffer of its own.
+TEST(SpmdProgramsTest, AnAllReduceOfADyingIntermediateReducesInItsBuffer) {
+  auto program = [](const char* body) {
+    return Grid(2, 1) + R"(
+  func.func @main(%x: tensor<1024xf32>) -> tensor<1024xf32> {
+    %two = stablehlo.constant dense<2.0> : tensor<1024xf32>
+    %g = stablehlo.multiply %x, %two : tensor<1024xf32>
+    %r = "stablehlo.all_reduce"(%g) ({
+      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+        )" + std::string(body) + R"(
+    }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<1024xf32>) -> tensor<1024xf32>
+    %y = stablehlo.add %r, %x : tensor<1024xf32>
+    return %y : tensor<1024xf32>
+  }
+})";
+  };
+  struct Case {
+    const char* body;
+    int64_t arena_bytes;
+  };
+  for (const Case& c : {Case{"%s = stablehlo.add %a, %b : tensor<f32>\n        stablehlo.return %s : tensor<f32>", 4096},
+                        Case{"%s = stablehlo.add %a, %b : tensor<f32>\n        %t = stablehlo.multiply %s, %s : tensor<f32>\n        stablehlo.return %t : tensor<f32>", 8192}}) {
+    SCOPED_TRACE(c.body);
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(program(c.body)));
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create());
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable, engine->Compile(*module, "main"));
+    EXPECT_EQ(executable->Stats().arena_bytes, c.arena_bytes);
+    if (c.arena_bytes != 4096) continue;
+    ASSERT_OK_AND_ASSIGN(auto out, RunGrid(2, [&](int p, Communicator& comm) {
+                           RunOptions options;
+                           options.communicator = &comm;
+                           std::vector<float> x(1024);
+                           for (size_t i = 0; i < x.size(); ++i) x[i] = float(i) + 1000.0f * float(p);
+                           Tensor t = *Tensor::FromVector(*TensorType::Create(ElementType::kF32, {1024}), x);
+                           return executable->Run(std::vector<Tensor>{t}, options);
+                         }));
+    for (int p = 0; p < 2; ++p) {
+      const float* y = static_cast<const float*>(out[static_cast<size_t>(p)][0].data());
+      for (int i : {0, 1, 511, 1023}) {
+        // 2 x_0 + 2 x_1 + x_p, all exact in f32.
+        const float expected = 2.0f * (2.0f * float(i) + 1000.0f) + float(i) + 1000.0f * float(p);
+        EXPECT_EQ(y[i], expected) << p << " " << i;
+      }
+    }
+  }
+}
+
 TEST(SpmdProgramsTest, GeneralComputationsFoldInGroupOrder) {
   // subtract is not commutative: ((x_g0 - x_g1) - x_g2) with the group order [2, 0, 1]; a body
   // of several ops with a constant (2a + b) in reduce_scatter and collective_reduce.
