@@ -62,9 +62,8 @@ struct EngineOptions {
   // thread recently waited for a CPU (/proc/thread-self/schedstat, at most once per 4 ms, ~2 us
   // a read) and runs with one thread -- JIT items, inter-op groups and oneDNN primitives, which
   // Compile then also builds for one thread -- while other processes keep the cores busy, since
-  // a team member the scheduler has descheduled stalls every barrier of the run; the monitor is
-  // asked again before each work item, so a run that meets the load part-way finishes its
-  // remaining items on one thread. ExecutableStats::runs_with_fewer_threads counts those runs. JIT items compute the same
+  // a team member the scheduler has descheduled stalls every barrier of the run.
+  // ExecutableStats::runs_with_fewer_threads counts those runs. JIT items compute the same
   // bits at any team size; a oneDNN primitive may not (its blocking, and whether it splits K
   // across the team, depend on the team size): measured the same bits for the demo block and
   // the MLP on AVX-512 (brgemm), up to 5 ULP apart for the MLP capped to AVX2 (gemm:jit), so a
@@ -148,9 +147,8 @@ struct ExecutableStats {
   // Collectives (of at least 256 KiB of buffers) that run on a thread of their own while the
   // independent work items after them run (docs/collectives.md).
   int64_t overlapped_collectives = 0;
-  // Runs since Compile that used one thread instead of num_threads, for all their items or
-  // from one part-way, because the calling thread was contended
-  // (EngineOptions::reduce_threads_under_load).
+  // Runs since Compile that used one thread instead of num_threads because the calling thread
+  // was contended (EngineOptions::reduce_threads_under_load).
   int64_t runs_with_fewer_threads = 0;
   // Per-item run-time totals, in plan order; empty unless EngineOptions::enable_profiling.
   std::vector<ItemProfile> item_profiles;

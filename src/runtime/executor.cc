@@ -159,12 +159,10 @@ Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> o
     return nullptr;
   };
   // This run's team size: the engine's, or one while the calling thread is contended
-  // (load_monitor.h). The monitor is asked again before each item (a steady-clock read; a
-  // sample at most every 4 ms), so a run that meets a new load part-way drops to one thread for
-  // its remaining items instead of stalling at every barrier to its end; a run never goes back
-  // up part-way.
-  int threads = reduce_threads_under_load ? LoadMonitor::ForThisThread().ThreadsForRun(num_threads)
-                                          : num_threads;
+  // (load_monitor.h).
+  const int threads = reduce_threads_under_load
+                          ? LoadMonitor::ForThisThread().ThreadsForRun(num_threads)
+                          : num_threads;
   if (threads < num_threads) runs_with_fewer_threads.fetch_add(1, std::memory_order_relaxed);
   jit::RunOptions run_options;
   run_options.num_threads = threads;
@@ -204,13 +202,6 @@ Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> o
   } pending;
   for (size_t index = 0; index < items.size(); ++index) {
     const ExecutorItem& item = items[index];
-    if (threads > 1 && index > 0 && reduce_threads_under_load &&
-        LoadMonitor::ForThisThread().ThreadsForRun(num_threads) < threads) {
-      threads = 1;
-      run_options.num_threads = 1;
-      omp_set_num_threads(1);
-      runs_with_fewer_threads.fetch_add(1, std::memory_order_relaxed);
-    }
     if (index == pending.join) {
       if (Status status = pending.Join(); !status.ok()) {
         ReleaseContext(std::move(context));
