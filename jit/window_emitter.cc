@@ -386,8 +386,9 @@ StatusOr<KernelSignature> EmitSelectAndScatterKernel(const Operation& op, llvm::
                     });
                   }));
               llvm::Value* selected = b.CreateLoad(b.getInt64Ty(), selected_slot);
-              if (tiled) {
-                llvm::Value* pair[] = {init_value, k.LoadElement(source, type, source_linear)};
+              // The scatter computation over (current output value, this source element).
+              auto scatter = [&](llvm::Value* current) -> StatusOr<llvm::Value*> {
+                llvm::Value* pair[] = {current, k.LoadElement(source, type, source_linear)};
                 ACCY_ASSIGN_OR_RETURN(
                     std::vector<llvm::Value*> combined,
                     LowerScalarRegion(k.lowering(), *op.region(1), pair,
@@ -396,6 +397,10 @@ StatusOr<KernelSignature> EmitSelectAndScatterKernel(const Operation& op, llvm::
                   return absl::InvalidArgumentError(
                       "jit: shape emitter: select_and_scatter scatter must return one value");
                 }
+                return combined[0];
+              };
+              if (tiled) {
+                ACCY_ASSIGN_OR_RETURN(llvm::Value * combined, scatter(init_value));
                 return WindowLoops(k, g.window_dimensions, 0, position,
                                    [&](const std::vector<llvm::Value*>& w) -> Status {
                   llvm::Value* at = k.Int(0);
@@ -403,22 +408,14 @@ StatusOr<KernelSignature> EmitSelectAndScatterKernel(const Operation& op, llvm::
                     at = b.CreateAdd(at, b.CreateMul(b.CreateAdd(start[d], w[d]), k.Int(strides[d])));
                   }
                   k.StoreElement(out, type, at,
-                                 b.CreateSelect(b.CreateICmpEQ(at, selected), combined[0], init_value));
+                                 b.CreateSelect(b.CreateICmpEQ(at, selected), combined, init_value));
                   return absl::OkStatus();
                 });
               }
               return k.If(b.CreateICmpSGE(selected, k.Int(0)), [&]() -> Status {
-                llvm::Value* pair[] = {k.LoadElement(out, type, selected),
-                                       k.LoadElement(source, type, source_linear)};
-                ACCY_ASSIGN_OR_RETURN(
-                    std::vector<llvm::Value*> combined,
-                    LowerScalarRegion(k.lowering(), *op.region(1), pair,
-                                      "shape emitter: select_and_scatter scatter"));
-                if (combined.size() != 1) {
-                  return absl::InvalidArgumentError(
-                      "jit: shape emitter: select_and_scatter scatter must return one value");
-                }
-                k.StoreElement(out, type, selected, combined[0]);
+                ACCY_ASSIGN_OR_RETURN(llvm::Value * combined,
+                                      scatter(k.LoadElement(out, type, selected)));
+                k.StoreElement(out, type, selected, combined);
                 return absl::OkStatus();
               });
             });
