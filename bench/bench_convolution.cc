@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -26,6 +27,7 @@
 
 #include "accy/builder.h"
 #include "accy/engine.h"
+#include "bench/engine_fixture.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
 namespace {
@@ -53,18 +55,10 @@ constexpr ConvShape kShapes[] = {
     {"depthwise_3x3", 56, 128, 128, 3, 1, 1, 128},
 };
 
-// Best-of time of fn() over ~0.3 s after one warm-up call, in seconds.
-template <typename Fn>
-double BestSeconds(Fn&& fn) {
+// Best-of time of fn() over ~0.3 s (bench/engine_fixture.h) after one warm-up call, in seconds.
+double WarmBestSeconds(const std::function<void()>& fn) {
   fn();
-  double best = 1e30;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
-  for (int rep = 0; rep < 5 || std::chrono::steady_clock::now() < deadline; ++rep) {
-    const auto start = std::chrono::steady_clock::now();
-    fn();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  return best;
+  return accy::bench::BestSeconds(fn, std::chrono::milliseconds(300));
 }
 
 void Fill(float* x, int64_t n) {
@@ -114,7 +108,7 @@ void BM_OnednnConvolutionRaw(benchmark::State& state) {
        static_cast<int64_t>(weights_plain.get_size() / sizeof(float)));
   dnnl::reorder(plain, weights).execute(stream, plain, weights);
   dnnl::convolution_forward conv(pd);
-  const double seconds = BestSeconds([&] {
+  const double seconds = WarmBestSeconds([&] {
     conv.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}});
     stream.wait();
   });
@@ -176,7 +170,7 @@ void BM_AccyConvolution(benchmark::State& state) {
   std::vector<accy::Tensor> outputs;
   outputs.push_back(*accy::Tensor::Allocate(output));
   bool failed = false;
-  const double seconds = BestSeconds([&] { failed |= !(*exe)->Run(inputs, outputs).ok(); });
+  const double seconds = WarmBestSeconds([&] { failed |= !(*exe)->Run(inputs, outputs).ok(); });
   if (failed) return state.SkipWithError("Run failed");
   Report(state, s, seconds);
   const auto key = std::make_tuple(index, nchw, threads);

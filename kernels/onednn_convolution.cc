@@ -209,12 +209,17 @@ StatusOr<BoundPrimitive> BindConvolutionPrimitive(const Operation& op, LowPrecis
         make_pd(m.src_md, weights != nullptr ? weights_any : m.weights_md, m.dst_md);
     bool reorder_weights = false;
     const bool declared_constant = weights == nullptr && IsConstantParameter(options, op.operand(1));
+    // The implementation oneDNN picks for the program's activation layouts with weights in any
+    // layout: conv_pd's own for constant weights, else built when first needed (below, once).
+    std::optional<std::string> any_weights_impl;
+    if (weights != nullptr) any_weights_impl = conv_pd.impl_info_str();
     if (weights == nullptr) {
       const std::string plain_impl = conv_pd.impl_info_str();
       if (declared_constant || IsReferenceImplementation(plain_impl) ||
           IsGemmImplementation(plain_impl)) {
         dnnl::convolution_forward::primitive_desc any_pd = make_pd(m.src_md, weights_any, m.dst_md);
         const std::string any_impl = any_pd.impl_info_str();
+        any_weights_impl = any_impl;
         if (!IsReferenceImplementation(any_impl) && any_pd.weights_desc() != m.weights_md &&
             (declared_constant || IsReferenceImplementation(plain_impl) ||
              (!IsGemmImplementation(any_impl) && PreferredWeightsPay(op)))) {
@@ -236,8 +241,11 @@ StatusOr<BoundPrimitive> BindConvolutionPrimitive(const Operation& op, LowPrecis
     // Only when the activations are what keeps the direct convolutions away (with weights in
     // any layout the program's activation layout still gets only GEMM); otherwise the weights
     // choice above stands.
+    if (im2col_or_ref(chosen_impl) && BlockedActivationsPay(op) && !any_weights_impl) {
+      any_weights_impl = make_pd(m.src_md, weights_any, m.dst_md).impl_info_str();
+    }
     if (im2col_or_ref(chosen_impl) && BlockedActivationsPay(op) &&
-        im2col_or_ref(make_pd(m.src_md, weights_any, m.dst_md).impl_info_str())) {
+        im2col_or_ref(*any_weights_impl)) {
       const dnnl::memory::desc src_any(m.src_md.dims(), m.src_md.data_type(),
                                        dnnl::memory::format_tag::any);
       const dnnl::memory::desc dst_any(m.dst_md.dims(), m.dst_md.data_type(),
