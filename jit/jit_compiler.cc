@@ -39,6 +39,7 @@
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "src/util/special_math.h"
 #include "jit/sort_runtime.h"
+#include "jit/target_lowering.h"
 #include "src/util/str_cat.h"
 
 namespace accy::jit {
@@ -168,6 +169,8 @@ struct JitCompiler::Impl {
   std::string features;
   bool avx512 = false;
   bool intel_avx512 = false;
+  // AVX-512F and VL: target primitives use vscalefps at every width (target_lowering.h).
+  bool scalef = false;
   Isa isa = Isa::kX86_64;
   std::unique_ptr<llvm::TargetMachine> target_machine;
   // Makes the compile threads' own target machines (AddModules), equal to target_machine.
@@ -223,6 +226,14 @@ void JitCompiler::Impl::BuildVectorMathTable() {
       }
     }
   }
+  // accy's own primitives (target_lowering.h), lowered after optimization.
+  for (const VectorVariant& variant : VectorVariants()) {
+    vector_names.push_back(variant.scalar_name);
+    vector_names.push_back(variant.vector_name);
+    vector_names.push_back(variant.vfabi_prefix);
+    const size_t last = vector_names.size() - 1;
+    pending.push_back({last - 2, last - 1, last, variant.lanes});
+  }
   for (const Pending& p : pending) {
     vector_descs.emplace_back(vector_names[p.scalar], vector_names[p.vector],
                               llvm::ElementCount::getFixed(p.lanes), /*Masked=*/false,
@@ -267,7 +278,11 @@ Status JitCompiler::Impl::Optimize(llvm::Module& module, llvm::TargetMachine& ma
       options.optimization_level == 0
           ? builder.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
           : builder.buildPerModuleDefaultPipeline(*kLevels[options.optimization_level]);
+  // accy's primitives (target_lowering.h): vscalefps after the vectorizer widened their calls,
+  // the portable sequence before, as ordinary IR.
+  if (!scalef) LowerTargetPrimitives(module, false);
   passes.run(module, mam);
+  if (scalef) LowerTargetPrimitives(module, true);
   return absl::OkStatus();
 }
 
@@ -336,6 +351,7 @@ StatusOr<std::unique_ptr<JitCompiler>> JitCompiler::Create(const JitCompilerOpti
   auto has = [&](const char* feature) {
     return std::find(feature_list.begin(), feature_list.end(), feature) != feature_list.end();
   };
+  impl->scalef = impl->avx512 && has("+avx512vl");
   impl->isa = impl->avx512                        ? Isa::kAvx512
               : has("+avx2") && has("+fma")       ? Isa::kAvx2
                                                   : Isa::kX86_64;

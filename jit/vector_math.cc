@@ -9,6 +9,8 @@
 // inputs, 0.4%, differ from glibc by more than half an ulp).
 #include "jit/vector_math.h"
 
+#include "jit/target_lowering.h"
+
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
 
@@ -58,8 +60,7 @@ llvm::Value* ExpPolynomial(llvm::IRBuilderBase& b, llvm::Value* r) {
 
 llvm::Value* EmitExpF32(llvm::IRBuilderBase& b, llvm::Value* x) {
   llvm::Type* type = x->getType();
-  llvm::Type* int_type = type->getWithNewType(b.getInt32Ty());
-  // Clamp (NaN passes both compares unchanged and is restored at the end): e^-105 is below half
+  // Clamp (NaN passes both compares unchanged, and every later step keeps it NaN): e^-105 is below half
   // the least subnormal and e^89 above FLT_MAX, so the clamped results still round to 0 / inf.
   llvm::Constant* low = Float(type, -105.0);
   llvm::Constant* high = Float(type, 89.0);
@@ -69,23 +70,13 @@ llvm::Value* EmitExpF32(llvm::IRBuilderBase& b, llvm::Value* x) {
   llvm::Constant* shifter = Float(type, 0x1.8p23);
   llvm::Value* shifted = Fma(b, xc, Float(type, 0x1.715476p+0), shifter);
   llvm::Value* n = b.CreateFSub(shifted, shifter);
-  llvm::Value* n_int =
-      b.CreateSub(b.CreateBitCast(shifted, int_type), llvm::ConstantInt::get(int_type, 0x4B400000));
   // r = x - n ln2 with ln2 split in two f32 parts (ln2_hi = ln2 rounded, ln2_lo the rest).
   llvm::Value* r = Fma(b, n, Float(type, -0x1.62e43p-1), xc);
   r = Fma(b, n, Float(type, 0x1.05c610p-29), r);
   llvm::Value* e = Fma(b, ExpPolynomial(b, r), r, Float(type, 1.0));
-  // 2^n = 2^n1 * 2^n2 with n1 = floor(n / 2), n2 = n - n1, both in [-76, 65] after the clamp:
-  // e (in [0.7, 1.42]) times 2^n1 is a normal float, made exactly by adding n1 to e's exponent
-  // field; the product with 2^n2 rounds once (a subnormal or infinite result included).
-  llvm::Value* n1 = b.CreateAShr(n_int, 1);
-  llvm::Value* n2 = b.CreateSub(n_int, n1);
-  llvm::Value* e_scaled =
-      b.CreateBitCast(b.CreateAdd(b.CreateBitCast(e, int_type), b.CreateShl(n1, 23)), type);
-  llvm::Value* power_n2 = b.CreateBitCast(
-      b.CreateShl(b.CreateAdd(n2, llvm::ConstantInt::get(int_type, 127)), 23), type);
-  llvm::Value* result = b.CreateFMul(e_scaled, power_n2);
-  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, result);
+  // e (in [0.7, 1.42]) times 2^n, n in [-152, 128] after the clamp, rounded once: a target
+  // primitive (vscalefps on AVX-512, exponent-field arithmetic elsewhere; target_lowering.h).
+  return EmitExpScale(b, e, shifted, x);
 }
 
 llvm::Value* EmitTanhF32(llvm::IRBuilderBase& b, llvm::Value* x) {

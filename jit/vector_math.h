@@ -20,8 +20,8 @@ namespace accy::jit {
 // e^x of a float (or float vector) `x`. Cody-Waite reduction x = n ln2 + r (|r| <= ln2/2),
 // e^r = 1 + r P(r) with P a degree-5 minimax polynomial evaluated by Estrin's scheme (short
 // dependency chains: exp-heavy loops such as softmax's are bound by the core's window, not
-// by operation count alone), and 2^n applied in two exact steps (n/2 added to the exponent
-// field, then one multiply) so a subnormal or overflowing result is rounded once. NaN returns x; x < -105 gives +0 and
+// by operation count alone), and 2^n applied by EmitExpScale (target_lowering.h), so a
+// subnormal or overflowing result is rounded once. NaN gives a quiet NaN; x < -105 gives +0 and
 // x > 89 gives +inf (as expf: the true results are below half the least subnormal / above
 // FLT_MAX).
 llvm::Value* EmitExpF32(llvm::IRBuilderBase& builder, llvm::Value* x);

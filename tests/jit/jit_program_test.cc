@@ -1,6 +1,7 @@
 // JIT tests beyond single ops: elided broadcasts (row, column, scalar, reordered dims, rank 3,
 // rows crossing block boundaries), fusion clusters vs the reference, determinism across thread
 // counts, the object cache and dumps, and the error paths (unsupported kinds, bad buffers).
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -364,6 +365,69 @@ TEST(JitCompilerTest, DumpsIrBeforeAndAfterO3AndAssembly) {
     EXPECT_NE(assembly.find("vdivps\t%zmm"), std::string::npos);
   }
   std::filesystem::remove_all(dir);
+}
+
+// exp's e * 2^n step is a target primitive (jit/target_lowering.h): the emitted IR calls
+// accy.exp_scale.f32, the vectorizer widens the call, and after optimization every call is
+// lowered (vscalefps on AVX-512, vscalefss for the scalar tail; the exponent-field sequence
+// elsewhere). Unoptimized (level 0: scalar calls only) and optimized code give the same bits,
+// specials and subnormal results included.
+TEST(JitCompilerTest, ExpScaleIsLoweredAtEveryOptimizationLevel) {
+  const int64_t n = 4096 + 5;  // a vector body and a scalar tail
+  auto build = [&] {
+    Builder builder("exp");
+    TensorType t = builder.Type(ElementType::kF32, {n}).value();
+    auto f = builder.BeginFunction("main", {t}, {t}).value();
+    (void)f.Return({f.Exponential(f.Parameter(0)).value()});
+    return builder.Finish().value();
+  };
+  TensorType t = TensorType::Create(ElementType::kF32, {n}).value();
+  Tensor x = Tensor::Allocate(t).value();
+  float* xs = static_cast<float*>(x.data());
+  const float specials[] = {0.0f, -0.0f, 1.0f, -1.0f, 88.7f, 89.0f, 1e30f, -87.0f, -95.5f,
+                            -103.9f, -104.0f, -1e30f, INFINITY, -INFINITY, NAN};
+  for (int64_t i = 0; i < n; ++i) {
+    xs[i] = i < n - 3 ? -100.0f + 190.0f * static_cast<float>(i) / static_cast<float>(n)
+                      : specials[i % std::size(specials)];
+    if (i % 97 == 0) xs[i] = specials[(i / 97) % std::size(specials)];
+  }
+  std::vector<Tensor> args = {x};
+  std::vector<std::vector<Tensor>> results;
+  for (int level : {0, 3}) {
+    SCOPED_TRACE(level);
+    const auto dir = FreshDirectory("accy_jit_exp_scale_test");
+    JitCompilerOptions options;
+    options.dump_dir = dir.string();
+    options.optimization_level = level;
+    ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(build(), "main", options));
+    std::string before, after, assembly;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      const std::string name = entry.path().filename().string();
+      if (name.ends_with(".before.ll")) before = ReadFile(entry.path());
+      if (name.ends_with(".after.ll")) after = ReadFile(entry.path());
+      if (name.ends_with(".s")) assembly = ReadFile(entry.path());
+    }
+    EXPECT_NE(before.find("call float @accy.exp_scale.f32"), std::string::npos);
+    EXPECT_EQ(after.find("accy.exp_scale"), std::string::npos);  // every call lowered
+    if (program->compiled().compiler().has_avx512()) {
+      EXPECT_NE(assembly.find("vscalefss"), std::string::npos);
+      if (level == 3) EXPECT_NE(assembly.find("vscalefps\t%zmm"), std::string::npos);
+    } else {
+      EXPECT_EQ(assembly.find("vscalef"), std::string::npos);
+    }
+    ASSERT_OK_AND_ASSIGN(auto out, program->Run(args, 1));
+    results.push_back(std::move(out));
+    std::filesystem::remove_all(dir);
+  }
+  ASSERT_EQ(results.size(), 2u);
+  const float* o0 = static_cast<const float*>(results[0][0].data());
+  const float* o3 = static_cast<const float*>(results[1][0].data());
+  for (int64_t i = 0; i < n; ++i) {
+    EXPECT_TRUE(std::memcmp(&o0[i], &o3[i], sizeof(float)) == 0 ||
+                (std::isnan(o0[i]) && std::isnan(o3[i])))
+        << "exp(" << xs[i] << "): " << o0[i] << " at level 0, " << o3[i] << " at level 3";
+  }
+  EXPECT_EQ(o3[0], std::exp(xs[0]));
 }
 
 // --- Error paths -------------------------------------------------------------------------
