@@ -34,6 +34,8 @@ bool LoadDecider::Update(const SchedSample& sample) {
   base_ = sample;
   if (!reduced_) {
     contended_ns_ = share > kEnterShare ? contended_ns_ + cpu + wait : 0;
+    const bool would_reduce = contended_ns_ > 0 && (probing_ || contended_ns_ >= kEnterRunnable);
+    if (would_reduce && !Oversubscribed(sample)) contended_ns_ = 0;  // nothing else wants a CPU
     if (contended_ns_ > 0 && (probing_ || contended_ns_ >= kEnterRunnable)) {
       // A contended probe lengthens the next hold; a contended steady state starts at kMinHold.
       hold_ns_ = probing_ ? std::min(kMaxHold, hold_ns_ * 2) : kMinHold;
@@ -52,6 +54,10 @@ bool LoadDecider::Update(const SchedSample& sample) {
   }
   if (!reduced_) has_machine_base_ = false;
   return reduced_;
+}
+
+bool LoadDecider::Oversubscribed(const SchedSample& sample) const {
+  return cpus_ <= 0 || sample.running < 0 || sample.running > cpus_;
 }
 
 bool LoadDecider::MachineSampleDue(int64_t wall_ns) const {
@@ -95,14 +101,40 @@ LoadMonitor& LoadMonitor::ForThisThread() {
   return monitor;
 }
 
-LoadMonitor::LoadMonitor() {
+LoadMonitor::LoadMonitor() : decider_(static_cast<int>(std::max(0L, ::sysconf(_SC_NPROCESSORS_ONLN)))) {
   fd_ = ::open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
   stat_fd_ = ::open("/proc/stat", O_RDONLY | O_CLOEXEC);
+  loadavg_fd_ = ::open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
 }
 
 LoadMonitor::~LoadMonitor() {
   if (fd_ >= 0) ::close(fd_);
   if (stat_fd_ >= 0) ::close(stat_fd_);
+  if (loadavg_fd_ >= 0) ::close(loadavg_fd_);
+}
+
+bool ParseLoadavgRunning(std::string_view text, int* running) {
+  // "avg1 avg5 avg15 running/total last_pid" (proc(5)).
+  size_t field = 0;
+  for (int skip = 0; skip < 3; ++skip) {
+    field = text.find(' ', field);
+    if (field == std::string_view::npos) return false;
+    field = text.find_first_not_of(' ', field);
+    if (field == std::string_view::npos) return false;
+  }
+  const char* begin = text.data() + field;
+  const char* end = text.data() + text.size();
+  int count = 0;
+  auto parsed = std::from_chars(begin, end, count);
+  if (parsed.ec != std::errc() || parsed.ptr == begin || count < 0 || parsed.ptr >= end ||
+      *parsed.ptr != '/') {
+    return false;
+  }
+  int total = 0;
+  auto second = std::from_chars(parsed.ptr + 1, end, total);
+  if (second.ec != std::errc() || second.ptr == parsed.ptr + 1) return false;
+  *running = count;
+  return true;
 }
 
 bool ParseProcStatCpu(std::string_view text, int64_t ns_per_tick, MachineSample* sample) {
@@ -163,6 +195,15 @@ int LoadMonitor::ThreadsForRun(int requested) {
       ::close(fd_);
       fd_ = -1;
       return requested;
+    }
+    if (loadavg_fd_ >= 0 && !decider_.reduced()) {  // only a reduction consults it (~1 us)
+      char buffer[128];
+      const ssize_t n = ::pread(loadavg_fd_, buffer, sizeof(buffer), 0);
+      if (n <= 0 || !ParseLoadavgRunning(std::string_view(buffer, static_cast<size_t>(n)),
+                                         &sample.running)) {
+        ::close(loadavg_fd_);
+        loadavg_fd_ = -1;
+      }
     }
     decider_.Update(sample);
     if (stat_fd_ >= 0 && decider_.MachineSampleDue(now)) {

@@ -22,7 +22,14 @@ struct SchedSample {
   int64_t wall_ns = 0;  // steady clock
   int64_t cpu_ns = 0;   // time on a CPU (schedstat field 1)
   int64_t wait_ns = 0;  // time runnable on a run queue, waiting for a CPU (field 2)
+  // Tasks running or runnable on the whole machine at the sample, this thread included
+  // (/proc/loadavg's fourth field, before the '/'); -1 when unknown.
+  int running = -1;
 };
+
+// Reads the running-task count of /proc/loadavg's text ("0.67 1.41 1.68 2/106 26793": 2) into
+// `running`; false when the text has no "<count>/<count>" fourth field.
+bool ParseLoadavgRunning(std::string_view text, int* running);
 
 // One reading of the whole machine's CPU time, in nanoseconds summed over all CPUs: busy (the
 // /proc/stat `cpu` line's user + nice + system + irq + softirq + steal) and idle (idle +
@@ -56,6 +63,15 @@ bool ParseProcStatCpu(std::string_view text, int64_t ns_per_tick, MachineSample*
 //    reduced for its hold time; the hold starts at kMinHold and doubles (up to kMaxHold) each
 //    time a probe is contended again, and resets when a probe interval is calm. So a machine
 //    loaded at a steady level costs at most one contended interval per kMaxHold.
+//  - neither happens unless the machine is oversubscribed at the sample that would reduce: more
+//    tasks running or runnable (SchedSample::running) than the decider's `cpus`. Waiting with
+//    no more tasks than CPUs is this process's own placement (the team's worker woken onto the
+//    caller's CPU) or a burst that has ended, and one thread would not help: the contended
+//    count restarts, and a probe counts as calm. An idle 2-vCPU Zen 4 put 18-19 of 201 runs of
+//    a 0.65 ms 2-thread program on one thread without this test (docs/load.md). The snapshot
+//    sees this process's idle workers as not running: under a partial load (one other busy
+//    task on 2 CPUs) a run that starts after its workers went to sleep is not reduced until a
+//    later sample sees them run, which back-to-back runs do at once (workers spin between runs);
 //  - intervals in which the thread was runnable for less than kMinRunnable (it slept between
 //    runs) are merged with the next one, not judged.
 //  - while reduced, the machine's CPU time is read once per kMachineWindow: a window in which
@@ -78,6 +94,10 @@ class LoadDecider {
   static constexpr double kFreeIdleShare = 0.5;
   static constexpr double kFreeOthersShare = 0.25;
 
+  // `cpus`: the CPUs tasks compete for (online CPUs); 0 = unknown, then every contended
+  // interval counts whatever SchedSample::running says.
+  explicit LoadDecider(int cpus = 0) : cpus_(cpus) {}
+
   // Whether a sample is due at `wall_ns` (always true before the first sample).
   bool SampleDue(int64_t wall_ns) const;
   // Takes a sample; returns whether runs should now use one thread.
@@ -91,6 +111,10 @@ class LoadDecider {
   bool UpdateMachine(const MachineSample& sample);
 
  private:
+  // Whether `sample` shows more tasks than CPUs (true when either is unknown).
+  bool Oversubscribed(const SchedSample& sample) const;
+
+  int cpus_ = 0;
   bool has_base_ = false;
   SchedSample base_;
   bool reduced_ = false;
@@ -122,6 +146,7 @@ class LoadMonitor {
   bool ReadMachine(MachineSample* sample) const;
   int fd_ = -1;
   int stat_fd_ = -1;  // /proc/stat; -1 when unreadable (then holds run their full length)
+  int loadavg_fd_ = -1;  // /proc/loadavg; -1 when unreadable (then SchedSample::running is -1)
   LoadDecider decider_;
 };
 

@@ -163,6 +163,63 @@ TEST(LoadDeciderTest, MachineCountersGoingBackRestartTheWindow) {
   EXPECT_FALSE(decider.UpdateMachine(Machine(reduced_at + 200, 1000, 1190, 700)));
 }
 
+// `At` with the machine's running-task count (/proc/loadavg) at the sample.
+SchedSample AtRunning(int64_t wall_ms, int64_t cpu_ms, int64_t wait_ms, int running) {
+  SchedSample sample = At(wall_ms, cpu_ms, wait_ms);
+  sample.running = running;
+  return sample;
+}
+
+TEST(LoadDeciderTest, WaitingWithNoMoreTasksThanCpusDoesNotReduce) {
+  LoadDecider decider(/*cpus=*/2);
+  decider.Update(At(0, 0, 0));
+  // Half of 10 ms waited, but only this run's two threads want the 2 CPUs: not reduced, and
+  // the contended count restarts.
+  EXPECT_FALSE(decider.Update(AtRunning(10, 5, 5, 2)));
+  // One more contended 4 ms interval now oversubscribed: 4 ms alone is below kEnterRunnable.
+  EXPECT_FALSE(decider.Update(AtRunning(14, 7, 7, 3)));
+  // Another: 8 ms in a row, 4 tasks on 2 CPUs (two spinners beside the run): reduced.
+  EXPECT_TRUE(decider.Update(AtRunning(18, 9, 9, 4)));
+  // While reduced the count is not needed (-1: not read) and the hold runs as before.
+  EXPECT_TRUE(decider.Update(At(30, 15, 11)));
+  EXPECT_FALSE(decider.Update(At(40, 25, 11)));  // calm after the 20 ms hold: a probe
+  // A contended probe on a machine with no more tasks than CPUs counts as calm: full threads,
+  // and the hold stays at kMinHold for the next reduction.
+  EXPECT_FALSE(decider.Update(AtRunning(44, 27, 13, 2)));
+  EXPECT_FALSE(decider.Update(AtRunning(48, 29, 15, 3)));  // 4 ms contended: not yet
+  EXPECT_TRUE(decider.Update(AtRunning(52, 31, 17, 3)));   // 8 ms: reduced at 52 ms
+  EXPECT_TRUE(decider.Update(At(70, 40, 17)));             // 18 ms < the 20 ms hold
+  EXPECT_FALSE(decider.Update(At(72, 42, 17)));            // 20 ms: kMinHold, not doubled
+}
+
+TEST(LoadDeciderTest, UnknownCpusOrRunningCountsKeepTheWaitRule) {
+  LoadDecider unknown_cpus;  // cpus 0
+  unknown_cpus.Update(At(0, 0, 0));
+  EXPECT_TRUE(unknown_cpus.Update(AtRunning(10, 5, 5, 1)));
+  LoadDecider unknown_running(/*cpus=*/2);
+  unknown_running.Update(At(0, 0, 0));
+  EXPECT_TRUE(unknown_running.Update(At(10, 5, 5)));  // running -1: /proc/loadavg unreadable
+}
+
+TEST(LoadavgTest, ReadsTheRunningCount) {
+  int running = -1;
+  ASSERT_TRUE(ParseLoadavgRunning("0.67 1.41 1.68 2/106 26793\n", &running));
+  EXPECT_EQ(running, 2);
+  ASSERT_TRUE(ParseLoadavgRunning("12.00  9.50 3.25 17/2048 1", &running));
+  EXPECT_EQ(running, 17);
+}
+
+TEST(LoadavgTest, RejectsTextWithoutARunningOverTotalField) {
+  int running = 7;
+  EXPECT_FALSE(ParseLoadavgRunning("", &running));
+  EXPECT_FALSE(ParseLoadavgRunning("0.67 1.41 1.68", &running));
+  EXPECT_FALSE(ParseLoadavgRunning("0.67 1.41 1.68 2 106", &running));   // no '/'
+  EXPECT_FALSE(ParseLoadavgRunning("0.67 1.41 1.68 x/106 1", &running));
+  EXPECT_FALSE(ParseLoadavgRunning("0.67 1.41 1.68 -2/106 1", &running));
+  EXPECT_FALSE(ParseLoadavgRunning("0.67 1.41 1.68 2/ 1", &running));
+  EXPECT_EQ(running, 7);  // untouched
+}
+
 TEST(ProcStatTest, ReadsBusyAndIdleTicksOfTheCpuLine) {
   MachineSample sample;
   ASSERT_TRUE(ParseProcStatCpu("cpu  10 1 5 100 2 3 4 6 7 0\ncpu0 5 0 2 50 1 1 2 3 3 0\n", 10'000'000,
