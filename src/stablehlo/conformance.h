@@ -27,6 +27,9 @@ namespace accy {
 inline constexpr int64_t kExpectCloseMaxUlps = 3;          // expect_close: ULPs of the type
 inline constexpr double kExpectAlmostEqTolerance = 0.001;  // expect_almost_eq: absolute
 
+// ConformanceResult::detail of a passing program that has no check ops (see there).
+inline constexpr std::string_view kRanWithoutChecks = "ran; no check ops (its test is that it runs)";
+
 enum class ConformanceOutcome { kPass, kFail, kUnsupported };
 // "PASS", "FAIL", "SKIP" (an unsupported feature, named in the detail).
 std::string_view ConformanceOutcomeName(ConformanceOutcome outcome);
@@ -36,7 +39,9 @@ struct ConformanceResult {
   std::string name;  // the file path, plus "#N" (1-based chunk) for split files
   ConformanceOutcome outcome = ConformanceOutcome::kPass;
   // kFail: the first broken check ("expect_eq at 12:5: element 3 [0, 3]: got 1, expected 2") or
-  // the error that stopped the program; kUnsupported: the kUnimplemented message; kPass: empty.
+  // the error that stopped the program; kUnsupported: the kUnimplemented message; kPass: empty,
+  // or kRanWithoutChecks for a program with no check ops whose functions take and return
+  // nothing (its test is that it runs, as the reference interpreter's RUN line).
   std::string detail;
   int checks = 0;  // check ops evaluated
 };

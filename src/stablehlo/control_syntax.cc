@@ -62,6 +62,66 @@ Status Parser::ParseOptimizationBarrier(OpSyntax* op) {
   return absl::OkStatus();
 }
 
+StatusOr<TypeTree> Parser::ParseTypeTree() {
+  TypeTree tree;
+  if (!IsKeyword("tuple")) {
+    ACCY_ASSIGN_OR_RETURN(tree.tensor, ParseType());
+    return tree;
+  }
+  tree.is_tuple = true;
+  Advance();
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kLess, "'<' after tuple"));
+  ACCY_RETURN_IF_ERROR(EnterNesting());
+  NestingExit exit{&depth_};
+  if (Consume(TokenKind::kGreater)) return tree;  // tuple<>
+  while (true) {
+    ACCY_ASSIGN_OR_RETURN(TypeTree element, ParseTypeTree());
+    tree.elements.push_back(std::move(element));
+    if (Consume(TokenKind::kComma)) continue;
+    ACCY_RETURN_IF_ERROR(Expect(TokenKind::kGreater, "',' or '>' in the tuple type"));
+    return tree;
+  }
+}
+
+Status Parser::ParseTuple(OpSyntax* op) {
+  // TupleOpType (stablehlo/dialect/AssemblyFormat.h): only the result type is printed.
+  ACCY_RETURN_IF_ERROR(ParseValueRefList(&op->operands, /*required=*/false));
+  ACCY_RETURN_IF_ERROR(ParseOptionalAttributeDict(&op->attributes));
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kColon, "':' before the type of stablehlo.tuple"));
+  const SourceLoc type_loc = tok_.loc;
+  ACCY_ASSIGN_OR_RETURN(TypeTree type, ParseTypeTree());
+  if (!type.is_tuple) {
+    return ErrorAt(type_loc, StrCat("stablehlo.tuple's type is ", type.ToString(),
+                                    ", not a tuple type"));
+  }
+  op->tuple_types.push_back(std::move(type));
+  return absl::OkStatus();
+}
+
+Status Parser::ParseGetTupleElement(OpSyntax* op) {
+  ValueRef operand;
+  ACCY_RETURN_IF_ERROR(ParseValueRef(&operand));
+  op->operands.push_back(std::move(operand));
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kLSquare, "'[' before get_tuple_element's index"));
+  AttrValue index;
+  index.kind = AttrValue::Kind::kInt;
+  index.loc = tok_.loc;
+  ACCY_ASSIGN_OR_RETURN(index.int_value, ParseInteger("the tuple index"));
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kRSquare, "']' after get_tuple_element's index"));
+  op->attributes.push_back({"index", std::move(index)});
+  ACCY_RETURN_IF_ERROR(ParseOptionalAttributeDict(&op->attributes));
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kColon, "':' before the types of get_tuple_element"));
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kLParen, "'(' before get_tuple_element's operand type"));
+  ACCY_ASSIGN_OR_RETURN(TypeTree operand_type, ParseTypeTree());
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kRParen, "')' after get_tuple_element's operand type"));
+  ACCY_RETURN_IF_ERROR(Expect(TokenKind::kArrow, "'->' before get_tuple_element's result type"));
+  ACCY_ASSIGN_OR_RETURN(TypeTree result_type, ParseTypeTree());
+  if (!result_type.is_tuple) op->result_types.push_back(result_type.tensor);
+  op->tuple_types.push_back(std::move(operand_type));
+  op->tuple_types.push_back(std::move(result_type));
+  return absl::OkStatus();
+}
+
 Status Parser::ParseComposite(OpSyntax* op) {
   if (!Is(TokenKind::kString)) return ErrorExpected("the composite's name (a string)");
   AttrValue name;

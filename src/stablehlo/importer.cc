@@ -44,6 +44,9 @@ class Importer {
   struct NameTable {
     std::unordered_map<std::string, std::vector<Value*>> values;
     std::vector<std::vector<std::string>> scopes;  // names defined per open block, innermost last
+    // Names of tuple values: their structure (leaf tensor types); `values` holds their leaves,
+    // flattened depth first. Only stablehlo.tuple / get_tuple_element may use these names.
+    std::unordered_map<std::string, TypeTree> tuples;
   };
 
   Status CollectCallees(const std::vector<OpSyntax>& ops, std::set<std::string>* called);
@@ -71,6 +74,10 @@ class Importer {
                         const FunctionSyntax& callee, std::string_view what);
   // optimization_barrier (spec "optimization_barrier"): its results are its operands.
   Status EmitOptimizationBarrier(NameTable& names, const OpSyntax& op);
+  // tuple and get_tuple_element (spec "tuple", "get_tuple_element"): tuples are flattened at
+  // import; a tuple names its leaf values, get_tuple_element names a part of them.
+  Status EmitTuple(NameTable& names, const OpSyntax& op);
+  Status EmitGetTupleElement(NameTable& names, const OpSyntax& op);
   // map (spec "map"): the computation's elementwise ops applied to the whole operands.
   Status EmitMap(FunctionBuilder& fb, NameTable& names, const OpSyntax& op);
   Status EmitCustomCall(FunctionBuilder& fb, NameTable& names, const OpSyntax& op);
@@ -238,6 +245,11 @@ StatusOr<Value*> Importer::Lookup(const NameTable& names, const ValueRef& ref) c
   if (it == names.values.end()) {
     return ErrorAt(ref.loc, StrCat("use of undefined value ", ValueName(ref.name)));
   }
+  if (names.tuples.contains(ref.name)) {
+    return UnimplementedAt(ref.loc, StrCat(ValueName(ref.name), " is a tuple: accy flattens "
+                                           "tuples at import, so only stablehlo.tuple and "
+                                           "stablehlo.get_tuple_element may take one"));
+  }
   if (ref.index < 0 || ref.index >= static_cast<int64_t>(it->second.size())) {
     return ErrorAt(ref.loc, StrCat(ValueName(ref.name), " has ", it->second.size(),
                                    " results, no result #", ref.index));
@@ -324,7 +336,10 @@ Status Importer::EmitBlock(FunctionBuilder& fb, NameTable& names, const RegionSy
   struct ScopeExit {
     NameTable* names;
     ~ScopeExit() {
-      for (const std::string& name : names->scopes.back()) names->values.erase(name);
+      for (const std::string& name : names->scopes.back()) {
+        names->values.erase(name);
+        names->tuples.erase(name);
+      }
       names->scopes.pop_back();
     }
   } exit{&names};
@@ -370,6 +385,8 @@ Status Importer::EmitOp(FunctionBuilder& fb, NameTable& names, const OpSyntax& o
   if (op.name == "stablehlo.custom_call") return EmitCustomCall(fb, names, op);
   if (op.name == "stablehlo.composite") return EmitComposite(fb, names, op);
   if (op.name == "stablehlo.optimization_barrier") return EmitOptimizationBarrier(names, op);
+  if (op.name == "stablehlo.tuple") return EmitTuple(names, op);
+  if (op.name == "stablehlo.get_tuple_element") return EmitGetTupleElement(names, op);
   if (op.name == "stablehlo.map") return EmitMap(fb, names, op);
   return EmitStableHloOp(fb, names, op);
 }
@@ -551,6 +568,107 @@ Status Importer::EmitOptimizationBarrier(NameTable& names, const OpSyntax& op) {
   }
   // The identity on values: accy keeps no barrier (docs/import_rewrites.md).
   return DefineResults(names, op, operands);
+}
+
+namespace {
+
+bool SameType(const TypeTree& a, const TypeTree& b) {
+  if (a.is_tuple != b.is_tuple) return false;
+  if (!a.is_tuple) return a.tensor == b.tensor;
+  if (a.elements.size() != b.elements.size()) return false;
+  for (size_t i = 0; i < a.elements.size(); ++i) {
+    if (!SameType(a.elements[i], b.elements[i])) return false;
+  }
+  return true;
+}
+
+size_t LeafCount(const TypeTree& type) {
+  if (!type.is_tuple) return 1;
+  size_t count = 0;
+  for (const TypeTree& element : type.elements) count += LeafCount(element);
+  return count;
+}
+
+}  // namespace
+
+Status Importer::EmitTuple(NameTable& names, const OpSyntax& op) {
+  if (op.tuple_types.size() != 1 || op.result_groups.size() != 1 ||
+      op.result_groups[0].second != 1 || !op.regions.empty()) {
+    return ErrorAt(op.loc, "stablehlo.tuple takes values and gives one named tuple");
+  }
+  TypeTree type;
+  type.is_tuple = true;
+  std::vector<Value*> leaves;
+  for (const ValueRef& ref : op.operands) {
+    auto tuple = names.tuples.find(ref.name);
+    if (tuple != names.tuples.end() && ref.index == 0) {
+      const std::vector<Value*>& parts = names.values.at(ref.name);
+      leaves.insert(leaves.end(), parts.begin(), parts.end());
+      type.elements.push_back(tuple->second);
+      continue;
+    }
+    ACCY_ASSIGN_OR_RETURN(Value * value, Lookup(names, ref));
+    leaves.push_back(value);
+    TypeTree leaf;
+    leaf.tensor = value->type();
+    type.elements.push_back(std::move(leaf));
+  }
+  if (!SameType(type, op.tuple_types[0])) {
+    return ErrorAt(op.loc, StrCat("stablehlo.tuple's type is ", op.tuple_types[0].ToString(),
+                                  " but its operands make ", type.ToString(),
+                                  " (spec \"tuple\" C1)"));
+  }
+  const std::string& name = op.result_groups[0].first;
+  ACCY_RETURN_IF_ERROR(Define(names, name, std::move(leaves), op.loc));
+  names.tuples.emplace(name, std::move(type));
+  return absl::OkStatus();
+}
+
+Status Importer::EmitGetTupleElement(NameTable& names, const OpSyntax& op) {
+  const AttrValue* index = op.attribute("index");
+  if (op.operands.size() != 1 || op.tuple_types.size() != 2 || index == nullptr ||
+      index->kind != AttrValue::Kind::kInt || op.result_groups.size() != 1 ||
+      op.result_groups[0].second != 1 || !op.regions.empty()) {
+    return ErrorAt(op.loc, "stablehlo.get_tuple_element takes one tuple and an index and gives "
+                           "one named value");
+  }
+  const ValueRef& ref = op.operands[0];
+  auto tuple = names.tuples.find(ref.name);
+  if (tuple == names.tuples.end() || ref.index != 0) {
+    if (!names.values.contains(ref.name)) {
+      return ErrorAt(ref.loc, StrCat("use of undefined value ", ValueName(ref.name)));
+    }
+    return ErrorAt(ref.loc, StrCat("stablehlo.get_tuple_element's operand ", ValueName(ref.name),
+                                   " is not a tuple (spec \"get_tuple_element\")"));
+  }
+  const TypeTree& type = tuple->second;
+  if (!SameType(type, op.tuple_types[0])) {
+    return ErrorAt(op.loc, StrCat("stablehlo.get_tuple_element's operand type is ",
+                                  op.tuple_types[0].ToString(), " but ", ValueName(ref.name),
+                                  " is ", type.ToString()));
+  }
+  const int64_t i = index->int_value;
+  if (i < 0 || i >= static_cast<int64_t>(type.elements.size())) {
+    return ErrorAt(index->loc, StrCat("get_tuple_element index ", i, " is outside [0, ",
+                                      type.elements.size(), ") for ", type.ToString(),
+                                      " (spec \"get_tuple_element\" C1)"));
+  }
+  const TypeTree& element = type.elements[static_cast<size_t>(i)];
+  if (!SameType(element, op.tuple_types[1])) {
+    return ErrorAt(op.loc, StrCat("stablehlo.get_tuple_element's result type is ",
+                                  op.tuple_types[1].ToString(), " but element ", i, " of ",
+                                  type.ToString(), " is ", element.ToString(),
+                                  " (spec \"get_tuple_element\" C2)"));
+  }
+  size_t first = 0;
+  for (int64_t k = 0; k < i; ++k) first += LeafCount(type.elements[static_cast<size_t>(k)]);
+  const std::vector<Value*>& all = names.values.at(ref.name);
+  std::vector<Value*> leaves(all.begin() + static_cast<int64_t>(first),
+                             all.begin() + static_cast<int64_t>(first + LeafCount(element)));
+  const std::string& name = op.result_groups[0].first;
+  ACCY_RETURN_IF_ERROR(Define(names, name, std::move(leaves), op.loc));
+  if (element.is_tuple) names.tuples.emplace(name, element);
+  return absl::OkStatus();
 }
 
 Status Importer::EmitMap(FunctionBuilder& fb, NameTable& names, const OpSyntax& op) {

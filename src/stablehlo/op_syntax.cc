@@ -105,6 +105,8 @@ Status Parser::ParsePrettyOp(OpSyntax* op) {
   if (short_name == "custom_call") return ParseCustomCall(op);
   if (short_name == "reduce_precision") return ParseReducePrecision(op);
   if (short_name == "optimization_barrier") return ParseOptimizationBarrier(op);
+  if (short_name == "tuple") return ParseTuple(op);
+  if (short_name == "get_tuple_element") return ParseGetTupleElement(op);
   if (short_name == "composite") return ParseComposite(op);
   if (short_name == "dynamic_iota") return ParseDynamicShapeOp(op, "iota_dimension");
   if (short_name == "get_dimension_size") return ParseDynamicShapeOp(op, "dimension");

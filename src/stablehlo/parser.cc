@@ -312,10 +312,13 @@ Status Parser::ParseOperation(OpSyntax* op) {
     return ErrorExpected("an operation");
   }
   ACCY_RETURN_IF_ERROR(SkipLocation());
-  if (!op->result_groups.empty() &&
-      op->num_results() != static_cast<int64_t>(op->result_types.size())) {
+  // A tuple result (stablehlo.tuple, get_tuple_element of a tuple) is one result with no
+  // tensor type.
+  const size_t tuple_results = !op->tuple_types.empty() && op->tuple_types.back().is_tuple;
+  const size_t typed_results = op->result_types.size() + tuple_results;
+  if (!op->result_groups.empty() && op->num_results() != static_cast<int64_t>(typed_results)) {
     return ErrorAt(start, StrCat("'", op->name, "' defines ", op->num_results(),
-                                 " result names but its type gives ", op->result_types.size(),
+                                 " result names but its type gives ", typed_results,
                                  " results"));
   }
   return absl::OkStatus();
@@ -399,8 +402,13 @@ StatusOr<TensorType> Parser::ParseType() {
   }
   if (Is(TokenKind::kBareId)) {
     const std::string name(tok_.text);
+    if (name == "tuple") {
+      return UnimplementedAt(loc, "tuple types are supported only as the types of "
+                                  "stablehlo.tuple and stablehlo.get_tuple_element (pretty "
+                                  "forms), whose tuples accy flattens at import");
+    }
     if (ParseElementType(name).ok() || IsKnownUnsupportedElementType(name) ||
-        name == "tuple" || name == "vector" || name == "memref") {
+        name == "vector" || name == "memref") {
       return UnimplementedAt(loc, StrCat("type '", name, "' is not supported (accy values are "
                                          "ranked tensors)"));
     }

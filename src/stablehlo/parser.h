@@ -129,6 +129,12 @@ class Parser {
   Status ParseTopK(OpSyntax* op);
   // `stablehlo.optimization_barrier %a, %b : t0, t1` (operand and result types are one list).
   Status ParseOptimizationBarrier(OpSyntax* op);
+  // `stablehlo.tuple %a, %b attr-dict : tuple<...>` and
+  // `stablehlo.get_tuple_element %t[i] attr-dict : (tuple<...>) -> type` (the pretty forms).
+  Status ParseTuple(OpSyntax* op);
+  Status ParseGetTupleElement(OpSyntax* op);
+  // A tensor type or a (nested) tuple of them.
+  StatusOr<TypeTree> ParseTypeTree();
   // `stablehlo.composite "name" %a, ... {attrs} : (types) -> types`; the name becomes `name`.
   Status ParseComposite(OpSyntax* op);
   // dynamic_iota / get_dimension_size (`%x, dim = N`), dynamic_broadcast_in_dim (`%x, %shape,

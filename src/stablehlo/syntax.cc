@@ -58,6 +58,16 @@ std::string_view AttrValue::KindName() const {
   return "attribute";
 }
 
+std::string TypeTree::ToString() const {
+  if (!is_tuple) return tensor.ToString();
+  std::string text = "tuple<";
+  for (size_t i = 0; i < elements.size(); ++i) {
+    if (i > 0) text += ", ";
+    text += elements[i].ToString();
+  }
+  return text + ">";
+}
+
 int64_t OpSyntax::num_results() const {
   int64_t count = 0;
   for (const auto& group : result_groups) count += group.second;

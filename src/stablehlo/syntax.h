@@ -83,6 +83,18 @@ struct ValueRef {
 
 struct OpSyntax;
 
+// A type that may be a tuple (`tuple<tensor<2xf32>, tuple<tensor<i64>>>`). Only
+// stablehlo.tuple and stablehlo.get_tuple_element carry one: the importer flattens tuples into
+// their tensors, and every other place a type appears takes a ranked tensor.
+struct TypeTree {
+  bool is_tuple = false;
+  TensorType tensor;               // when !is_tuple
+  std::vector<TypeTree> elements;  // when is_tuple (possibly none: `tuple<>`)
+
+  // `tensor<...>` or `tuple<...>`, as written.
+  std::string ToString() const;
+};
+
 // A region with one block. Pretty forms (while, reduce) name the arguments in the op header.
 struct RegionSyntax {
   SourceLoc loc;
@@ -102,6 +114,9 @@ struct OpSyntax {
   std::vector<RegionSyntax> regions;
   std::optional<std::vector<TensorType>> operand_types;  // when the text gives them
   std::vector<TensorType> result_types;
+  // stablehlo.tuple: {its result type}; stablehlo.get_tuple_element: {operand type, result
+  // type} (result_types then holds the result when it is a tensor). Empty for other ops.
+  std::vector<TypeTree> tuple_types;
 
   int64_t num_results() const;
   const AttrValue* attribute(std::string_view name) const;
