@@ -167,7 +167,9 @@ StatusOr<std::vector<llvm::Value*>> ReductionKernelEmitter::EmitBody(
       auto it = values.find(v);
       if (it == values.end()) {
         return absl::UnimplementedError(StrCat("jit: reduction emitter: reduce body op ",
-                                               op->name(), " reads a value from outside the body"));
+                                               op->name(), " reads a value from outside the body "
+                                               "(only constants may be captured: the graph pass "
+                                               "sink-constants-into-regions copies those in)"));
       }
       operands.push_back(it->second);
     }

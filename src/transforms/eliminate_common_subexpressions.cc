@@ -188,8 +188,15 @@ int64_t MergeBlock(Block& block, Table& table) {
   for (size_t i = 0; i < block.operations().size();) {
     Operation* op = block.operations()[i].get();
     if (!Mergeable(*op)) {
+      // while and case bodies are outlined and may read the enclosing blocks' values; every
+      // other body is compiled as a function of its arguments (sink-constants-into-regions), so
+      // it merges only within itself: replacing its op by an enclosing one would capture.
+      const bool outlined = op->kind() == OpKind::kWhile || op->kind() == OpKind::kCase;
       for (int64_t r = 0; r < op->num_regions(); ++r) {
-        for (const auto& nested : op->region(r)->blocks()) erased += MergeBlock(*nested, table);
+        for (const auto& nested : op->region(r)->blocks()) {
+          Table own;
+          erased += MergeBlock(*nested, outlined ? table : own);
+        }
       }
       ++i;
       continue;

@@ -16,6 +16,7 @@
 #include "src/transforms/fold_transpose_into_dot_general.h"
 #include "src/transforms/simplify_arithmetic.h"
 #include "src/transforms/simplify_layout_chains.h"
+#include "src/transforms/sink_constants_into_regions.h"
 #include "src/util/file_name.h"
 #include "src/util/str_cat.h"
 
@@ -33,6 +34,7 @@ namespace {
 std::vector<std::unique_ptr<passes::Pass>> AllPasses() {
   std::vector<std::unique_ptr<passes::Pass>> passes;
   passes.push_back(std::make_unique<ExpandBatchNormPass>());
+  passes.push_back(std::make_unique<SinkConstantsIntoRegionsPass>());
   passes.push_back(std::make_unique<BroadcastSplatConstantsPass>());
   passes.push_back(std::make_unique<SimplifyLayoutChainsPass>());
   passes.push_back(std::make_unique<CanonicalizeRowBroadcastsPass>());

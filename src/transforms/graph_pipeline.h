@@ -1,6 +1,8 @@
 // The graph pass pipeline Engine::Compile runs on its own copy of the caller's module before
 // planning (XLA's HloPassPipeline in cpu_compiler.cc, Halide's lower_impl): a flat list of
 // rewrites, each switchable by name and dumped after it runs. The passes and their order:
+//   expand-batch-norm                 batch_norm_* ops become their elementwise and reduce ops
+//   sink-constants-into-regions       region bodies get copies of the constants they capture
 //   broadcast-splat-constants         splat constants become broadcasts of a scalar constant
 //   simplify-layout-chains            collapse reshape/transpose/broadcast/convert chains
 //   canonicalize-row-broadcasts       keepdims row values (R x 1) computed as R, read through
