@@ -230,6 +230,59 @@ StatusOr<std::vector<int64_t>> ToPaddingPairs(const AttrValue& value, std::strin
   return ToInts(flat, name);
 }
 
+// dot_general's `algorithm` (spec "dot_general": #stablehlo.dot_algorithm, C22-C23): accepted
+// when it names what accy computes for the operand types, i.e. each operand at its own
+// precision, one component and one primitive operation, accumulation in f64 for f64 operands
+// and in f32 for f32, bf16 and f16 ones (allow_imprecise_accumulation either way: accy is not
+// less precise); the attribute then adds nothing and is dropped. Any other algorithm (tf32,
+// bf16_6x, several components, ...) is kUnimplemented naming its fields.
+Status CheckDotAlgorithm(const AttrValue& value, const OpSyntax& op) {
+  if (value.kind != AttrValue::Kind::kStruct) {
+    return WrongKind(value, "algorithm", "#stablehlo.dot_algorithm<...>");
+  }
+  std::string lhs, rhs, accumulation;
+  int64_t lhs_components = 1, rhs_components = 1, primitive_operations = 1;
+  std::string written;
+  for (size_t i = 0; i < value.keys.size(); ++i) {
+    const std::string& key = value.keys[i];
+    const AttrValue& field = value.items[i];
+    if (key == "lhs_precision_type" || key == "rhs_precision_type" || key == "accumulation_type") {
+      ACCY_ASSIGN_OR_RETURN(std::string type, ToWord(field, key));
+      (key[0] == 'l' ? lhs : key[0] == 'r' ? rhs : accumulation) = type;
+      written += StrCat(written.empty() ? "" : ", ", key, " = ", type);
+    } else if (key == "lhs_component_count" || key == "rhs_component_count" ||
+               key == "num_primitive_operations") {
+      ACCY_ASSIGN_OR_RETURN(int64_t count, ToInt(field, key));
+      (key[0] == 'l' ? lhs_components : key[0] == 'r' ? rhs_components : primitive_operations) =
+          count;
+      written += StrCat(written.empty() ? "" : ", ", key, " = ", count);
+    } else if (key == "allow_imprecise_accumulation") {
+      ACCY_RETURN_IF_ERROR(ToBool(field, key).status());
+    } else {
+      return UnimplementedAt(field.loc, StrCat("field ", key, " of dot_general's algorithm is "
+                                               "not supported"));
+    }
+  }
+  if (!op.operand_types.has_value() || op.operand_types->size() != 2) {
+    return ErrorAt(value.loc, "dot_general with an algorithm needs its operand types");
+  }
+  const std::string lhs_type(ElementTypeName((*op.operand_types)[0].element_type()));
+  const std::string rhs_type(ElementTypeName((*op.operand_types)[1].element_type()));
+  const bool floats = (lhs_type == "f32" || lhs_type == "bf16" || lhs_type == "f16" ||
+                       lhs_type == "f64") && lhs_type == rhs_type;
+  const std::string accumulated = lhs_type == "f64" ? "f64" : "f32";
+  if (floats && lhs == lhs_type && rhs == rhs_type && accumulation == accumulated &&
+      lhs_components == 1 && rhs_components == 1 && primitive_operations == 1) {
+    return absl::OkStatus();
+  }
+  return UnimplementedAt(value.loc,
+                         StrCat("dot_general algorithm <", written, "> on ", lhs_type, " x ",
+                                rhs_type, " operands is not supported: accy computes each operand "
+                                "at its own precision with ", floats ? accumulated : "no float",
+                                " accumulation, one component and one primitive operation "
+                                "(spec \"dot_general\" algorithm)"));
+}
+
 StatusOr<std::vector<NamedAttribute>> ConvertAttributes(OpKind kind, const OpSyntax& op) {
   std::vector<NamedAttribute> out;
   for (const NamedAttr& attribute : op.attributes) {
@@ -314,6 +367,8 @@ StatusOr<std::vector<NamedAttribute>> ConvertAttributes(OpKind kind, const OpSyn
       ACCY_RETURN_IF_ERROR(ExpandStruct(value, name, kScatterFields, &out));
     } else if (name == "dot_dimension_numbers") {
       ACCY_RETURN_IF_ERROR(ExpandStruct(value, name, kDotFields, &out));
+    } else if (name == "algorithm" && kind == OpKind::kDotGeneral) {
+      ACCY_RETURN_IF_ERROR(CheckDotAlgorithm(value, op));
     } else if (GetOpInfo(kind).category == OpCategory::kCollective &&
                (name == "replica_groups" || name == "source_target_pairs")) {
       // dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>; the type rule checks shape and values.

@@ -377,7 +377,27 @@ Status Parser::ParseDotGeneral(OpSyntax* op) {
       ACCY_ASSIGN_OR_RETURN(AttrValue precision, ParseAttribute());
       op->attributes.push_back({"precision_config", std::move(precision)});
     } else if (IsKeyword("algorithm")) {
-      return UnimplementedAt(tok_.loc, StrCat(op->name, " with an algorithm is not supported"));
+      // `algorithm = <lhs_precision_type = f32, ...>`: the fields of #stablehlo.dot_algorithm,
+      // checked against the operand types by ConvertAttributes.
+      AttrValue algorithm;
+      algorithm.loc = tok_.loc;
+      algorithm.kind = AttrValue::Kind::kStruct;
+      algorithm.text = "stablehlo.dot_algorithm";
+      Advance();
+      ACCY_RETURN_IF_ERROR(Expect(TokenKind::kEqual, "'=' after algorithm"));
+      ACCY_RETURN_IF_ERROR(Expect(TokenKind::kLess, "'<' opening the algorithm's fields"));
+      while (!Consume(TokenKind::kGreater)) {
+        if (!algorithm.keys.empty()) {
+          ACCY_RETURN_IF_ERROR(Expect(TokenKind::kComma, "',' or '>' in the algorithm"));
+        }
+        if (!Is(TokenKind::kBareId)) return ErrorExpected("an algorithm field name");
+        algorithm.keys.emplace_back(tok_.text);
+        Advance();
+        ACCY_RETURN_IF_ERROR(Expect(TokenKind::kEqual, "'=' after an algorithm field name"));
+        ACCY_ASSIGN_OR_RETURN(AttrValue field, ParseAttribute());
+        algorithm.items.push_back(std::move(field));
+      }
+      op->attributes.push_back({"algorithm", std::move(algorithm)});
     } else {
       return ErrorExpected(is_dot ? "precision" : "batching_dims, contracting_dims or precision");
     }

@@ -16,6 +16,7 @@ namespace accy {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
 std::vector<OpKind> KindsOf(const Block& block) {
   std::vector<OpKind> kinds;
@@ -133,6 +134,64 @@ func.func @f(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>, %c: tensor<3x4xf32>, 
   EXPECT_THAT(dot.GetInts("lhs_contracting_dimensions"), ElementsAre(1));
   EXPECT_THAT(dot.GetInts("rhs_contracting_dimensions"), ElementsAre(0));
   EXPECT_TRUE(dot.GetInts("lhs_batching_dimensions").empty());
+}
+
+// dot_general's algorithm (spec "dot_general"): the algorithms that name what accy computes
+// (each operand at its own precision, f32 accumulation, f64 for f64) are accepted in the pretty
+// and generic forms and dropped; any other is kUnimplemented naming its fields.
+TEST(SyntaxTest, DotGeneralAlgorithmsAccyComputesAreAcceptedOthersNamed) {
+  const auto program = [](const std::string& type, const std::string& algorithm, bool generic) {
+    const std::string t = "tensor<2x3x" + type + ">";
+    const std::string u = "tensor<3x4x" + type + ">";
+    const std::string r = "tensor<2x4x" + type + ">";
+    const std::string dot =
+        generic ? "\"stablehlo.dot_general\"(%a, %b) {dot_dimension_numbers = "
+                  "#stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = "
+                  "[0]>, algorithm = #stablehlo.dot_algorithm<" + algorithm + ">}"
+                : "stablehlo.dot_general %a, %b, contracting_dims = [1] x [0], algorithm = <" +
+                      algorithm + ">";
+    return "func.func @f(%a: " + t + ", %b: " + u + ") -> " + r + " {\n  %0 = " + dot +
+           " : (" + t + ", " + u + ") -> " + r + "\n  return %0 : " + r + "\n}\n";
+  };
+  const auto fields = [](const std::string& lhs, const std::string& rhs,
+                         const std::string& accumulation, int components) {
+    return "lhs_precision_type = " + lhs + ", rhs_precision_type = " + rhs +
+           ", accumulation_type = " + accumulation + ", lhs_component_count = " +
+           std::to_string(components) + ", rhs_component_count = " + std::to_string(components) +
+           ", num_primitive_operations = 1, allow_imprecise_accumulation = false";
+  };
+  for (bool generic : {false, true}) {
+    SCOPED_TRACE(generic ? "generic" : "pretty");
+    for (const auto& [type, accumulation] :
+         {std::pair<std::string, std::string>{"f32", "f32"}, {"bf16", "f32"}, {"f16", "f32"},
+          {"f64", "f64"}}) {
+      SCOPED_TRACE(type);
+      ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module,
+                           ParseStableHlo(program(type, fields(type, type, accumulation, 1),
+                                                 generic)));
+      const Operation& dot = OpAt(*module, 0);
+      EXPECT_EQ(dot.kind(), OpKind::kDotGeneral);
+      EXPECT_EQ(dot.attribute("algorithm"), nullptr);
+      EXPECT_THAT(dot.GetInts("lhs_contracting_dimensions"), ElementsAre(1));
+    }
+    const auto refused = [&](const std::string& type, const std::string& algorithm,
+                             const std::string& message) {
+      const Status status = ParseStableHlo(program(type, algorithm, generic)).status();
+      EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented) << status;
+      EXPECT_THAT(std::string(status.message()), HasSubstr(message)) << status;
+    };
+    refused("f32", fields("tf32", "tf32", "f32", 1),
+            "dot_general algorithm <lhs_precision_type = tf32, rhs_precision_type = tf32, "
+            "accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, "
+            "num_primitive_operations = 1> on f32 x f32 operands is not supported: accy computes "
+            "each operand at its own precision with f32 accumulation");
+    refused("f32", fields("bf16", "bf16", "f32", 3), "lhs_component_count = 3");
+    refused("bf16", fields("bf16", "bf16", "bf16", 1), "accumulation_type = bf16");
+    refused("f32", fields("f32", "f32", "f32", 1) + ", fast = true",
+            "field fast of dot_general's algorithm is not supported");
+  }
+  EXPECT_EQ(ParseStableHlo(program("f32", "lhs_precision_type = 3", false)).status().code(),
+            absl::StatusCode::kInvalidArgument);  // a type field that is a number
 }
 
 TEST(SyntaxTest, JaxGenericGatherWithAttributeDictionary) {
