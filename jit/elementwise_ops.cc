@@ -682,6 +682,15 @@ StatusOr<llvm::Value*> ElementwiseLowering::IntBinary(OpKind kind, ElementType t
       llvm::Value* sign_fill = builder_.CreateAShr(a, llvm::ConstantInt::get(t, bits - 1));
       return builder_.CreateSelect(out_of_range, sign_fill, builder_.CreateAShr(a, amount));
     }
+    case OpKind::kMulhi: {  // the double-width product's high half (its bits [N, 2N))
+      if (is_bool) break;
+      llvm::Type* wide = builder_.getIntNTy(2 * bits);
+      llvm::Value* product = is_signed ? builder_.CreateMul(builder_.CreateSExt(a, wide),
+                                                            builder_.CreateSExt(b, wide))
+                                       : builder_.CreateMul(builder_.CreateZExt(a, wide),
+                                                            builder_.CreateZExt(b, wide));
+      return builder_.CreateTrunc(builder_.CreateLShr(product, bits), t);
+    }
     default:
       break;
   }

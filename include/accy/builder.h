@@ -220,6 +220,9 @@ class FunctionBuilder {
   // chlo.next_after: the representable value next to lhs in the direction of rhs (rhs when
   // they are equal, NaN when either is NaN); float types.
   StatusOr<Value*> NextAfter(Value* lhs, Value* rhs);
+  // chlo.mulhi: the high N bits of the 2N-bit product of two N-bit integers, element-wise
+  // (a signed product for signed types, unsigned for unsigned ones); integer types, not i1.
+  StatusOr<Value*> Mulhi(Value* lhs, Value* rhs);
   StatusOr<Value*> And(Value* lhs, Value* rhs);
   StatusOr<Value*> Or(Value* lhs, Value* rhs);
   StatusOr<Value*> Xor(Value* lhs, Value* rhs);

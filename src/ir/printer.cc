@@ -298,6 +298,7 @@ class ModulePrinter {
       case OpKind::kIsPosInf:
       case OpKind::kIsNegInf:
       case OpKind::kNextAfter:
+      case OpKind::kMulhi:
         out_ += StrCat(name, " ", Operands(op), " : ", ChloType(op));
         return;
       case OpKind::kIsFinite:

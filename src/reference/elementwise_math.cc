@@ -262,6 +262,15 @@ uint64_t IntBinary(OpKind kind, uint64_t a, uint64_t b, int bits, bool is_signed
     case OpKind::kShiftRightArithmetic:
       if (shift_out_of_range) return sa < 0 ? mask : 0;  // fill with the sign bit
       return static_cast<uint64_t>(sa >> b) & mask;      // C++20: >> is arithmetic
+    case OpKind::kMulhi: {  // bits [N, 2N) of the exact product, in 128-bit arithmetic
+      if (is_signed) {
+        const __int128 product = static_cast<__int128>(sa) * static_cast<__int128>(sb);
+        return static_cast<uint64_t>(product >> bits) & mask;  // arithmetic shift
+      }
+      const unsigned __int128 product =
+          static_cast<unsigned __int128>(a) * static_cast<unsigned __int128>(b);
+      return static_cast<uint64_t>(product >> bits) & mask;
+    }
     default:
       ACCY_CHECK(false && "integer binary op not handled");
       return 0;

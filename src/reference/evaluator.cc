@@ -262,6 +262,7 @@ class Evaluator {
       case OpKind::kShiftLeft:
       case OpKind::kShiftRightLogical:
       case OpKind::kShiftRightArithmetic:
+      case OpKind::kMulhi:
       case OpKind::kCompare:
       case OpKind::kSelect:
       case OpKind::kClamp:

@@ -472,7 +472,7 @@ bool Generator::StepBinary(int forced) {
       OpKind::kMaximum, OpKind::kMinimum, OpKind::kPower, OpKind::kAtan2, OpKind::kAnd,
       OpKind::kOr, OpKind::kXor, OpKind::kShiftLeft, OpKind::kShiftRightLogical,
       OpKind::kShiftRightArithmetic, OpKind::kAdd, OpKind::kMultiply, OpKind::kSubtract,
-      OpKind::kNextAfter};
+      OpKind::kNextAfter, OpKind::kMulhi};
   const OpKind kind = kBinary[U(std::size(kBinary))];
   const ElementClass classes = GetOpInfo(kind).element_classes;
   const bool stable = kind == OpKind::kAdd || kind == OpKind::kSubtract ||

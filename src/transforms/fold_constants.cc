@@ -26,6 +26,7 @@ bool ExactForFloats(OpKind kind) {
     case OpKind::kIsNegInf:
     case OpKind::kReducePrecision:
     case OpKind::kNextAfter:
+    case OpKind::kMulhi:
     case OpKind::kSqrt:
     case OpKind::kConvert:
     case OpKind::kBitcastConvert:

@@ -30,7 +30,7 @@ std::set<OpKind> KindsWhere(bool (*predicate)(const OpInfo&)) {
 }
 
 TEST(OpRegistryTest, EveryOpKindHasItsRowInEnumOrder) {
-  ASSERT_EQ(kNumOpKinds, 102);
+  ASSERT_EQ(kNumOpKinds, 103);
   for (int i = 0; i < kNumOpKinds; ++i) {
     const OpKind kind = static_cast<OpKind>(i);
     EXPECT_EQ(kAllOpKinds[i], kind);
@@ -53,7 +53,7 @@ TEST(OpRegistryTest, NamesAreUniqueAndRoundTripThroughParseOpKind) {
     ASSERT_OK_AND_ASSIGN(OpKind parsed, ParseOpKind(OpName(kind)));
     EXPECT_EQ(parsed, kind) << OpName(kind);
   }
-  EXPECT_EQ(names.size(), 102u);
+  EXPECT_EQ(names.size(), 103u);
   for (std::string_view name : {"stablehlo.add", "top_k", "sorted", ""}) {
     const Status status = ParseOpKind(name).status();
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << name;
@@ -97,7 +97,7 @@ TEST(OpRegistryTest, PredicatesAgreeWithCategoryAndTheRangesTheyReplaced) {
   EXPECT_EQ(KindsWhere([](const OpInfo& i) {
               return i.category == OpCategory::kElementwiseBinary;
             }).size(),
-            17u);
+            18u);
   EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.category == OpCategory::kShape; }),
             (std::set<OpKind>{OpKind::kBroadcastInDim, OpKind::kReshape, OpKind::kTranspose,
                               OpKind::kSlice, OpKind::kPad, OpKind::kConcatenate, OpKind::kIota,
@@ -139,6 +139,7 @@ TEST(OpRegistryTest, ElementClassesAreTheSpecConstraints) {
   EXPECT_EQ(GetOpInfo(OpKind::kPopcnt).element_classes, ElementClass::kInteger);
   EXPECT_EQ(GetOpInfo(OpKind::kCountLeadingZeros).element_classes, ElementClass::kInteger);
   EXPECT_EQ(GetOpInfo(OpKind::kShiftRightArithmetic).element_classes, ElementClass::kInteger);
+  EXPECT_EQ(GetOpInfo(OpKind::kMulhi).element_classes, ElementClass::kInteger);
   EXPECT_EQ(GetOpInfo(OpKind::kIsFinite).element_classes, ElementClass::kFloat);
   EXPECT_EQ(GetOpInfo(OpKind::kAtan2).element_classes, ElementClass::kFloat);
   EXPECT_EQ(GetOpInfo(OpKind::kRemainder).element_classes, ElementClass::kNumeric);
@@ -178,7 +179,7 @@ TEST(OpRegistryTest, OnlyKernelCallAndCollectivesAreImpureAndOnlyTheSymmetricOps
   // compare is symmetric only for EQ and NE: not commutative for every attribute value.
   EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.commutative; }),
             (std::set<OpKind>{OpKind::kAdd, OpKind::kMultiply, OpKind::kMaximum, OpKind::kMinimum,
-                              OpKind::kAnd, OpKind::kOr, OpKind::kXor}));
+                              OpKind::kAnd, OpKind::kOr, OpKind::kXor, OpKind::kMulhi}));
 }
 
 TEST(OpRegistryTest, RegionCountsAndArities) {

@@ -81,6 +81,7 @@ const OpCase kOpCases[] = {
     {OpKind::kShiftLeft, S | U},
     {OpKind::kShiftRightLogical, S | U},
     {OpKind::kShiftRightArithmetic, S | U},
+    {OpKind::kMulhi, S | U},
     {OpKind::kTan, F, kMathUlp, 1},
     {OpKind::kAsin, F, kMathUlp, 1},
     {OpKind::kAcos, F, kMathUlp, 1},

@@ -261,6 +261,42 @@ TEST(ChloEvaluatorTest, NextAfterStepsTheEncoding) {
   EXPECT_EQ(step.GetAsDouble(0), 1.0 + std::ldexp(1.0, -7));
 }
 
+// chlo.mulhi: bits [N, 2N) of the exact product; a signed product for signed types (so a
+// negative product's high half is -1 when it fits in N bits), unsigned for unsigned ones; the
+// widest types checked against 128-bit products worked by hand.
+TEST(ChloEvaluatorTest, MulhiIsTheHighHalfOfTheDoubleWidthProduct) {
+  auto mulhi = [](const Tensor& a, const Tensor& b) {
+    return RunOne(a.type(), {a, b}, [](FunctionBuilder& f, std::span<Value* const> p) {
+      return f.Mulhi(p[0], p[1]);
+    });
+  };
+  // i8: 100 * 3 = 300 = 0x012C -> 1; -100 * 3 = -300 = 0xFED4 -> -2; -128 * -128 = 16384 ->
+  // 64; 5 * 7 = 35 -> 0; -1 * 1 = -1 -> -1 (0xFFFF).
+  ASSERT_OK_AND_ASSIGN(Tensor i8, mulhi(Make<int8_t>(E::kI8, {5}, {100, -100, -128, 5, -1}),
+                                        Make<int8_t>(E::kI8, {5}, {3, 3, -128, 7, 1})));
+  ExpectTensor<int8_t>(i8, E::kI8, {5}, {1, -2, 64, 0, -1});
+  // u8: 200 * 200 = 40000 = 0x9C40 -> 156; 255 * 255 = 65025 = 0xFE01 -> 254.
+  ASSERT_OK_AND_ASSIGN(Tensor u8, mulhi(Make<uint8_t>(E::kU8, {2}, {200, 255}),
+                                        Make<uint8_t>(E::kU8, {2}, {200, 255})));
+  ExpectTensor<uint8_t>(u8, E::kU8, {2}, {156, 254});
+  // i32: 2^30 * 12 = 3 * 2^32 -> 3; -2^30 * 12 -> -3; INT_MIN * INT_MIN = 2^62 -> 2^30.
+  ASSERT_OK_AND_ASSIGN(
+      Tensor i32, mulhi(Make<int32_t>(E::kI32, {3}, {1 << 30, -(1 << 30), INT32_MIN}),
+                        Make<int32_t>(E::kI32, {3}, {12, 12, INT32_MIN})));
+  ExpectTensor<int32_t>(i32, E::kI32, {3}, {3, -3, 1 << 30});
+  // u64: (2^64 - 1)^2 = 2^128 - 2^65 + 1 -> 2^64 - 2; 2^63 * 6 = 3 * 2^64 -> 3.
+  ASSERT_OK_AND_ASSIGN(Tensor u64,
+                       mulhi(Make<uint64_t>(E::kU64, {2}, {UINT64_MAX, uint64_t{1} << 63}),
+                             Make<uint64_t>(E::kU64, {2}, {UINT64_MAX, 6})));
+  ExpectTensor<uint64_t>(u64, E::kU64, {2}, {UINT64_MAX - 1, 3});
+  // i64: INT64_MIN * -1 = 2^63 -> 0 (high half of 0x0000..0001 << 63 is 0); INT64_MIN * 4 =
+  // -2^65 -> -2; -1 * -1 = 1 -> 0.
+  ASSERT_OK_AND_ASSIGN(Tensor i64,
+                       mulhi(Make<int64_t>(E::kI64, {3}, {INT64_MIN, INT64_MIN, -1}),
+                             Make<int64_t>(E::kI64, {3}, {-1, 4, -1})));
+  ExpectTensor<int64_t>(i64, E::kI64, {3}, {0, -2, 0});
+}
+
 TEST(ChloBuilderTest, RejectsNonFloatOperandsAndBadFormats) {
   Builder builder("chlo_errors");
   ASSERT_OK_AND_ASSIGN(FunctionBuilder f,
