@@ -453,6 +453,21 @@ TEST(LapackImportTest, GesddTypeErrorsNameTheResultAndItsExpectedType) {
   ExpectImportError(ReplaceAll(square, "tensor<i32>", "tensor<i64>"),
                     absl::StatusCode::kInvalidArgument,
                     "info has type tensor<i64>, expected tensor<i32> (i32 over a's batch dims)");
+  ExpectImportError(ReplaceAll(square, "-> (tensor<4x4xf32>, tensor<4xf32>",
+                               "-> (tensor<4x4xf64>, tensor<4xf32>"),
+                    absl::StatusCode::kInvalidArgument,
+                    "lapack @lapack_sgesdd_ffi: result 0 (a, overwritten) has type "
+                    "tensor<4x4xf64>, expected tensor<4x4xf32> (a's type)");
+  // Mode 'N' takes either size of u and vt, but no other.
+  const std::string values_only = GesddProgram({"s", "f32", {}, 5, 3, 'N', true});
+  ASSERT_TRUE(ParseStableHlo(values_only).ok());
+  ExpectImportError(ReplaceAll(values_only, "tensor<5x5xf32>", "tensor<5x4xf32>"),
+                    absl::StatusCode::kInvalidArgument,
+                    "u has type tensor<5x4xf32>, expected tensor<5x5xf32> or tensor<5x3xf32>");
+  ExpectImportError(ReplaceAll(values_only, "tensor<3x3xf32>", "tensor<2x3xf32>"),
+                    absl::StatusCode::kInvalidArgument,
+                    "vt has type tensor<2x3xf32>, expected tensor<3x3xf32> (N x N with mode 'A', "
+                    "min(M, N) x N with 'S', either with 'N')");  // K = N: one size
   ExpectImportError(ReplaceAll(square, "f32", "f64"), absl::StatusCode::kInvalidArgument,
                     "lapack @lapack_sgesdd_ffi: a has type tensor<4x4xf64>, expected element "
                     "type f32 (the target's prefix)");
