@@ -1,6 +1,6 @@
 // lapack work items on Debian's LAPACK (BindLapack, onednn_bindings.h): an internal host kernel
 // (BoundPrimitive::host) calling the Fortran routines (xPOTRF, xGETRF, xGEQRF, xORGQR, xSYEVD for
-// x = s, d) of whatever liblapack.so.3 the system selects (reference LAPACK or OpenBLAS), per batch.
+// x = s, d; xGESDD in lapack_gesdd.cc) of whatever liblapack.so.3 the system selects (reference LAPACK or OpenBLAS), per batch.
 // potrf works on the result buffer in place, with no column-major copy: accy's row-major N x N
 // matrix read column-major is a's transpose, whose upper triangle holds a's lower one, so xPOTRF
 // with uplo 'U' on the row-major buffer factors exactly the entries 'L' names and writes U =
@@ -329,6 +329,8 @@ StatusOr<BoundPrimitive> BindLapack(const Operation& op) {
     case LapackRoutine::kOrgqr:
     case LapackRoutine::kSyevd:
       return BindColumnMajor(op, name, target);
+    case LapackRoutine::kGesdd:
+      return BindLapackGesdd(op, name, target);
     case LapackRoutine::kTrsm:
       break;
   }

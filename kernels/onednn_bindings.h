@@ -6,11 +6,13 @@
 #define ACCY_KERNELS_ONEDNN_BINDINGS_H_
 
 #include <span>
+#include <string>
 
 #include "accy/ir.h"
 #include "accy/status.h"
 #include "kernels/onednn_common.h"
 #include "kernels/onednn_kernel.h"
+#include "src/ir/lapack_targets.h"
 
 namespace accy::kernels {
 
@@ -48,12 +50,19 @@ StatusOr<BoundPrimitive> BindRngBitGenerator(const Operation& rng_bit_generator)
 // A lapack op on Debian's LAPACK (lapack_kernels.cc): a host kernel (BoundPrimitive::host,
 // implementation "lapack:<s|d><routine>", e.g. "lapack:spotrf"); buffers a, then the routine's
 // results (potrf: factor, info; getrf: lu, pivots, info; geqrf: a, tau; orgqr: a, tau, then
-// q; syevd: v, w, info). Batches run one after another on the
+// q; syevd: v, w, info; gesdd: a, s, u, vt, info). Batches run one after another on the
 // calling thread (LAPACK may thread inside a call). kInvalidArgument for another op; the
 // target's kUnimplemented (lapack_targets.h) for an unbound one; kUnimplemented for matrices
 // past LAPACK's 32-bit INTEGER; kResourceExhausted when the scratch of getrf, geqrf, orgqr or syevd
 // (8 x (M x N + LAPACK's workspace) bytes) cannot be allocated.
 StatusOr<BoundPrimitive> BindLapack(const Operation& lapack);
+
+// BindLapack's gesdd (lapack_gesdd.cc): LAPACK xGESDD per batch on column-major copies; `name`
+// names the item in errors, `target` is the op's parsed call_target_name (kGesdd). kUnimplemented
+// for matrices whose workspace would pass LAPACK's 32-bit INTEGER; kResourceExhausted when the
+// scratch (8 x (M N + u + vt + LAPACK's LWORK) bytes) cannot be allocated.
+StatusOr<BoundPrimitive> BindLapackGesdd(const Operation& lapack, const std::string& name,
+                                         const LapackTarget& target);
 
 }  // namespace accy::kernels
 

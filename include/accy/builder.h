@@ -439,6 +439,20 @@ class FunctionBuilder {
   // ascending eigenvalues) and info ([batch...] i32: 0, or LAPACK's count of what did not
   // converge). Errors: kInvalidArgument "lapack @<target>: ..." naming the broken rule.
   StatusOr<std::vector<Value*>> Syevd(Value* a, bool lower, bool compute_vectors = true);
+  // lapack (accy; ops.def): the singular value decomposition a = u diag(s) vt as JAX's CPU
+  // lowering calls it (custom_call @lapack_sgesdd_ffi / @lapack_dgesdd_ffi, LAPACK xGESDD;
+  // jax.numpy.linalg.svd) of `a` [batch..., M, N] f32 or f64, K = min(M, N). mode (xGESDD's
+  // JOBZ) is 'A' when `compute_uv` and `full_matrices`, 'S' when only `compute_uv`, else 'N'.
+  // Results: a's type (accy returns a unchanged; LAPACK destroys it and JAX never reads it), s
+  // ([batch..., K], descending, >= 0), u ([batch..., M, M], or [batch..., M, K] without
+  // `full_matrices`: orthonormal columns), vt ([batch..., N, N] or [batch..., K, N]: orthonormal
+  // rows) and info ([batch...] i32: 0; -4 when a holds a NaN, as LAPACK 3.10+ says, with s, u and
+  // vt NaN; > 0 when xGESDD's divide and conquer did not converge). Column i of u and row i of
+  // vt are unique only up to a common sign (and within repeated singular values up to rotation;
+  // columns past K of a full u and rows past K of a full vt are any orthonormal completion).
+  // Without `compute_uv`, u and vt are zeros. Errors: kInvalidArgument "lapack @<target>: ..."
+  // naming the broken rule (element type, rank).
+  StatusOr<std::vector<Value*>> Gesdd(Value* a, bool full_matrices, bool compute_uv = true);
   // while: `cond` returns a tensor<i1>, `body` returns new loop-carried values of the same types.
   StatusOr<std::vector<Value*>> While(std::vector<Value*> initial_values, RegionBodyFn cond,
                                       RegionBodyFn body);

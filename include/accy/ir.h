@@ -113,10 +113,12 @@ enum class OpKind : uint16_t {
 //                        type), pivots [batch..., min(M, N)] i32 (1-based), info [batch...]
 //                        i32; geqrf: a -> a's type, tau [batch..., min(M, N)]; orgqr: a
 //                        [batch..., M, N], tau [batch..., K], M >= N >= K -> q (a's type);
-//                        syevd: a [batch..., N, N] -> v (a's type), w [batch..., N], info);
+//                        syevd: a [batch..., N, N] -> v (a's type), w [batch..., N], info;
+//                        gesdd: a [batch..., M, N] -> a's type, s [batch..., K], u
+//                        [batch..., M, M or K], vt [batch..., N or K, N], info, K = min(M, N));
 //                        attrs: call_target_name (string, e.g. "lapack_spotrf_ffi"),
 //                        potrf: uplo (int, 'L' = 76 or 'U' = 85), syevd: mode ('V' = 86 or
-//                        'N' = 78), uplo; prints as
+//                        'N' = 78), uplo; gesdd: mode ('A' = 65, 'S' = 83 or 'N' = 78); prints as
 //                        stablehlo.custom_call @<call_target_name> with JAX's backend_config
 //                        and column-major operand/result layouts
 //   rng_bit_generator    operands: initial_state (1-D ui64: 2 words for THREE_FRY, 2 or 3 for

@@ -1,5 +1,5 @@
-// FunctionBuilder::Potrf, Getrf, Geqrf, Orgqr and Syevd (include/accy/builder.h): a lapack op of JAX's target for
-// a's element type; CreateOp verifies it (type_inference_lapack.cc).
+// FunctionBuilder::Potrf, Getrf, Geqrf, Orgqr, Syevd and Gesdd (include/accy/builder.h): a lapack
+// op of JAX's target for a's element type; CreateOp verifies it (type_inference_lapack.cc).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -87,6 +87,38 @@ StatusOr<std::vector<Value*>> FunctionBuilder::Syevd(Value* a, bool lower, bool 
                                        {"mode", int64_t{compute_vectors ? 'V' : 'N'}},
                                        {"uplo", int64_t{lower ? 'L' : 'U'}}};
   StatusOr<Operation*> op = CreateOp(OpKind::kLapack, {a}, {type, w, info}, std::move(attrs));
+  if (!op.ok()) return op.status();
+  return (*op)->results();
+}
+
+StatusOr<std::vector<Value*>> FunctionBuilder::Gesdd(Value* a, bool full_matrices,
+                                                    bool compute_uv) {
+  ACCY_RETURN_IF_ERROR(CheckOperands(OpKind::kLapack, {&a, 1}));
+  const TensorType& type = a->type();
+  const int64_t rank = type.rank();
+  std::vector<int64_t> batch;
+  int64_t m = 0, n = 0;
+  if (rank >= 2) {
+    batch.assign(type.dims().begin(), type.dims().end() - 2);
+    m = type.dim(rank - 2);
+    n = type.dim(rank - 1);
+  }
+  const int64_t k = std::min(m, n);
+  auto over_batch = [&](std::vector<int64_t> extra) {
+    std::vector<int64_t> dims = batch;
+    dims.insert(dims.end(), extra.begin(), extra.end());
+    return TensorType::Create(type.element_type(), dims);
+  };
+  ACCY_ASSIGN_OR_RETURN(TensorType s, over_batch({k}));
+  // JAX sizes u and vt from full_matrices even with mode 'N' (_svd_cpu_gpu_lowering).
+  ACCY_ASSIGN_OR_RETURN(TensorType u, over_batch({m, full_matrices ? m : k}));
+  ACCY_ASSIGN_OR_RETURN(TensorType vt, over_batch({full_matrices ? n : k, n}));
+  ACCY_ASSIGN_OR_RETURN(TensorType info, I32OverBatch(type, {}));
+  const int64_t mode = !compute_uv ? 'N' : full_matrices ? 'A' : 'S';
+  std::vector<NamedAttribute> attrs = {{"call_target_name", TargetFor(type, "gesdd")},
+                                       {"mode", mode}};
+  StatusOr<Operation*> op =
+      CreateOp(OpKind::kLapack, {a}, {type, s, u, vt, info}, std::move(attrs));
   if (!op.ok()) return op.status();
   return (*op)->results();
 }

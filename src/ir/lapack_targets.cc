@@ -20,15 +20,18 @@ constexpr RoutineRow kRoutines[] = {
     {LapackRoutine::kGeqrf, "geqrf"},
     {LapackRoutine::kOrgqr, "orgqr"},
     {LapackRoutine::kSyevd, "syevd"},
+    {LapackRoutine::kGesdd, "gesdd"},
 };
 
 constexpr std::string_view kPotrfFields[] = {"uplo"};
 constexpr std::string_view kTrsmFields[] = {"diag", "side", "trans_x", "uplo"};
 constexpr std::string_view kSyevdFields[] = {"mode", "uplo"};
+constexpr std::string_view kGesddFields[] = {"mode"};
 
 constexpr std::string_view kBound =
     "lapack_{s,d}potrf_ffi, lapack_{s,d}trsm_ffi, lapack_{s,d}getrf_ffi, "
-    "lapack_{s,d}geqrf_ffi, lapack_{s,d}orgqr_ffi, lapack_{s,d}syevd_ffi";
+    "lapack_{s,d}geqrf_ffi, lapack_{s,d}orgqr_ffi, lapack_{s,d}syevd_ffi, "
+    "lapack_{s,d}gesdd_ffi";
 
 Status NotSupported(std::string_view target, std::string_view why) {
   return absl::UnimplementedError(StrCat("custom_call target @", target, " is not supported: ",
@@ -91,17 +94,34 @@ std::span<const std::string_view> LapackConfigFields(LapackRoutine routine) {
       return {};
     case LapackRoutine::kSyevd:
       return kSyevdFields;
+    case LapackRoutine::kGesdd:
+      return kGesddFields;
   }
   return {};
 }
 
-bool IsLapackConfigValue(std::string_view field, int64_t code) {
+bool IsLapackConfigValue(LapackRoutine routine, std::string_view field, int64_t code) {
   if (field == "uplo") return code == 'L' || code == 'U';
   if (field == "side") return code == 'L' || code == 'R';
   if (field == "trans_x") return code == 'N' || code == 'T' || code == 'C';
   if (field == "diag") return code == 'N' || code == 'U';
+  if (field == "mode" && routine == LapackRoutine::kGesdd) {
+    return code == 'A' || code == 'S' || code == 'N';
+  }
   if (field == "mode") return code == 'V' || code == 'N';
   return false;
+}
+
+std::string_view LapackConfigValues(LapackRoutine routine, std::string_view field) {
+  if (field == "uplo") return "'L' = 76 or 'U' = 85";
+  if (field == "side") return "'L' = 76 or 'R' = 82";
+  if (field == "trans_x") return "'N' = 78, 'T' = 84 or 'C' = 67";
+  if (field == "diag") return "'N' = 78 or 'U' = 85";
+  if (field == "mode" && routine == LapackRoutine::kGesdd) {
+    return "'A' = 65, 'S' = 83 or 'N' = 78";
+  }
+  if (field == "mode") return "'V' = 86 or 'N' = 78";
+  return "none";
 }
 
 bool IsLapackMatrix(LapackRoutine routine, bool is_result, size_t index) {
@@ -112,6 +132,8 @@ bool IsLapackMatrix(LapackRoutine routine, bool is_result, size_t index) {
     case LapackRoutine::kOrgqr:
     case LapackRoutine::kSyevd:
       return index == 0;
+    case LapackRoutine::kGesdd:  // a | a, s, u, vt, info
+      return is_result ? index == 0 || index == 2 || index == 3 : index == 0;
     case LapackRoutine::kTrsm:
       return is_result ? index == 0 : index < 2;
   }

@@ -25,6 +25,7 @@ enum class LapackRoutine : uint8_t {
   kGeqrf,  // QR factorization as Householder reflectors (LAPACK xGEQRF)
   kOrgqr,  // Q from geqrf's reflectors (LAPACK xORGQR)
   kSyevd,  // symmetric eigendecomposition, divide and conquer (LAPACK xSYEVD)
+  kGesdd,  // singular value decomposition, divide and conquer (LAPACK xGESDD)
 };
 
 // A parsed target: the routine and the real element type its s/d prefix names.
@@ -46,24 +47,30 @@ bool IsLapackTargetName(std::string_view target);
 // target without the `_ffi` suffix (JAX before 2024).
 StatusOr<LapackTarget> ParseLapackTarget(std::string_view target);
 
-// "potrf", "trsm", "getrf", "geqrf", "orgqr", "syevd".
+// "potrf", "trsm", "getrf", "geqrf", "orgqr", "syevd", "gesdd".
 std::string_view LapackRoutineName(LapackRoutine routine);
 
 // The backend_config fields (mhlo.backend_config = {...}) a routine's target takes, each a ui8
 // holding a LAPACK character argument, in MLIR's (alphabetical) order: potrf {uplo}, trsm {diag,
-// side, trans_x, uplo}, getrf, geqrf, orgqr {}, syevd {mode, uplo} (jaxlib/cpu/lapack_kernels.h).
+// side, trans_x, uplo}, getrf, geqrf, orgqr {}, syevd {mode, uplo}, gesdd {mode}
+// (jaxlib/cpu/lapack_kernels.h).
 std::span<const std::string_view> LapackConfigFields(LapackRoutine routine);
 
-// Whether `code` is a LAPACK character argument `field` accepts: uplo 'L' (76) or 'U' (85);
-// side 'L' or 'R' (82); trans_x 'N' (78), 'T' (84) or 'C' (67); diag 'N' or 'U'; mode 'V' (86,
-// eigenvectors too) or 'N' (eigenvalues only).
-bool IsLapackConfigValue(std::string_view field, int64_t code);
+// Whether `code` is a LAPACK character argument `field` of `routine` accepts: uplo 'L' (76) or
+// 'U' (85); side 'L' or 'R' (82); trans_x 'N' (78), 'T' (84) or 'C' (67); diag 'N' or 'U';
+// syevd's mode (xSYEVD's JOBZ) 'V' (86, eigenvectors too) or 'N' (eigenvalues only); gesdd's
+// mode (xGESDD's JOBZ, jaxlib's svd::ComputationMode) 'A' (65, full U and VT), 'S' (83, the
+// first min(M, N) columns of U and rows of VT) or 'N' (78, singular values only).
+bool IsLapackConfigValue(LapackRoutine routine, std::string_view field, int64_t code);
+
+// The characters `field` of `routine` accepts, for error messages: "'L' = 76 or 'U' = 85".
+std::string_view LapackConfigValues(LapackRoutine routine, std::string_view field);
 
 // Whether operand (`is_result` false) or result `index` of `routine` is a matrix, which JAX lays
 // out column-major; the others (info, pivots, alpha) are row-major. potrf: a | factor; info is
 // not. trsm: a, b | result; alpha (its third operand before 2025) is not. getrf: a | lu; pivots
 // and info are not. geqrf: a | a; tau is not. orgqr: a | q; tau is not. syevd: a | v; w and info
-// are not.
+// are not. gesdd: a | a, u, vt; s and info are not.
 bool IsLapackMatrix(LapackRoutine routine, bool is_result, size_t index);
 
 // The minor-to-major layout JAX writes for an operand or result of rank `rank`: column-major

@@ -101,7 +101,9 @@ bool IsRngAlgorithm(std::string_view value);
 // -> lu of a's type, pivots i32 [batch..., min(M, N)], info i32 [batch...]; geqrf: a ->
 // a's type, tau [batch..., min(M, N)]; orgqr: a [batch..., M, N], tau [batch..., K], M >= N >= K
 // -> q of a's type; syevd: a [batch..., N, N] -> v of a's type, w [batch..., N], info i32
-// [batch...]). kInvalidArgument
+// [batch...]; gesdd: a [batch..., M, N] -> a's type, s [batch..., K], u [batch..., M, M or K],
+// vt [batch..., N or K, N], info i32 [batch...], K = min(M, N), full with mode 'A', K with
+// 'S', either with 'N'). kInvalidArgument
 // "lapack @<target>: ..." naming the broken rule.
 Status VerifyLapack(std::span<const TensorType> operand_types,
                     std::span<const TensorType> result_types,

@@ -5,7 +5,10 @@
 // M, N] -> lu (a's type), pivots [batch..., min(M, N)] i32 and info [batch...] i32; geqrf a
 // [batch..., M, N] -> a's type and tau [batch..., min(M, N)]; orgqr a [batch..., M, N], tau
 // [batch..., K] with M >= N >= K -> q (a's type); syevd a [batch..., N, N] -> v (a's type), w
-// [batch..., N] (a's element type) and info [batch...] i32.
+// [batch..., N] (a's element type) and info [batch...] i32; gesdd a [batch..., M, N] -> a's type,
+// s [batch..., K] (K = min(M, N)), u [batch..., M, M or K], vt [batch..., N or K, N] (a's element
+// type; M and N with mode 'A', K with 'S', either with 'N', as JAX's svd lowering sizes them from
+// full_matrices) and info [batch...] i32.
 #include <algorithm>
 #include <string>
 #include <variant>
@@ -57,10 +60,9 @@ Status CheckConfig(std::string_view target, LapackRoutine routine, const Attribu
       return WrongAttributeKind(kOp, field, "an integer (a character code)", *value);
     }
     const int64_t code = std::get<int64_t>(*value);
-    if (!IsLapackConfigValue(field, code)) {
+    if (!IsLapackConfigValue(routine, field, code)) {
       return Error(target, StrCat(field, " is ", code, ", not a character ", target,
-                                  " accepts (uplo: 'L' = 76 or 'U' = 85; mode: 'V' = 86 or "
-                                  "'N' = 78)"));
+                                  " accepts (", LapackConfigValues(routine, field), ")"));
     }
   }
   return absl::OkStatus();
@@ -193,6 +195,76 @@ Status VerifySyevd(std::string_view target, const LapackTarget& parsed,
   return absl::OkStatus();
 }
 
+// a's batch dims, then rows x cols, of a's element type.
+TensorType MatrixType(const TensorType& a, int64_t rows, int64_t cols) {
+  std::vector<int64_t> dims(a.dims().begin(), a.dims().end() - 2);
+  dims.push_back(rows);
+  dims.push_back(cols);
+  return *TensorType::Create(a.element_type(), dims);
+}
+
+// gesdd's results as jaxlib's SingularValueDecomposition kernel takes them (a, s, u, vt, info;
+// jaxlib/cpu/lapack_kernels.cc) and JAX's _svd_cpu_gpu_lowering sizes them (jax/_src/lax/linalg.py).
+Status VerifyGesdd(std::string_view target, const LapackTarget& parsed, int64_t mode,
+                   std::span<const TensorType> operands, std::span<const TensorType> results) {
+  if (operands.size() != 1 || results.size() != 5) {
+    return Error(target, StrCat("expected 1 operand (a) and 5 results (a, s, u, vt, info), got ",
+                                operands.size(), " and ", results.size(),
+                                results.size() == 7 ? " (jaxlib's August 2024 form with iwork "
+                                                      "and work results is not bound: export "
+                                                      "with a current JAX)"
+                                                    : ""));
+  }
+  const TensorType& a = operands[0];
+  ACCY_RETURN_IF_ERROR(CheckMatrix(target, "a", a, parsed.element_type, /*square=*/false));
+  const int64_t m = a.dim(a.rank() - 2);
+  const int64_t n = a.dim(a.rank() - 1);
+  const int64_t k = std::min(m, n);
+  if (results[0] != a) {
+    return Error(target, StrCat("result 0 (a, overwritten) has type ", results[0].ToString(),
+                                ", expected ", a.ToString(), " (a's type)"));
+  }
+  const TensorType s = VectorType(a, k);
+  if (results[1] != s) {
+    return Error(target, StrCat("s has type ", results[1].ToString(), ", expected ",
+                                s.ToString(), " (a's batch dims and min(M, N))"));
+  }
+  // mode 'A': full U and VT; 'S': K columns / rows; 'N': either (JAX sizes them from
+  // full_matrices even though xGESDD writes neither).
+  const TensorType u_full = MatrixType(a, m, m), u_reduced = MatrixType(a, m, k);
+  const TensorType vt_full = MatrixType(a, n, n), vt_reduced = MatrixType(a, k, n);
+  const bool u_ok = mode == 'A'   ? results[2] == u_full
+                    : mode == 'S' ? results[2] == u_reduced
+                                  : results[2] == u_full || results[2] == u_reduced;
+  if (!u_ok) {
+    return Error(target, StrCat("u has type ", results[2].ToString(), ", expected ",
+                                mode == 'S' ? u_reduced.ToString() : u_full.ToString(),
+                                mode == 'N' && u_full != u_reduced
+                                    ? StrCat(" or ", u_reduced.ToString())
+                                    : "",
+                                " (M x M with mode 'A', M x min(M, N) with 'S', either with "
+                                "'N')"));
+  }
+  const bool vt_ok = mode == 'A'   ? results[3] == vt_full
+                     : mode == 'S' ? results[3] == vt_reduced
+                                   : results[3] == vt_full || results[3] == vt_reduced;
+  if (!vt_ok) {
+    return Error(target, StrCat("vt has type ", results[3].ToString(), ", expected ",
+                                mode == 'S' ? vt_reduced.ToString() : vt_full.ToString(),
+                                mode == 'N' && vt_full != vt_reduced
+                                    ? StrCat(" or ", vt_reduced.ToString())
+                                    : "",
+                                " (N x N with mode 'A', min(M, N) x N with 'S', either with "
+                                "'N')"));
+  }
+  const TensorType info = InfoType(a);
+  if (results[4] != info) {
+    return Error(target, StrCat("info has type ", results[4].ToString(), ", expected ",
+                                info.ToString(), " (i32 over a's batch dims)"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 Status VerifyLapack(std::span<const TensorType> operands, std::span<const TensorType> results,
@@ -219,6 +291,9 @@ Status VerifyLapack(std::span<const TensorType> operands, std::span<const Tensor
       return VerifyOrgqr(target, parsed, operands, results);
     case LapackRoutine::kSyevd:
       return VerifySyevd(target, parsed, operands, results);
+    case LapackRoutine::kGesdd:
+      return VerifyGesdd(target, parsed, std::get<int64_t>(*attrs.Find("mode")), operands,
+                         results);
     case LapackRoutine::kTrsm:
       return Error(target, "trsm is not a lapack op: it imports as triangular_solve");
   }

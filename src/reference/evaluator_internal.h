@@ -72,11 +72,18 @@ StatusOr<std::vector<Tensor>> EvaluateRngBitGenerator(const Operation& op,
 
 // lapack (lapack.cc): the LAPACK routine of call_target_name by direct loops in double
 // (potrf: Cholesky–Banachiewicz; getrf: Doolittle with partial pivoting; geqrf, orgqr:
-// Householder reflectors; syevd: cyclic Jacobi), independent of LAPACK; results as the
-// routine's (potrf: factor, info; getrf: lu, pivots, info; geqrf: a, tau; orgqr: q; syevd: v, w,
-// info).
+// Householder reflectors; syevd: cyclic Jacobi; gesdd: one-sided Jacobi), independent of
+// LAPACK; results as the routine's (potrf: factor, info; getrf: lu, pivots, info; geqrf: a, tau;
+// orgqr: q; syevd: v, w, info; gesdd: a, s, u, vt, info).
 StatusOr<std::vector<Tensor>> EvaluateLapack(const Operation& op,
                                              std::span<const Tensor> operands);
+
+// lapack gesdd (lapack_gesdd.cc): a [batch..., M, N] -> a (unchanged), s, u, vt, info by
+// one-sided Jacobi in double, singular values descending, each pair (u_i, v_i) signed so u_i's
+// first largest-magnitude component is positive; info -4 for a NaN or Inf in a (as LAPACK
+// 3.10+'s xGESDD for a NaN).
+// Called by EvaluateLapack on a verified op.
+StatusOr<std::vector<Tensor>> EvaluateGesdd(const Operation& op, const Tensor& a);
 
 // The SPMD process an evaluation runs as (ReferenceOptions): its communicator (null on a 1x1
 // grid) and the grid.

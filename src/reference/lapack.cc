@@ -8,7 +8,7 @@
 // INFO; the factor's values past that point are a's (LAPACK leaves them unspecified).
 // getrf: Doolittle elimination with partial pivoting (EvaluateGetrf). geqrf / orgqr: Householder
 // reflectors with LAPACK's xLARFG convention (EvaluateGeqrf, EvaluateOrgqr). syevd: cyclic
-// Jacobi (EvaluateSyevd).
+// Jacobi (EvaluateSyevd). gesdd: one-sided Jacobi (lapack_gesdd.cc).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -309,6 +309,8 @@ StatusOr<std::vector<Tensor>> EvaluateLapack(const Operation& op,
       return EvaluateOrgqr(operands[0], operands[1]);
     case LapackRoutine::kSyevd:
       return EvaluateSyevd(op, operands[0]);
+    case LapackRoutine::kGesdd:
+      return EvaluateGesdd(op, operands[0]);
     case LapackRoutine::kTrsm:
       break;  // imports as triangular_solve; never a lapack op (type_inference_lapack.cc)
   }

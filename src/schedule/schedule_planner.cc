@@ -157,7 +157,8 @@ uint64_t RngBitGeneratorElementOps(const Operation& op) {
 // lapack: the routine's floating-point operations (LAPACK Working Note 41): potrf N^3 / 3 per
 // batch; getrf M N k - k^3 / 3 with k = min(M, N) (2 N^3 / 3 when square); geqrf and orgqr
 // counted as getrf (their counts are about twice that: an underestimate within 2x), syevd too
-// (with eigenvectors about 9 N^3: an underestimate within 14x).
+// (with eigenvectors about 9 N^3: an underestimate within 14x), gesdd too (about 4 M N k +
+// 8 k^3 with vectors: an underestimate within about 20x).
 uint64_t LapackElementOps(const Operation& op) {
   const TensorType& a = op.operand(0)->type();
   const int64_t rank = a.rank();

@@ -80,9 +80,11 @@ StatusOr<std::vector<NamedAttribute>> ConfigFields(const OpSyntax& op, std::stri
                      StrCat("custom_call @", target, ": mhlo.backend_config needs the field ",
                             field, " (a ui8 character code)"));
     }
-    if (value->kind != AttrValue::Kind::kInt || !IsLapackConfigValue(field, value->int_value)) {
+    if (value->kind != AttrValue::Kind::kInt ||
+        !IsLapackConfigValue(routine, field, value->int_value)) {
       return ErrorAt(value->loc, StrCat("custom_call @", target, ": backend_config field ",
-                                        field, " is not a character ", target, " accepts"));
+                                        field, " is not a character ", target, " accepts (",
+                                        LapackConfigValues(routine, field), ")"));
     }
     fields.push_back({std::string(field), value->int_value});
   }

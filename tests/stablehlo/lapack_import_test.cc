@@ -3,8 +3,13 @@
 // without the pre-2025 alpha operand); the printed custom_call and round trips; and the errors of
 // forms accy does not bind (complex, unbound and pre-FFI targets, other layouts) or that are
 // malformed (backend_config fields, attributes, types), each asserting its code and message.
+// gesdd: JAX's form for f32 / f64, unbatched and batched, square, tall and wide, every mode
+// (full_matrices x compute_uv), and its mode, shape, type and layout errors.
+#include <algorithm>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "accy/ir.h"
 #include "accy/stablehlo.h"
@@ -217,19 +222,25 @@ TEST(LapackImportTest, ComplexTargetsAreUnimplementedNamingTheTarget) {
 }
 
 TEST(LapackImportTest, UnboundRoutinesAreUnimplementedNamingTheTarget) {
-  // gesdd (SVD) and anything else under lapack_.
-  for (const char* target : {"lapack_sgesdd_ffi", "lapack_dgesdd_ffi", "lapack_sgeev_ffi",
-                             "lapack_dgesvd_ffi", "lapack_sgees_ffi"}) {
+  // gesvd (SVD by QR iteration), geev and anything else under lapack_.
+  for (const char* target : {"lapack_sgesvd_ffi", "lapack_dgesvd_ffi", "lapack_sgeev_ffi",
+                             "lapack_dgeev_ffi", "lapack_sgees_ffi", "lapack_dsytrd_ffi"}) {
     ExpectImportError(PotrfProgram(target, "4x4xf32", "i32", kPotrfAttrs),
                       absl::StatusCode::kUnimplemented,
                       std::string("custom_call target @") + target + " is not supported: LAPACK "
                       "routine '");
   }
-  ExpectImportError(PotrfProgram("lapack_sgesdd_ffi", "4x4xf32", "i32", kPotrfAttrs),
+  ExpectImportError(PotrfProgram("lapack_sgesvd_ffi", "4x4xf32", "i32", kPotrfAttrs),
                     absl::StatusCode::kUnimplemented,
-                    "routine 'gesdd' is not bound (accy binds lapack_{s,d}potrf_ffi, "
+                    "routine 'gesvd' is not bound (accy binds lapack_{s,d}potrf_ffi, "
                     "lapack_{s,d}trsm_ffi, lapack_{s,d}getrf_ffi, lapack_{s,d}geqrf_ffi, "
-                    "lapack_{s,d}orgqr_ffi, lapack_{s,d}syevd_ffi)");
+                    "lapack_{s,d}orgqr_ffi, lapack_{s,d}syevd_ffi, lapack_{s,d}gesdd_ffi)");
+  ExpectImportError(PotrfProgram("lapack_cgesdd_ffi", "4x4xf32", "i32", kPotrfAttrs),
+                    absl::StatusCode::kUnimplemented,
+                    "@lapack_cgesdd_ffi is not supported: complex element types");
+  ExpectImportError(PotrfProgram("lapack_sgesdd", "4x4xf32", "i32", kPotrfAttrs),
+                    absl::StatusCode::kUnimplemented,
+                    "@lapack_sgesdd is not supported: the pre-FFI form");
 }
 
 TEST(LapackImportTest, PreFfiTargetsAreUnimplemented) {
@@ -298,6 +309,197 @@ TEST(LapackImportTest, TypesTheRoutineRejectsAreInvalid) {
                     absl::StatusCode::kInvalidArgument,
                     "lapack @lapack_spotrf_ffi: info has type tensor<i64>, expected tensor<i32> "
                     "(i32 over a's batch dims)");
+}
+
+// gesdd as JAX's _svd_cpu_gpu_lowering writes it (jax/_src/lax/linalg.py; the 2024-08-13 form of
+// cpu_svd_lapack_gesdd.py): a [batch..., M, N] of `element` (f32 / f64), mode 'A' (65), 'S' (83)
+// or 'N' (78), u [batch..., M, M or K] and vt [batch..., N or K, N] sized from `full`, column-major
+// matrix layouts, row-major s and info, result 0 aliasing a. `results` overrides the result
+// types (with their layouts) when not empty.
+struct GesddForm {
+  std::string prefix = "s", element = "f32";
+  std::vector<int64_t> batch;
+  int64_t m = 4, n = 4;
+  char mode = 'A';
+  bool full = true;
+};
+
+std::string Shape(const std::vector<int64_t>& batch, std::vector<int64_t> last,
+                  const std::string& element) {
+  std::string out = "tensor<";
+  for (int64_t d : batch) out += std::to_string(d) + "x";
+  for (int64_t d : last) out += std::to_string(d) + "x";
+  return out + element + ">";
+}
+
+std::string Layout(const std::vector<int64_t>& dims) {
+  std::string out = "dense<";
+  if (!dims.empty()) {
+    out += "[";
+    for (size_t i = 0; i < dims.size(); ++i) out += (i ? ", " : "") + std::to_string(dims[i]);
+    out += "]";
+  }
+  return out + "> : tensor<" + std::to_string(dims.size()) + "xindex>";
+}
+
+std::string GesddProgram(const GesddForm& f) {
+  const int64_t nb = static_cast<int64_t>(f.batch.size());
+  const int64_t k = std::min(f.m, f.n);
+  std::vector<int64_t> matrix = {nb, nb + 1}, vector, info;
+  for (int64_t d = nb - 1; d >= 0; --d) {
+    matrix.push_back(d);
+    info.push_back(d);
+  }
+  for (int64_t d = nb; d >= 0; --d) vector.push_back(d);
+  const std::string a = Shape(f.batch, {f.m, f.n}, f.element);
+  const std::string types = a + ", " + Shape(f.batch, {k}, f.element) + ", " +
+                            Shape(f.batch, {f.m, f.full ? f.m : k}, f.element) + ", " +
+                            Shape(f.batch, {f.full ? f.n : k, f.n}, f.element) + ", " +
+                            Shape(f.batch, {}, "i32");
+  return "func.func @main(%a: " + a + ") -> (" + types + ") {\n  %0:5 = stablehlo.custom_call "
+         "@lapack_" + f.prefix + "gesdd_ffi(%a) {mhlo.backend_config = {mode = " +
+         std::to_string(static_cast<int>(f.mode)) + " : ui8}, operand_layouts = [" +
+         Layout(matrix) + "], output_operand_aliases = [#stablehlo.output_operand_alias<"
+         "output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], "
+         "result_layouts = [" + Layout(matrix) + ", " + Layout(vector) + ", " + Layout(matrix) +
+         ", " + Layout(matrix) + ", " + Layout(info) + "]} : (" + a + ") -> (" + types +
+         ")\n  func.return %0#0, %0#1, %0#2, %0#3, %0#4 : " + types + "\n}\n";
+}
+
+TEST(LapackImportTest, JaxGesddImportsForEveryModeShapeAndTypeAndRoundTrips) {
+  const std::vector<std::vector<int64_t>> batches = {{}, {2}, {2, 3}};
+  const std::vector<std::pair<int64_t, int64_t>> shapes = {{4, 4}, {5, 3}, {3, 5}};
+  // (mode, full): jnp.linalg.svd's full_matrices x compute_uv.
+  const std::vector<std::pair<char, bool>> modes = {{'A', true}, {'S', false}, {'N', true},
+                                                    {'N', false}};
+  for (const auto& [prefix, element] : {std::pair{"s", "f32"}, std::pair{"d", "f64"}}) {
+    for (const auto& batch : batches) {
+      for (const auto& [m, n] : shapes) {
+        for (const auto& [mode, full] : modes) {
+          GesddForm form{prefix, element, batch, m, n, mode, full};
+          const std::string text = GesddProgram(form);
+          StatusOr<std::unique_ptr<Module>> module = ParseStableHlo(text);
+          ASSERT_TRUE(module.ok()) << module.status() << "\n" << text;
+          const Operation& op = FirstOf(**module, OpKind::kLapack);
+          EXPECT_EQ(op.GetString("call_target_name"),
+                    std::string("lapack_") + prefix + "gesdd_ffi");
+          EXPECT_EQ(op.GetInt("mode"), mode);
+          ASSERT_EQ(op.num_results(), 5);
+          const int64_t k = std::min(m, n);
+          EXPECT_EQ(op.result(1)->type().dims().back(), k);
+          EXPECT_EQ(op.result(2)->type().dims().back(), full ? m : k) << text;
+          ExpectRoundTrip(**module);
+        }
+      }
+    }
+  }
+  // The printed form is JAX's: backend_config, layouts (a rank-1 one as dense<[0]>, which parses
+  // as JAX's dense<0>) and the alias of result 0.
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> batched,
+                       ParseStableHlo(GesddProgram({"s", "f32", {2}, 4, 4, 'A', true})));
+  EXPECT_THAT(PrintModule(*batched),
+              HasSubstr("stablehlo.custom_call @lapack_sgesdd_ffi(%arg0) {mhlo.backend_config = "
+                        "{mode = 65 : ui8}, operand_layouts = [dense<[1, 2, 0]> : "
+                        "tensor<3xindex>], output_operand_aliases = "
+                        "[#stablehlo.output_operand_alias<output_tuple_indices = [0], "
+                        "operand_index = 0, operand_tuple_indices = []>], result_layouts = "
+                        "[dense<[1, 2, 0]> : tensor<3xindex>, dense<[1, 0]> : tensor<2xindex>, "
+                        "dense<[1, 2, 0]> : tensor<3xindex>, dense<[1, 2, 0]> : tensor<3xindex>, "
+                        "dense<[0]> : tensor<1xindex>]}"));
+}
+
+// `text` with every `from` replaced by `to`.
+std::string ReplaceAll(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) {
+    text.replace(at, from.size(), to);
+    at += to.size();
+  }
+  return text;
+}
+
+// `text` with the first `from` replaced by `to` (checked to occur).
+std::string ReplaceFirst(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST(LapackImportTest, GesddModeErrorsNameTheAcceptedCharacters) {
+  const std::string text = GesddProgram({});
+  ExpectImportError(ReplaceFirst(text, "mode = 65", "mode = 86"),
+                    absl::StatusCode::kInvalidArgument,
+                    "custom_call @lapack_sgesdd_ffi: backend_config field mode is not a character "
+                    "lapack_sgesdd_ffi accepts ('A' = 65, 'S' = 83 or 'N' = 78)");
+  ExpectImportError(ReplaceFirst(text, "mode = 65 : ui8", ""), absl::StatusCode::kInvalidArgument,
+                    "custom_call @lapack_sgesdd_ffi: mhlo.backend_config needs the field mode");
+}
+
+TEST(LapackImportTest, GesddTypeErrorsNameTheResultAndItsExpectedType) {
+  // u and vt of the wrong size for the mode: 'S' with full matrices, 'A' with reduced ones.
+  GesddForm tall{"s", "f32", {2}, 5, 3, 'S', true};
+  ExpectImportError(GesddProgram(tall), absl::StatusCode::kInvalidArgument,
+                    "lapack @lapack_sgesdd_ffi: u has type tensor<2x5x5xf32>, expected "
+                    "tensor<2x5x3xf32> (M x M with mode 'A', M x min(M, N) with 'S', either with "
+                    "'N')");
+  GesddForm wide{"d", "f64", {}, 3, 5, 'A', false};
+  ExpectImportError(GesddProgram(wide), absl::StatusCode::kInvalidArgument,  // K = M: u fits
+                    "lapack @lapack_dgesdd_ffi: vt has type tensor<3x5xf64>, expected tensor<5x5xf64> (N x N with mode 'A'");
+  const std::string square = GesddProgram({});
+  ExpectImportError(ReplaceAll(square, "tensor<4xf32>", "tensor<3xf32>"),
+                    absl::StatusCode::kInvalidArgument,
+                    "s has type tensor<3xf32>, expected tensor<4xf32> (a's batch dims and min(M, "
+                    "N))");
+  ExpectImportError(ReplaceAll(square, "tensor<i32>", "tensor<i64>"),
+                    absl::StatusCode::kInvalidArgument,
+                    "info has type tensor<i64>, expected tensor<i32> (i32 over a's batch dims)");
+  ExpectImportError(ReplaceAll(square, "-> (tensor<4x4xf32>, tensor<4xf32>",
+                               "-> (tensor<4x4xf64>, tensor<4xf32>"),
+                    absl::StatusCode::kInvalidArgument,
+                    "lapack @lapack_sgesdd_ffi: result 0 (a, overwritten) has type "
+                    "tensor<4x4xf64>, expected tensor<4x4xf32> (a's type)");
+  // Mode 'N' takes either size of u and vt, but no other.
+  const std::string values_only = GesddProgram({"s", "f32", {}, 5, 3, 'N', true});
+  ASSERT_TRUE(ParseStableHlo(values_only).ok());
+  ExpectImportError(ReplaceAll(values_only, "tensor<5x5xf32>", "tensor<5x4xf32>"),
+                    absl::StatusCode::kInvalidArgument,
+                    "u has type tensor<5x4xf32>, expected tensor<5x5xf32> or tensor<5x3xf32>");
+  ExpectImportError(ReplaceAll(values_only, "tensor<3x3xf32>", "tensor<2x3xf32>"),
+                    absl::StatusCode::kInvalidArgument,
+                    "vt has type tensor<2x3xf32>, expected tensor<3x3xf32> (N x N with mode 'A', "
+                    "min(M, N) x N with 'S', either with 'N')");  // K = N: one size
+  ExpectImportError(ReplaceAll(square, "f32", "f64"), absl::StatusCode::kInvalidArgument,
+                    "lapack @lapack_sgesdd_ffi: a has type tensor<4x4xf64>, expected element "
+                    "type f32 (the target's prefix)");
+  // jaxlib's August 2024 form returned its iwork and work too.
+  std::string seven =
+      ReplaceAll(square, "tensor<i32>", "tensor<i32>, tensor<32xi32>, tensor<268xf32>");
+  seven = ReplaceFirst(seven, "%0:5", "%0:7");
+  seven = ReplaceFirst(seven, "%0#4 :", "%0#4, %0#5, %0#6 :");
+  seven = ReplaceFirst(seven, "dense<> : tensor<0xindex>]",
+                       "dense<> : tensor<0xindex>, dense<0> : tensor<1xindex>, dense<0> : "
+                       "tensor<1xindex>]");
+  ExpectImportError(seven, absl::StatusCode::kInvalidArgument,
+                    "expected 1 operand (a) and 5 results (a, s, u, vt, info), got 1 and 7 "
+                    "(jaxlib's August 2024 form with iwork and work results is not bound");
+}
+
+TEST(LapackImportTest, GesddLayoutsOtherThanJaxsAreUnimplemented) {
+  const std::string text = GesddProgram({"s", "f32", {2}, 4, 4, 'A', true});
+  // u row-major: the third result layout.
+  const std::string cm = "dense<[1, 2, 0]> : tensor<3xindex>";
+  std::string bad = text;
+  size_t at = 0;
+  for (int i = 0; i < 3; ++i) at = bad.find(cm, at + 1);  // operand, a, u
+  ASSERT_NE(at, std::string::npos);
+  bad.replace(at, cm.size(), "dense<[2, 1, 0]> : tensor<3xindex>");
+  ExpectImportError(bad, absl::StatusCode::kUnimplemented,
+                    "custom_call @lapack_sgesdd_ffi: result_layouts 2 is [2, 1, 0], accy binds "
+                    "[1, 2, 0] (column-major matrices, as JAX writes it)");
+  ExpectImportError(ReplaceFirst(text, "dense<[1, 0]> : tensor<2xindex>",
+                                 "dense<[0, 1]> : tensor<2xindex>"),
+                    absl::StatusCode::kUnimplemented,
+                    "result_layouts 1 is [0, 1], accy binds [1, 0] (row-major");
 }
 
 }  // namespace
