@@ -250,6 +250,12 @@ struct NamedAttribute {
   AttributeValue value;
 };
 
+// A string attribute the StableHLO importer puts on every op it inlined from a `composite`'s
+// decomposition (spec "composite"): the composite's name ("my.gelu"; the innermost one for
+// nested composites). It changes no value; SchedulePlan::ToText lists the names of an item's
+// ops (`composites=[...]`), and CSE keeps ops of different composites apart.
+inline constexpr std::string_view kCompositeAttribute = "accy.composite";
+
 // One use of a Value: operand `operand_index` of `user`.
 struct Use {
   Operation* user;

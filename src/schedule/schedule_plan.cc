@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <iterator>
+#include <optional>
 
 #include "absl/strings/str_join.h"
 #include "src/analysis/shape_layout_analysis.h"
@@ -184,12 +185,23 @@ std::string SchedulePlan::ToText() const {
     std::vector<std::string> ops;
     for (const Operation* op : item.ops) ops.emplace_back(op->name());
     const TensorType& type = item.output_value->type();
+    // The composites the item's ops were inlined from (kCompositeAttribute), first seen first.
+    std::vector<std::string> composites;
+    for (const Operation* op : item.ops) {
+      std::optional<std::string> name = op->GetString(kCompositeAttribute);
+      if (name.has_value() &&
+          std::find(composites.begin(), composites.end(), *name) == composites.end()) {
+        composites.push_back(*std::move(name));
+      }
+    }
     out += StrCat("#", pos, " id=", item.id, " ", WorkKindName(item.kind), " ops=[",
                   absl::StrJoin(ops, ","), "] ", type.ToString(),
                   " read=", item.resources.static_read_bytes,
                   "B write=", item.resources.static_write_bytes,
                   "B element_ops=", item.resources.estimated_element_ops, " deps=[",
-                  absl::StrJoin(item.dependencies, ","), "]\n");
+                  absl::StrJoin(item.dependencies, ","), "]",
+                  composites.empty() ? "" : StrCat(" composites=[", absl::StrJoin(composites, ","), "]"),
+                  "\n");
   }
   return out;
 }

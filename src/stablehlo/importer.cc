@@ -466,9 +466,22 @@ Status Importer::EmitComposite(FunctionBuilder& fb, NameTable& names, const OpSy
                                     "dictionary");
   }
   const AttrValue* decomposition = op.attribute("decomposition");
-  return InlineFunction(fb, names, op, *functions_.at(decomposition->text),  // CollectCallees
-                        StrCat("the composite \"", composite->text, "\" (decomposition @",
-                               decomposition->text, ")"));
+  Block& block = *fb.block();
+  const size_t first = block.operations().size();
+  ACCY_RETURN_IF_ERROR(
+      InlineFunction(fb, names, op, *functions_.at(decomposition->text),  // CollectCallees
+                     StrCat("the composite \"", composite->text, "\" (decomposition @",
+                            decomposition->text, ")")));
+  // The composite's name stays on the ops of its decomposition (kCompositeAttribute), so plans
+  // and profiles can say which composite an item computes; a nested composite's ops keep the
+  // innermost name.
+  for (size_t i = first; i < block.operations().size(); ++i) {
+    Operation& inlined = *block.operations()[i];
+    if (inlined.attribute(kCompositeAttribute) == nullptr) {
+      inlined.SetAttribute(std::string(kCompositeAttribute), composite->text);
+    }
+  }
+  return absl::OkStatus();
 }
 
 Status Importer::InlineFunction(FunctionBuilder& fb, NameTable& names, const OpSyntax& op,

@@ -1,6 +1,7 @@
 // jnp.linalg.svd as JAX exports it for CPU, end to end (a sibling of lapack_jax_programs_test.cc,
 // kept apart for size): the module text, inputs and expected outputs of
-// jax/_src/internal_test_util/export_back_compat_test_data/cpu_svd_lapack_gesdd.py
+// jax/_src/internal_test_util/export_back_compat_test_data/cpu_svd_lapack_gesdd.py (JAX, Apache
+// License 2.0)
 // (data_2024_08_13 "f32" and "f64": a 2x4x4 batch, full_matrices and compute_uv, the gesdd_ffi
 // call with mode 'A', then s, u and vt replaced by NaN where info != 0), imported, compiled, run
 // and compared with JAX's outputs and with the reference evaluator; and the same program as JAX's

@@ -1,6 +1,7 @@
 // Schedule planning beyond the seed's tests: broadcast materialization, iterate outputs,
 // dependency positions, and the text / Graphviz renderings of a plan.
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "accy/builder.h"
@@ -18,6 +19,35 @@ using testing_util::PlannedModule;
 
 TensorType T(std::vector<int64_t> dims) {
   return *TensorType::Create(ElementType::kF32, std::move(dims));
+}
+
+// An item whose ops came from composites (kCompositeAttribute) lists their names in the plan
+// text, first seen first; an item without such ops has no composites field.
+TEST(SchedulePlanTest, TextNamesTheCompositesAnItemComputes) {
+  Builder builder;
+  ASSERT_OK_AND_ASSIGN(FunctionBuilder fb, builder.BeginFunction("composites", {T({4})}, {T({4})}));
+  ASSERT_OK_AND_ASSIGN(Value * e, fb.Exponential(fb.Parameter(0)));
+  ASSERT_OK_AND_ASSIGN(Value * t, fb.Tanh(e));
+  ASSERT_OK_AND_ASSIGN(Value * n, fb.Negate(t));
+  e->defining_op()->SetAttribute(std::string(kCompositeAttribute), std::string("outer.op"));
+  t->defining_op()->SetAttribute(std::string(kCompositeAttribute), std::string("inner.op"));
+  ASSERT_OK(fb.Return({n}));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
+  PlannedModule planned(std::move(module), "composites");
+  ASSERT_OK_AND_ASSIGN(const SchedulePlan* plan, planned.Plan());
+  ASSERT_EQ(plan->work_item_count(), 1);
+  EXPECT_THAT(plan->ToText(), HasSubstr("ops=[exponential,tanh,negate] tensor<4xf32> read=16B "
+                                        "write=16B element_ops=12 deps=[] "
+                                        "composites=[outer.op,inner.op]\n"));
+
+  Builder plain_builder;
+  ASSERT_OK_AND_ASSIGN(FunctionBuilder pf, plain_builder.BeginFunction("plain", {T({4})}, {T({4})}));
+  ASSERT_OK_AND_ASSIGN(Value * p, pf.Negate(pf.Parameter(0)));
+  ASSERT_OK(pf.Return({p}));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> plain_module, plain_builder.Finish());
+  PlannedModule plain(std::move(plain_module), "plain");
+  ASSERT_OK_AND_ASSIGN(const SchedulePlan* plain_plan, plain.Plan());
+  EXPECT_THAT(plain_plan->ToText(), testing::Not(HasSubstr("composites")));
 }
 
 TEST(SchedulePlanTest, ReturnedBroadcastIsMaterializedAsShapeWork) {

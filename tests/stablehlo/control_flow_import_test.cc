@@ -3,6 +3,7 @@
 // folded), and the error of every bad or unsupported form, with its location. Their values are
 // checked by tests/conformance/control_flow_programs_test.cc.
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "accy/ir.h"
@@ -116,6 +117,37 @@ func.func private @double.impl(%x: tensor<4xf32>) -> tensor<4xf32> {
 )mlir"));
   ASSERT_EQ(module->functions().size(), 1u);
   EXPECT_EQ(Kinds(*module), (std::vector<OpKind>{OpKind::kAdd, OpKind::kReturn}));
+  // The inlined ops carry the composite's name; the return is the function's own.
+  const auto& ops = module->functions().front()->entry_block()->operations();
+  EXPECT_EQ(ops[0]->GetString(kCompositeAttribute), "my.double");
+  EXPECT_EQ(ops[1]->GetString(kCompositeAttribute), std::nullopt);
+}
+
+// Nested composites: the ops of the inner decomposition keep the inner name, the outer
+// decomposition's own ops get the outer one; ops outside any composite get none.
+TEST(CompositeImportTest, NestedCompositesKeepTheInnermostName) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(R"mlir(
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %r = stablehlo.composite "outer.op" %a {decomposition = @outer} : (tensor<4xf32>) -> tensor<4xf32>
+  %n = stablehlo.negate %r : tensor<4xf32>
+  func.return %n : tensor<4xf32>
+}
+func.func private @outer(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e = stablehlo.exponential %x : tensor<4xf32>
+  %i = stablehlo.composite "inner.op" %e {decomposition = @inner, version = 2 : i32} : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %i : tensor<4xf32>
+}
+func.func private @inner(%y: tensor<4xf32>) -> tensor<4xf32> {
+  %t = stablehlo.tanh %y : tensor<4xf32>
+  func.return %t : tensor<4xf32>
+}
+)mlir"));
+  EXPECT_EQ(Kinds(*module), (std::vector<OpKind>{OpKind::kExponential, OpKind::kTanh,
+                                                 OpKind::kNegate, OpKind::kReturn}));
+  const auto& ops = module->functions().front()->entry_block()->operations();
+  EXPECT_EQ(ops[0]->GetString(kCompositeAttribute), "outer.op");
+  EXPECT_EQ(ops[1]->GetString(kCompositeAttribute), "inner.op");
+  EXPECT_EQ(ops[2]->GetString(kCompositeAttribute), std::nullopt);
 }
 
 TEST(CompositeImportTest, BadFormsFailNamingTheProblem) {
