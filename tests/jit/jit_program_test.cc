@@ -342,18 +342,28 @@ TEST(JitCompilerTest, CorruptedCacheEntryIsRecompiledAndRewritten) {
   std::filesystem::remove_all(dir);
 }
 
+// The IR before and after optimization and the assembly the compiler dumped into `dir` (the
+// last module's, when it holds several).
+struct Dumps {
+  std::string before, after, assembly;
+};
+Dumps ReadDumps(const std::filesystem::path& dir) {
+  Dumps dumps;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.ends_with(".before.ll")) dumps.before = ReadFile(entry.path());
+    if (name.ends_with(".after.ll")) dumps.after = ReadFile(entry.path());
+    if (name.ends_with(".s")) dumps.assembly = ReadFile(entry.path());
+  }
+  return dumps;
+}
+
 TEST(JitCompilerTest, DumpsIrBeforeAndAfterO3AndAssembly) {
   const auto dir = FreshDirectory("accy_jit_dump_test");
   JitCompilerOptions options;
   options.dump_dir = dir.string();
   ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(BuildChain(4096), "main", options));
-  std::string before, after, assembly;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    const std::string name = entry.path().filename().string();
-    if (name.ends_with(".before.ll")) before = ReadFile(entry.path());
-    if (name.ends_with(".after.ll")) after = ReadFile(entry.path());
-    if (name.ends_with(".s")) assembly = ReadFile(entry.path());
-  }
+  const auto [before, after, assembly] = ReadDumps(dir);
   // f32 tanh is the inline polynomial of jit/vector_math.h: fma and a division, no libm call.
   EXPECT_NE(before.find("call float @llvm.fma.f32"), std::string::npos);
   EXPECT_EQ(before.find("@tanhf"), std::string::npos);
@@ -400,13 +410,7 @@ TEST(JitCompilerTest, ExpScaleIsLoweredAtEveryOptimizationLevel) {
     options.dump_dir = dir.string();
     options.optimization_level = level;
     ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(build(), "main", options));
-    std::string before, after, assembly;
-    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-      const std::string name = entry.path().filename().string();
-      if (name.ends_with(".before.ll")) before = ReadFile(entry.path());
-      if (name.ends_with(".after.ll")) after = ReadFile(entry.path());
-      if (name.ends_with(".s")) assembly = ReadFile(entry.path());
-    }
+    const auto [before, after, assembly] = ReadDumps(dir);
     EXPECT_NE(before.find("call float @accy.exp_scale.f32"), std::string::npos);
     EXPECT_EQ(after.find("accy.exp_scale"), std::string::npos);  // every call lowered
     if (program->compiled().compiler().has_avx512()) {
