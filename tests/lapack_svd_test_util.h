@@ -10,11 +10,29 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "accy/tensor.h"
 #include "gtest/gtest.h"
 
 namespace accy::svd_test {
+
+// The result types of gesdd on `a` (type of [batch..., m, n]): {a, s [batch..., K],
+// u [batch..., m, m or K], vt [batch..., n or K, n], info i32 [batch...]}, K = min(m, n), the
+// square forms when `full_matrices`.
+inline std::vector<TensorType> GesddResultTypes(const TensorType& a, bool full_matrices) {
+  const std::vector<int64_t>& dims = a.dims();
+  const std::vector<int64_t> batch(dims.begin(), dims.end() - 2);
+  const int64_t m = dims[dims.size() - 2], n = dims.back(), k = std::min(m, n);
+  auto batched = [&](ElementType type, std::vector<int64_t> last) {
+    std::vector<int64_t> out = batch;
+    out.insert(out.end(), last.begin(), last.end());
+    return *TensorType::Create(type, std::move(out));
+  };
+  const ElementType type = a.element_type();
+  return {a, batched(type, {k}), batched(type, {m, full_matrices ? m : k}),
+          batched(type, {full_matrices ? n : k, n}), batched(ElementType::kI32, {})};
+}
 
 // The shapes of one decomposition: a is m x n per batch, u m x u_cols, vt vt_rows x n, K =
 // min(m, n) singular values.

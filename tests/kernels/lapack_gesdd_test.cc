@@ -35,18 +35,9 @@ using E = ElementType;
 using svd_test::SvdShape;
 
 std::unique_ptr<Module> Program(E type, const Dims& dims, bool full, bool compute_uv) {
-  Dims batch(dims.begin(), dims.end() - 2);
-  const int64_t m = dims[dims.size() - 2], n = dims.back(), k = std::min(m, n);
-  auto with = [&batch](Dims last) {
-    Dims out = batch;
-    out.insert(out.end(), last.begin(), last.end());
-    return out;
-  };
   Builder builder("gesdd_test");
   FunctionBuilder f = *builder.BeginFunction(
-      "main", {T(type, dims)},
-      {T(type, dims), T(type, with({k})), T(type, with({m, full ? m : k})),
-       T(type, with({full ? n : k, n})), T(E::kI32, batch)});
+      "main", {T(type, dims)}, svd_test::GesddResultTypes(T(type, dims), full));
   StatusOr<std::vector<Value*>> results = f.Gesdd(f.Parameter(0), full, compute_uv);
   EXPECT_TRUE(results.ok()) << results.status();
   EXPECT_TRUE(f.Return(*results).ok());

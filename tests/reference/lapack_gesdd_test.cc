@@ -31,18 +31,7 @@ using Dims = std::vector<int64_t>;
 
 // Evaluates gesdd(a) and returns {a, s, u, vt, info}.
 StatusOr<std::vector<Tensor>> Gesdd(const Tensor& a, bool full_matrices, bool compute_uv = true) {
-  const Dims dims = a.type().dims();
-  Dims batch(dims.begin(), dims.end() - 2);
-  const int64_t m = dims[dims.size() - 2], n = dims.back(), k = std::min(m, n);
-  auto with = [&batch](Dims last) {
-    Dims out = batch;
-    out.insert(out.end(), last.begin(), last.end());
-    return out;
-  };
-  const E type = a.type().element_type();
-  return RunAll({a.type(), Type(type, with({k})), Type(type, with({m, full_matrices ? m : k})),
-                 Type(type, with({full_matrices ? n : k, n})), Type(E::kI32, batch)},
-                {a}, [=](FunctionBuilder& b, std::span<Value* const> p) {
+  return RunAll(svd_test::GesddResultTypes(a.type(), full_matrices), {a}, [=](FunctionBuilder& b, std::span<Value* const> p) {
                   return b.Gesdd(p[0], full_matrices, compute_uv);
                 });
 }

@@ -14,18 +14,13 @@
 #include "src/transforms/broadcast_splat_constants.h"
 #include "src/transforms/eliminate_dead_code.h"
 #include "tests/test_util.h"
+#include "tests/transforms/transforms_test_util.h"
 
 namespace accy {
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-std::unique_ptr<Module> Parse(std::string_view text) {
-  StatusOr<std::unique_ptr<Module>> module = ParseStableHlo(text);
-  EXPECT_TRUE(module.ok()) << module.status();
-  return module.ok() ? *std::move(module) : nullptr;
-}
 
 constexpr char kSplats[] = R"(
 func.func @main(%x: tensor<2x3xf32>, %i: tensor<4xi32>, %p: tensor<4xi1>, %h: tensor<2x3xbf16>) -> (tensor<2x3xf32>, tensor<4xi32>, tensor<4xi1>, tensor<2x3xbf16>, tensor<2x3xf32>, tensor<1xf32>) {

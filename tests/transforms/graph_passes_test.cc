@@ -18,18 +18,13 @@
 #include "src/transforms/graph_pipeline.h"
 #include "src/util/file_name.h"
 #include "tests/test_util.h"
+#include "tests/transforms/transforms_test_util.h"
 
 namespace accy {
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-std::unique_ptr<Module> Parse(std::string_view text) {
-  StatusOr<std::unique_ptr<Module>> module = ParseStableHlo(text);
-  EXPECT_TRUE(module.ok()) << module.status();
-  return module.ok() ? *std::move(module) : nullptr;
-}
 
 int64_t CountOps(const Module& module, OpKind kind) {
   int64_t count = 0;

@@ -16,15 +16,10 @@
 #include "src/transforms/canonicalize_row_broadcasts.h"
 #include "src/transforms/eliminate_common_subexpressions.h"
 #include "tests/test_util.h"
+#include "tests/transforms/transforms_test_util.h"
 
 namespace accy {
 namespace {
-
-std::unique_ptr<Module> Parse(std::string_view text) {
-  StatusOr<std::unique_ptr<Module>> module = ParseStableHlo(text);
-  EXPECT_TRUE(module.ok()) << module.status();
-  return module.ok() ? *std::move(module) : nullptr;
-}
 
 Function& Main(Module& module) { return *module.functions()[0]; }
 

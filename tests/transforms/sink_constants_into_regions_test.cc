@@ -15,17 +15,12 @@
 #include "src/transforms/eliminate_common_subexpressions.h"
 #include "src/transforms/sink_constants_into_regions.h"
 #include "tests/test_util.h"
+#include "tests/transforms/transforms_test_util.h"
 
 namespace accy {
 namespace {
 
 using ::testing::HasSubstr;
-
-std::unique_ptr<Module> Parse(std::string_view text) {
-  StatusOr<std::unique_ptr<Module>> module = ParseStableHlo(text);
-  EXPECT_TRUE(module.ok()) << module.status();
-  return module.ok() ? *std::move(module) : nullptr;
-}
 
 // The number of operands of ops in `block` (and its nested blocks) defined outside `outermost`.
 int Captures(const Block& block, const Block& outermost) {
