@@ -114,15 +114,16 @@ inline std::vector<Tensor> MakeArguments(ElementType type,
   return args;
 }
 
-// Compiles every variant as one program for `type`, runs it at `threads` threads and compares
-// each result bit for bit with the reference evaluator.
-inline void CheckVariants(const std::string& name, ElementType type,
-                          const std::vector<ShapeVariant>& variants, int threads = 2) {
+// Compiles every variant as one program for `type`, runs it on `args` (one per data operand,
+// then the index operands, in variant order) at `threads` threads and compares each result bit
+// for bit with the reference evaluator.
+inline void CheckVariantsOn(const std::string& name, ElementType type,
+                            const std::vector<ShapeVariant>& variants,
+                            const std::vector<Tensor>& args, int threads = 2) {
   SCOPED_TRACE(name + " on " + std::string(ElementTypeName(type)));
   std::vector<TensorType> result_types;
   ASSERT_OK(BuildVariants(type, variants, nullptr, &result_types).status());
   ASSERT_OK_AND_ASSIGN(auto module, BuildVariants(type, variants, &result_types, nullptr));
-  const std::vector<Tensor> args = MakeArguments(type, variants);
   ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, Evaluate(*module, "main", args));
   ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(std::move(module)));
   for (const WorkItem& item : program->plan().items()) {
@@ -133,6 +134,12 @@ inline void CheckVariants(const std::string& name, ElementType type,
   for (size_t i = 0; i < expected.size(); ++i) {
     EXPECT_TRUE(SameBits(actual[i], expected[i])) << "variant " << i;
   }
+}
+
+// CheckVariantsOn with MakeArguments' seeded inputs.
+inline void CheckVariants(const std::string& name, ElementType type,
+                          const std::vector<ShapeVariant>& variants, int threads = 2) {
+  CheckVariantsOn(name, type, variants, MakeArguments(type, variants), threads);
 }
 
 }  // namespace accy::jit::testing

@@ -7,6 +7,7 @@
 // general merge sort); top_k with k from 0 to the whole row -- x every element type, through
 // the JIT and the reference evaluator (std::stable_sort, a different algorithm), compared bit
 // for bit.
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -177,8 +178,42 @@ TEST(TopKEmitterTest, ValuesAndIndicesMatchTheReferenceForEveryType) {
       variants.push_back(TopK({3, 6}, 1, result));
       variants.push_back(TopK({3, 6}, 0, result));
       variants.push_back(TopK({0, 6}, 2, result));
+      // The largest k kept in registers and the smallest kept in a heap (kTopKVectorMax),
+      // over rows whose threshold scan ends in a partial vector.
+      variants.push_back(TopK({3, 203}, 16, result));
+      variants.push_back(TopK({3, 203}, 17, result));
     }
     CheckVariants("top_k", type, variants);
+  }
+}
+
+// Rows built from the ends of TOTALORDER, where a kept key equal to the type's smallest or
+// largest key must still be ordered by index: -NaN with every payload bit set (the smallest
+// key), +NaN likewise (the largest), infinities, signed zeros, repeated in blocks so ties span
+// the threshold scan's vectors. k = 5 keeps them in registers, k = 40 in a heap.
+TEST(TopKEmitterTest, TotalOrderEndsAndTiesMatchTheReference) {
+  for (E type : {E::kF16, E::kF32, E::kF64}) {
+    const int64_t bytes = ElementByteWidth(type);
+    const uint64_t sign = uint64_t{1} << (bytes * 8 - 1);
+    const uint64_t all = sign | (sign - 1);
+    const uint64_t exponent = type == E::kF16 ? 0x7C00 : type == E::kF32 ? 0x7F800000 : 0x7FF0000000000000;
+    const uint64_t patterns[] = {all, sign - 1, exponent, sign | exponent, 0, sign, all, exponent | 1};
+    const Dims dims = {4, 150};
+    std::vector<Tensor> args;
+    for (int variant = 0; variant < 2; ++variant) {
+      Tensor t = Tensor::Allocate(TensorType::Create(type, dims).value()).value();
+      auto* out = static_cast<uint8_t*>(t.data());
+      for (int64_t i = 0; i < t.element_count(); ++i) {
+        // Row 0: only the smallest key; the other rows cycle the patterns in runs of 7.
+        const uint64_t bits = i < dims[1] ? all : patterns[(i / 7 + variant) % 8];
+        std::memcpy(out + i * bytes, &bits, static_cast<size_t>(bytes));
+      }
+      args.push_back(std::move(t));
+    }
+    for (int64_t k : {5, 40}) {
+      CheckVariantsOn("top_k ends k=" + std::to_string(k), type, {TopK(dims, k, 0), TopK(dims, k, 1)},
+                      args);
+    }
   }
 }
 
