@@ -182,6 +182,46 @@ StatusOr<Workload> BuildBlock(int64_t seq) {
   return workload;
 }
 
+StatusOr<Workload> BuildSort(std::vector<int64_t> dims, int64_t dimension) {
+  Builder builder("bench_sort");
+  ACCY_ASSIGN_OR_RETURN(TensorType t, builder.Type(kF32, dims));
+  ACCY_ASSIGN_OR_RETURN(FunctionBuilder f, builder.BeginFunction("main", {t}, {t}));
+  auto jax_less = [](FunctionBuilder& b, std::span<Value* const> a) -> Status {
+    std::vector<Value*> canonical;
+    for (int side = 0; side < 2; ++side) {
+      ACCY_ASSIGN_OR_RETURN(Value * zero, b.ConstantScalar(kF32, 0.0));
+      ACCY_ASSIGN_OR_RETURN(Value * is_zero, b.Compare(a[side], zero, "EQ", "FLOAT"));
+      ACCY_ASSIGN_OR_RETURN(Value * no_minus_zero, b.Select(is_zero, zero, a[side]));
+      ACCY_ASSIGN_OR_RETURN(Value * is_nan, b.Compare(a[side], a[side], "NE", "FLOAT"));
+      ACCY_ASSIGN_OR_RETURN(Value * nan, b.ConstantScalar(kF32, std::nan("")));
+      ACCY_ASSIGN_OR_RETURN(Value * value, b.Select(is_nan, nan, no_minus_zero));
+      canonical.push_back(value);
+    }
+    ACCY_ASSIGN_OR_RETURN(Value * less, b.Compare(canonical[0], canonical[1], "LT", "TOTALORDER"));
+    return b.Return({less});
+  };
+  ACCY_ASSIGN_OR_RETURN(std::vector<Value*> sorted,
+                        f.Sort({f.Parameter(0)}, dimension, jax_less, /*is_stable=*/true));
+  const std::string name = dims.size() == 1 ? "sort_1m" : "sort_rows";
+  return Finish(name, builder, f, sorted[0], 0, 2 * Bytes(dims));
+}
+
+StatusOr<Workload> BuildTopK(int64_t rows, int64_t cols, int64_t k) {
+  Builder builder("bench_top_k");
+  ACCY_ASSIGN_OR_RETURN(TensorType x, builder.Type(kF32, {rows, cols}));
+  ACCY_ASSIGN_OR_RETURN(TensorType values, builder.Type(kF32, {rows, k}));
+  ACCY_ASSIGN_OR_RETURN(TensorType indices, builder.Type(ElementType::kI32, {rows, k}));
+  ACCY_ASSIGN_OR_RETURN(FunctionBuilder f, builder.BeginFunction("main", {x}, {values, indices}));
+  ACCY_ASSIGN_OR_RETURN(std::vector<Value*> top, f.TopK(f.Parameter(0), k));
+  ACCY_RETURN_IF_ERROR(f.Return(top));
+  ACCY_RETURN_IF_ERROR(f.Finish());
+  Workload workload;
+  workload.name = "top_k";
+  ACCY_ASSIGN_OR_RETURN(workload.module, builder.Finish());
+  workload.bytes = Bytes({rows, cols}) + 2 * Bytes({rows, k});
+  return workload;
+}
+
 StatusOr<Workload> BuildNamedWorkload(std::string_view name) {
   if (name == "chain_4m") return BuildChain(int64_t{1} << 22);
   if (name == "softmax") return BuildSoftmax(4096, 1024);
@@ -189,9 +229,13 @@ StatusOr<Workload> BuildNamedWorkload(std::string_view name) {
   if (name == "matmul_1024") return BuildMatmul(1024, 1024, 1024);
   if (name == "block_s128") return BuildBlock(128);
   if (name == "mlp_b64") return BuildMlp(64);
+  if (name == "sort_1m") return BuildSort({int64_t{1} << 20}, 0);
+  if (name == "sort_rows") return BuildSort({4096, 1024}, 1);
+  if (name == "top_k") return BuildTopK(4096, 1024, 8);
   return Status(absl::StatusCode::kNotFound,
                 StrCat("unknown workload '", name,
-                       "'; known: chain_4m softmax layer_norm matmul_1024 block_s128 mlp_b64"));
+                       "'; known: chain_4m softmax layer_norm matmul_1024 block_s128 mlp_b64 "
+                       "sort_1m sort_rows top_k"));
 }
 
 std::vector<Tensor> DeterministicInputs(const Module& module, uint32_t seed) {

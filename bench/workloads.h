@@ -47,8 +47,17 @@ StatusOr<Workload> BuildReduce(std::vector<int64_t> dims, std::string_view reduc
 // sizes. Parameters: x [seq, 768], then the weights in TransformerBlock::parameter_names order.
 StatusOr<Workload> BuildBlock(int64_t seq);
 
+// A stable ascending sort of x f32 `dims` along `dimension` with the comparator jax.numpy.sort
+// exports (both sides canonicalized: -0 -> +0, every NaN -> +NaN, then `compare LT,
+// TOTALORDER`; testdata/sort_float32_5.mlir of the conformance suite).
+StatusOr<Workload> BuildSort(std::vector<int64_t> dims, int64_t dimension);
+// chlo.top_k of x f32 [rows, cols]: the k largest of each row, largest first, and their
+// indices (results: values f32 [rows, k], indices i32 [rows, k]).
+StatusOr<Workload> BuildTopK(int64_t rows, int64_t cols, int64_t k);
+
 // The workloads of bench/compare by name: chain_4m, softmax, layer_norm, matmul_1024,
-// block_s128, mlp_b64. kNotFound listing the known names otherwise.
+// block_s128, mlp_b64, sort_1m (BuildSort of [2^20]), sort_rows ([4096, 1024] along dim 1),
+// top_k (k = 8 of [4096, 1024]). kNotFound listing the known names otherwise.
 StatusOr<Workload> BuildNamedWorkload(std::string_view name);
 
 // One owned input tensor per f32 parameter of "main", filled from a fixed-seed std::mt19937 with

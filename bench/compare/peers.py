@@ -11,16 +11,22 @@ Semantics (all f32):
   mlp_b64      784-512-512-10, relu between layers, batch 64; weights stored [in, out]
   block_s128   the pre-LN GPT-2-small block of `accy demo` (tools/transformer_block.h): causal
                12-head attention, GELU (tanh form) MLP of width 3072, batch 1, sequence 128
+  sort_1m      stable ascending sort of [2^20] (accy: jax.numpy.sort's comparator)
+  sort_rows    stable ascending sort of each row of [4096, 1024]
+  top_k        the 8 largest of each row of [4096, 1024], largest first, and their indices
+               (the check compares the values)
 """
 import math
 
 import numpy as np
 
-WORKLOADS = ["chain_4m", "softmax", "layer_norm", "matmul_1024", "block_s128", "mlp_b64"]
+WORKLOADS = ["chain_4m", "softmax", "layer_norm", "matmul_1024", "block_s128", "mlp_b64",
+             "sort_1m", "sort_rows", "top_k"]
 
 # Max |result - reference| / max(1, max |reference|) each engine must meet before it is timed.
 TOLERANCE = {"chain_4m": 1e-5, "softmax": 1e-5, "layer_norm": 1e-4, "matmul_1024": 1e-4,
-             "block_s128": 1e-3, "mlp_b64": 1e-4}
+             "block_s128": 1e-3, "mlp_b64": 1e-4, "sort_1m": 0.0, "sort_rows": 0.0, "top_k": 0.0}
+TOP_K = 8
 
 D, HEADS, HEAD_DIM, WIDTH, SEQ = 768, 12, 64, 3072, 128
 BLOCK_PARAMS = [("x", (SEQ, D)), ("ln1_gamma", (D,)), ("ln1_beta", (D,)), ("w_q", (D, D)),
@@ -36,8 +42,10 @@ def make_inputs(name, seed=0):
     normal = lambda *shape: rng.standard_normal(shape, dtype=np.float32)
     if name == "chain_4m":
         return [normal(4 << 20) for _ in range(3)]
-    if name == "softmax":
+    if name in ("softmax", "sort_rows", "top_k"):
         return [normal(4096, 1024)]
+    if name == "sort_1m":
+        return [normal(1 << 20)]
     if name == "layer_norm":
         return [normal(4096, 1024), normal(1024), normal(1024)]
     if name == "matmul_1024":
@@ -113,12 +121,30 @@ def numpy_fn(name, inputs):
         return lambda: np.maximum(np.maximum(x @ w1 + b1, 0) @ w2 + b2, 0) @ w3 + b3
     if name == "block_s128":
         return lambda: _block(p)
+    if name in ("sort_1m", "sort_rows"):
+        return lambda: np.sort(p[0], axis=-1, kind="stable")
+    if name == "top_k":
+        return lambda: _top_k(p[0], TOP_K)
     raise KeyError(name)
 
 
+def _top_k(x, k):
+    """(values, indices) of the k largest of each row, largest first."""
+    n = x.shape[-1]
+    part = np.argpartition(x, n - k, axis=-1)[:, n - k:]
+    values = np.take_along_axis(x, part, axis=-1)
+    order = np.argsort(-values, axis=-1, kind="stable")
+    return np.take_along_axis(values, order, axis=-1), np.take_along_axis(part, order, axis=-1)
+
+
 def reference(name, inputs):
-    """The float64 result of workload `name` (NumPy in double precision)."""
-    return numpy_fn(name, [x.astype(np.float64) for x in inputs])()
+    """The float64 result of workload `name` (NumPy in double precision; top_k: its values)."""
+    return first_result(numpy_fn(name, [x.astype(np.float64) for x in inputs])())
+
+
+def first_result(out):
+    """The checked result of an engine's output: the first of a tuple (top_k's values)."""
+    return out[0] if isinstance(out, tuple) else out
 
 
 # ---- PyTorch --------------------------------------------------------------------------------
@@ -137,6 +163,15 @@ def torch_module(name, inputs):
     class Softmax(nn.Module):
         def forward(self, x):
             return torch.softmax(x, dim=-1)
+
+    class Sort(nn.Module):
+        def forward(self, x):
+            return torch.sort(x, dim=-1, stable=True)[0]
+
+    class TopK(nn.Module):
+        def forward(self, x):
+            values, indices = torch.topk(x, TOP_K, dim=-1)
+            return values, indices
 
     class MatMul(nn.Module):
         def forward(self, a, b):
@@ -192,4 +227,8 @@ def torch_module(name, inputs):
         return mlp.eval(), (t[0],)
     if name == "block_s128":
         return Block(t).eval(), (t[0].unsqueeze(0),)
+    if name in ("sort_1m", "sort_rows"):
+        return Sort().eval(), (t[0],)
+    if name == "top_k":
+        return TopK().eval(), (t[0],)
     raise KeyError(name)
