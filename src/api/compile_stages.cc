@@ -84,7 +84,8 @@ Status VerifyEntry(const Module& caller_module, std::string_view entry) {
   return absl::OkStatus();
 }
 
-Status RunGraphPasses(const Module& caller_module, std::string_view entry, CompileState& state) {
+Status RunGraphPasses(const Module& caller_module, std::string_view entry,
+                      std::span<const int64_t> constant_parameters, CompileState& state) {
   // The passes rewrite a copy, dropped with the state at the end of Compile: nothing an
   // executable runs reads the IR (as the caller's module may be destroyed after Compile), and a
   // program's constant payloads then live only in the executable's constant area.
@@ -92,6 +93,8 @@ Status RunGraphPasses(const Module& caller_module, std::string_view entry, Compi
   GraphPipelineOptions graph;
   graph.disabled_passes = state.options.disabled_passes;
   graph.dump_dir = state.options.dump_dir;
+  graph.entry = std::string(entry);
+  graph.constant_parameters.assign(constant_parameters.begin(), constant_parameters.end());
   passes::WorkLedger graph_ledger(state.planning);
   passes::AnalysisCache graph_cache(&graph_ledger);
   ACCY_RETURN_IF_ERROR(RunGraphPipeline(*state.module, graph, graph_cache));

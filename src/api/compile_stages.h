@@ -96,8 +96,11 @@ struct CompileState {
 // Stage 1: the caller's module verifies and has function `entry`. kInvalidArgument otherwise.
 Status VerifyEntry(const Module& caller_module, std::string_view entry);
 // Stage 2: copies the module and runs the graph pipeline (src/transforms/graph_pipeline.h) on
-// the copy; sets state.module and state.function. Errors: the pipeline's.
-Status RunGraphPasses(const Module& caller_module, std::string_view entry, CompileState& state);
+// the copy; sets state.module and state.function. `constant_parameters` (CompileOptions',
+// not yet checked) tells assign-convolution-layouts which weights are declared constant.
+// Errors: the pipeline's.
+Status RunGraphPasses(const Module& caller_module, std::string_view entry,
+                      std::span<const int64_t> constant_parameters, CompileState& state);
 // Stage 2b: the parameters of state.function at `indices` (CompileOptions::
 // constant_parameters) into state.constant_parameters. kInvalidArgument naming an index
 // outside [0, number of parameters) or one listed twice.

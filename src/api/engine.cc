@@ -126,7 +126,7 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
   // The stages of src/api/compile_stages.h, in order (docs/compile.md).
   CompileState state(*this, object_cache_.get());
   ACCY_RETURN_IF_ERROR(VerifyEntry(module, options.entry));
-  ACCY_RETURN_IF_ERROR(RunGraphPasses(module, options.entry, state));
+  ACCY_RETURN_IF_ERROR(RunGraphPasses(module, options.entry, options.constant_parameters, state));
   ACCY_RETURN_IF_ERROR(ResolveConstantParameters(options.constant_parameters, state));
   ACCY_RETURN_IF_ERROR(PlanItems(state));
   ACCY_RETURN_IF_ERROR(BindLibraryItems(state));

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "src/passes/pass_manager.h"
+#include "src/transforms/assign_convolution_layouts.h"
 #include "src/transforms/broadcast_splat_constants.h"
 #include "src/transforms/canonicalize_row_broadcasts.h"
 #include "src/transforms/eliminate_common_subexpressions.h"
@@ -24,18 +25,21 @@ namespace accy {
 namespace {
 
 // The pipeline, in order: batch-norm ops expand into their decompositions first (everything
-// after sees plain ops), then chains of layout changes collapse first (transpose(transpose(w))
+// after sees plain ops), then convolutions go channels-last with their layout transposes sunk
+// (on splat constants already made broadcasts, which it re-aims), then chains of layout changes collapse first (transpose(transpose(w))
 // becomes w before the fold looks at it), then keepdims row values lose their unit dim (on
 // collapsed chains: broadcast(broadcast(r)) is one broadcast by then), then small constants fold (a reshape of a constant is
 // a constant the identities can read), then layout folds (they leave transposes without uses),
 // then CSE (it leaves duplicates without uses, and makes maximum(x, y) with y a duplicate of x
 // into maximum(x, x)), then the arithmetic identities, then dead-code elimination removes what
 // they all left.
-std::vector<std::unique_ptr<passes::Pass>> AllPasses() {
+std::vector<std::unique_ptr<passes::Pass>> AllPasses(const GraphPipelineOptions& options) {
   std::vector<std::unique_ptr<passes::Pass>> passes;
   passes.push_back(std::make_unique<ExpandBatchNormPass>());
   passes.push_back(std::make_unique<SinkConstantsIntoRegionsPass>());
   passes.push_back(std::make_unique<BroadcastSplatConstantsPass>());
+  passes.push_back(
+      std::make_unique<AssignConvolutionLayoutsPass>(options.entry, options.constant_parameters));
   passes.push_back(std::make_unique<SimplifyLayoutChainsPass>());
   passes.push_back(std::make_unique<CanonicalizeRowBroadcastsPass>());
   passes.push_back(std::make_unique<FoldConstantsPass>());
@@ -65,7 +69,7 @@ std::string DumpPath(const std::string& dir, const Module& module, int index,
 
 std::vector<std::string_view> GraphPassNames() {
   std::vector<std::string_view> names;
-  for (const auto& pass : AllPasses()) names.push_back(pass->name());
+  for (const auto& pass : AllPasses(GraphPipelineOptions{})) names.push_back(pass->name());
   return names;
 }
 
@@ -88,7 +92,7 @@ Status RunGraphPipeline(Module& module, const GraphPipelineOptions& options,
   const bool dump = !options.dump_dir.empty();
   if (dump) ACCY_RETURN_IF_ERROR(WriteDump(DumpPath(options.dump_dir, module, 0, "input"), module));
   int index = 0;
-  for (std::unique_ptr<passes::Pass>& pass : AllPasses()) {
+  for (std::unique_ptr<passes::Pass>& pass : AllPasses(options)) {
     const auto& disabled = options.disabled_passes;
     if (std::find(disabled.begin(), disabled.end(), pass->name()) != disabled.end()) continue;
     const std::string name(pass->name());

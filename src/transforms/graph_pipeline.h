@@ -4,6 +4,7 @@
 //   expand-batch-norm                 batch_norm_* ops become their elementwise and reduce ops
 //   sink-constants-into-regions       region bodies get copies of the constants they capture
 //   broadcast-splat-constants         splat constants become broadcasts of a scalar constant
+//   assign-convolution-layouts        convolutions go channels-last, layout transposes sunk
 //   simplify-layout-chains            collapse reshape/transpose/broadcast/convert chains
 //   canonicalize-row-broadcasts       keepdims row values (R x 1) computed as R, read through
 //                                     row broadcasts
@@ -35,6 +36,12 @@ struct GraphPipelineOptions {
   // the module's name through SafeFileName, src/util/file_name.h); the module as it arrived is
   // <dump_dir>/accy_<module>.00-input.mlir.
   std::string dump_dir;
+  // The entry function and the indices of its parameters the caller declared constant
+  // (CompileOptions::constant_parameters; indices out of range are ignored here and rejected
+  // later): assign-convolution-layouts treats their values as weights it may move off the run
+  // path.
+  std::string entry;
+  std::vector<int64_t> constant_parameters;
 };
 
 // The pipeline's pass names, in the order they run.
