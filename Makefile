@@ -5,6 +5,7 @@
 #   make compare  accy vs PyTorch (eager, TorchScript) and NumPy: bench/compare/, bench/README.md
 #   make fuzz   libFuzzer targets (fuzz/) for FUZZ_SECONDS each, in build-fuzz/: README "Fuzzing"
 #   make fuzz-programs  the differential fuzzer's long run (FUZZ_PROGRAMS=20000, docs/fuzzing.md)
+#   make ulp-check  the special functions against MPFR, every f32 input (docs/numerics.md)
 # Everything is idempotent: a second call with nothing changed only re-checks.
 
 BUILD_DIR ?= build
@@ -20,7 +21,7 @@ DEB_PACKAGES := g++ cmake ninja-build pkg-config \
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all setup configure build run test test-asan test-tsan test-sanitizers bench compare fuzz fuzz-programs clean
+.PHONY: all setup configure build run test test-asan test-tsan test-sanitizers bench compare fuzz fuzz-programs ulp-check clean
 
 all: build
 
@@ -120,6 +121,19 @@ compare: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target accy-compare-runner
 	/usr/bin/python3 bench/compare/compare.py --runner $(BUILD_DIR)/bin/accy-compare-runner \
 	  --out-dir bench/results $(COMPARE_FLAGS)
+
+# The special functions' accuracy (tools/ulp_check/special_functions.cc, docs/numerics.md):
+# every f32 input against a double oracle that MPFR checks, f64 samples against MPFR, and the
+# throughput against glibc. Installs libmpfr-dev (LGPL-3.0+, linked only into this tool) if
+# missing; reconfigures so CMake finds it. Not part of `test`; all 15 functions take about half
+# an hour on 2 cores. ULP_FLAGS="--functions erf,lgamma --f32-chunks 16" checks fewer.
+ULP_DEB_PACKAGES := libmpfr-dev
+ULP_FLAGS ?=
+ulp-check: configure
+	@$(MAKE) --no-print-directory setup DEB_PACKAGES="$(ULP_DEB_PACKAGES)"
+	cmake -S . -B $(BUILD_DIR) > /dev/null
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target accy-ulp-check
+	./$(BUILD_DIR)/bin/accy-ulp-check $(ULP_FLAGS)
 
 # Coverage-guided fuzzing (fuzz/, README "Fuzzing"): clang-19 + libFuzzer + ASan/UBSan in its own
 # build folder; the packages are installed only if missing and are not part of `test`. Each target

@@ -1,0 +1,469 @@
+// accy-ulp-check: the accuracy of the JIT's special functions (issue 18; docs/numerics.md
+// "CHLO"), as JIT kernels compute them, against a correctly rounded oracle. Not part of
+// `make test`: `make ulp-check` (installs libmpfr-dev, builds and runs it; ULP_FLAGS picks
+// functions and sample counts). For each function:
+//   f32, every one of the 2^32 inputs: the kernel's result against a double-precision oracle
+//     (glibc's double function, or src/util/special_math.h where glibc has none), its error
+//     measured in ulps of f32 at the oracle's value (a double is ~2^-29 f32 ulp, so the measure
+//     is exact to far below the bounds). An infinite or out-of-range true value must give the
+//     infinity; NaN must give NaN.
+//   The oracle itself, against MPFR at 160 bits on `--oracle-samples` random f32 inputs: its
+//     largest error in f32 ulps must stay below 1/64 (else the f32 figures are not trusted and
+//     the run fails).
+//   f64, `--f64-samples` inputs (half random bit patterns, half uniform over the function's
+//     interesting range): the kernel's result against MPFR, in ulps of f64.
+//   Throughput: the kernel at 1 thread against glibc's scalar function of the same precision
+//     (f32: `erff`, `tanf`, ...; special_math's double function where glibc has none), on the
+//     same 2^24 inputs, same run.
+// A result passes when its error is within the function's stated bound (docs/numerics.md), or
+// within the stated absolute bound near the zeros of lgamma and digamma. Exit 0 when every
+// checked function passes, 1 otherwise, 2 on a usage or engine error.
+//
+// usage: accy-ulp-check [--functions erf,lgamma,...] [--f32-chunks N (of 256, default all)]
+//                       [--oracle-samples N (1000000)] [--f64-samples N (10000000)]
+//                       [--threads T (all cores)]
+#include <mpfr.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "accy/builder.h"
+#include "accy/engine.h"
+#include "src/util/special_math.h"
+
+namespace {
+
+using accy::ElementType;
+using MpfrFn = int (*)(mpfr_ptr, mpfr_srcptr, mpfr_rnd_t);
+
+constexpr mpfr_prec_t kPrecision = 160;
+constexpr int64_t kChunk = int64_t{1} << 24;
+
+// x -> erf_inv(x) to kPrecision bits: Newton's method on erf(t) - x from the double value.
+int MpfrErfInv(mpfr_ptr out, mpfr_srcptr x, mpfr_rnd_t rnd) {
+  const double y = mpfr_get_d(x, MPFR_RNDN);
+  if (std::isnan(y) || std::fabs(y) > 1) return mpfr_set_nan(out), 0;
+  if (std::fabs(y) == 1) return mpfr_set_inf(out, y > 0 ? 1 : -1), 0;
+  mpfr_t t, e, step;
+  mpfr_inits2(kPrecision, t, e, step, static_cast<mpfr_ptr>(nullptr));
+  mpfr_set_d(t, accy::special::ErfInv(y), MPFR_RNDN);
+  for (int i = 0; i < 8; ++i) {  // quadratic convergence from ~53 bits
+    // step = (erf(t) - x) * sqrt(pi) / 2 * exp(t^2)
+    mpfr_erf(e, t, MPFR_RNDN);
+    mpfr_sub(e, e, x, MPFR_RNDN);
+    mpfr_sqr(step, t, MPFR_RNDN);
+    mpfr_exp(step, step, MPFR_RNDN);
+    mpfr_mul(e, e, step, MPFR_RNDN);
+    mpfr_const_pi(step, MPFR_RNDN);
+    mpfr_sqrt(step, step, MPFR_RNDN);
+    mpfr_mul(e, e, step, MPFR_RNDN);
+    mpfr_div_2ui(e, e, 1, MPFR_RNDN);
+    mpfr_sub(t, t, e, MPFR_RNDN);
+  }
+  const int inexact = mpfr_set(out, t, rnd);
+  mpfr_clears(t, e, step, static_cast<mpfr_ptr>(nullptr));
+  return inexact;
+}
+
+// log|Gamma(x)|.
+int MpfrLgamma(mpfr_ptr out, mpfr_srcptr x, mpfr_rnd_t rnd) {
+  int sign = 0;
+  return mpfr_lgamma(out, &sign, x, rnd);
+}
+
+// exp(-|x|) I1(x): the power series sum (x/2)^(2k+1) / (k! (k+1)!) (positive terms) for
+// |x| <= 2000, else the asymptotic series exp(-x) I1(x) ~ (2 pi x)^-1/2 sum_k (-1)^k a_k / x^k,
+// a_k = prod_{j=1..k} (4 - (2j-1)^2) / (k! 8^k), whose first 12 terms leave an error far below
+// 2^-100 there.
+int MpfrBesselI1e(mpfr_ptr out, mpfr_srcptr x, mpfr_rnd_t rnd) {
+  if (mpfr_nan_p(x)) return mpfr_set_nan(out), 0;
+  if (mpfr_inf_p(x)) return mpfr_set_zero(out, mpfr_sgn(x)), 0;
+  if (mpfr_zero_p(x)) return mpfr_set(out, x, rnd);
+  mpfr_t ax, sum, term, half, scale;
+  mpfr_inits2(kPrecision + 64, ax, sum, term, half, scale, static_cast<mpfr_ptr>(nullptr));
+  mpfr_abs(ax, x, MPFR_RNDN);
+  if (mpfr_cmp_ui(ax, 2000) <= 0) {
+    mpfr_div_2ui(half, ax, 1, MPFR_RNDN);  // x/2
+    mpfr_set(term, half, MPFR_RNDN);       // k = 0: (x/2) / (0! 1!)
+    mpfr_set(sum, term, MPFR_RNDN);
+    mpfr_sqr(scale, half, MPFR_RNDN);      // (x/2)^2
+    for (unsigned long k = 1;; ++k) {
+      mpfr_mul(term, term, scale, MPFR_RNDN);
+      mpfr_div_ui(term, term, k * (k + 1), MPFR_RNDN);
+      mpfr_add(sum, sum, term, MPFR_RNDN);
+      // Past the peak, stop when the term no longer changes the sum's top 2*precision bits.
+      if (k > 2 * 2000 || (mpfr_cmp(term, sum) < 0 &&
+                           mpfr_get_exp(sum) - mpfr_get_exp(term) > 2 * (kPrecision + 64))) {
+        break;
+      }
+    }
+    mpfr_neg(scale, ax, MPFR_RNDN);
+    mpfr_exp(scale, scale, MPFR_RNDN);
+    mpfr_mul(sum, sum, scale, MPFR_RNDN);
+  } else {
+    mpfr_set_ui(sum, 1, MPFR_RNDN);
+    mpfr_set_ui(term, 1, MPFR_RNDN);
+    for (long k = 1; k <= 12; ++k) {
+      mpfr_mul_si(term, term, 4 - (2 * k - 1) * (2 * k - 1), MPFR_RNDN);
+      mpfr_div_si(term, term, -8 * k, MPFR_RNDN);
+      mpfr_div(term, term, ax, MPFR_RNDN);
+      mpfr_add(sum, sum, term, MPFR_RNDN);
+    }
+    mpfr_const_pi(scale, MPFR_RNDN);
+    mpfr_mul(scale, scale, ax, MPFR_RNDN);
+    mpfr_mul_2ui(scale, scale, 1, MPFR_RNDN);
+    mpfr_rec_sqrt(scale, scale, MPFR_RNDN);
+    mpfr_mul(sum, sum, scale, MPFR_RNDN);
+  }
+  if (mpfr_sgn(x) < 0) mpfr_neg(sum, sum, MPFR_RNDN);
+  const int inexact = mpfr_set(out, sum, rnd);
+  mpfr_clears(ax, sum, term, half, scale, static_cast<mpfr_ptr>(nullptr));
+  return inexact;
+}
+
+struct Special {
+  const char* op;                // StableHLO/CHLO op name (accy::ParseOpKind)
+  double (*oracle)(double);      // double-precision reference for the f32 sweep
+  float (*scalar_f32)(float);    // glibc's f32 function (null: the oracle, in double)
+  MpfrFn mpfr;                   // correctly rounded reference
+  double f32_bound, f64_bound;   // stated bounds, ulps (docs/numerics.md)
+  double absolute;               // f32: also accepted, |error| <= this (near zeros); 0 = none
+  double absolute64;             // f64: the same
+  double lo, hi;                 // the f64 sweep's uniform half
+};
+
+double Lgamma(double x) { return accy::special::Lgamma(x); }
+
+const std::vector<Special>& Specials() {
+  static const std::vector<Special> specials = {
+      {"chlo.erf", [](double x) { return std::erf(x); }, erff, mpfr_erf, 4, 4, 0, 0, -6, 6},
+      {"chlo.erfc", [](double x) { return std::erfc(x); }, erfcf, mpfr_erfc, 4, 4, 0, 0, -6, 30},
+      {"chlo.erf_inv", accy::special::ErfInv, nullptr, MpfrErfInv, 4, 4, 0, 0, -1, 1},
+      // Absolute near lgamma's zeros (1, 2 and one or two in each negative unit interval).
+      {"chlo.lgamma", Lgamma, lgammaf, MpfrLgamma, 4, 4, 1e-7, 4e-15, -30, 30},
+      // Absolute near digamma's zeros (1.4616... and one in each negative unit interval):
+      // the recurrence's error is absolute, ~2e-15 (docs/numerics.md).
+      {"chlo.digamma", accy::special::Digamma, nullptr, mpfr_digamma, 4, 8, 1e-7, 4e-15, -30, 30},
+      {"chlo.bessel_i1e", accy::special::BesselI1e, nullptr, MpfrBesselI1e, 4, 12, 0, 0, -60, 60},
+      {"stablehlo.tan", [](double x) { return std::tan(x); }, tanf, mpfr_tan, 4, 4, 0, 0, -10, 10},
+      {"chlo.sinh", [](double x) { return std::sinh(x); }, sinhf, mpfr_sinh, 4, 4, 0, 0, -90, 90},
+      {"chlo.cosh", [](double x) { return std::cosh(x); }, coshf, mpfr_cosh, 4, 4, 0, 0, -90, 90},
+      {"chlo.asin", [](double x) { return std::asin(x); }, asinf, mpfr_asin, 4, 4, 0, 0, -1, 1},
+      {"chlo.acos", [](double x) { return std::acos(x); }, acosf, mpfr_acos, 4, 4, 0, 0, -1, 1},
+      {"chlo.atan", [](double x) { return std::atan(x); }, atanf, mpfr_atan, 4, 4, 0, 0, -20, 20},
+      {"chlo.asinh", [](double x) { return std::asinh(x); }, asinhf, mpfr_asinh, 4, 4, 0, 0, -20, 20},
+      {"chlo.acosh", [](double x) { return std::acosh(x); }, acoshf, mpfr_acosh, 4, 4, 0, 0, 1, 40},
+      {"chlo.atanh", [](double x) { return std::atanh(x); }, atanhf, mpfr_atanh, 4, 4, 0, 0, -1, 1},
+  };
+  return specials;
+}
+
+// Distance of `got` from the true value `want` in ulps of a format with `mantissa` explicit
+// bits and `min_exponent`, where true values from `overflow_threshold` up round to infinity:
+// infinite when the kinds differ (NaN, infinity).
+double UlpError(double got, double want, int mantissa, int min_exponent, double overflow_threshold) {
+  if (std::isnan(want)) return std::isnan(got) ? 0 : INFINITY;
+  if (std::isinf(want) || std::fabs(want) >= overflow_threshold) {
+    return std::isinf(got) && std::signbit(got) == std::signbit(want) ? 0 : INFINITY;
+  }
+  if (!std::isfinite(got)) return INFINITY;
+  const int exponent = want == 0 ? min_exponent : std::max(std::ilogb(want), min_exponent);
+  return std::fabs(got - want) / std::ldexp(1.0, exponent - mantissa);
+}
+double UlpError32(float got, double want) {
+  // f32 rounds to infinity from FLT_MAX + half an ulp (0x1.ffffffp127).
+  return UlpError(got, want, 23, -126, 0x1.ffffffp127);
+}
+
+// Error of double `got` against MPFR value `want`, in f64 ulps (computed at kPrecision bits).
+double UlpError64(double got, mpfr_srcptr want) {
+  if (mpfr_nan_p(want)) return std::isnan(got) ? 0 : INFINITY;
+  const double rounded = mpfr_get_d(want, MPFR_RNDN);
+  if (std::isinf(rounded)) return std::isinf(got) && std::signbit(got) == std::signbit(rounded) ? 0 : INFINITY;
+  if (!std::isfinite(got)) return INFINITY;
+  mpfr_t diff;
+  mpfr_init2(diff, kPrecision);
+  mpfr_set_d(diff, got, MPFR_RNDN);
+  mpfr_sub(diff, diff, want, MPFR_RNDN);
+  const double d = std::fabs(mpfr_get_d(diff, MPFR_RNDN));
+  mpfr_clear(diff);
+  const int exponent = rounded == 0 ? -1022 : std::max(std::ilogb(rounded), -1022);
+  return d / std::ldexp(1.0, exponent - 52);
+}
+
+// Runs fn(begin, end) over [0, n) split across `threads` std::threads.
+void ParallelFor(int64_t n, int threads, const std::function<void(int64_t, int64_t)>& fn) {
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back(fn, n * t / threads, n * (t + 1) / threads);
+  }
+  for (std::thread& thread : pool) thread.join();
+}
+
+struct Worst {
+  double ulp = 0;
+  double input = 0;
+  double got = 0, want = 0;
+  int64_t failures = 0;
+  void Merge(const Worst& o) {
+    if (o.ulp > ulp) ulp = o.ulp, input = o.input, got = o.got, want = o.want;
+    failures += o.failures;
+  }
+};
+
+// The function `main(x: tensor<n x type>) = op(x)`, compiled at `threads` threads.
+std::unique_ptr<accy::Executable> Compile(const Special& s, ElementType type, int64_t n, int threads) {
+  accy::Builder builder("ulp_check");
+  accy::TensorType t = builder.Type(type, {n}).value();
+  accy::FunctionBuilder f = builder.BeginFunction("main", {t}, {t}).value();
+  accy::StatusOr<accy::OpKind> kind = accy::ParseQualifiedOpKind(s.op);
+  if (!kind.ok()) {
+    std::fprintf(stderr, "accy-ulp-check: %s\n", std::string(kind.status().message()).c_str());
+    std::exit(2);
+  }
+  accy::StatusOr<accy::Operation*> y = f.CreateOp(*kind, {f.Parameter(0)}, {t});
+  if (!y.ok() || !f.Return({(*y)->result()}).ok()) std::exit(2);
+  std::unique_ptr<accy::Module> module = builder.Finish().value();
+  accy::EngineOptions options;
+  options.num_threads = threads;
+  options.reduce_threads_under_load = false;
+  std::unique_ptr<accy::Engine> engine = accy::Engine::Create(options).value();
+  accy::StatusOr<std::unique_ptr<accy::Executable>> exe = engine->Compile(*module);
+  if (!exe.ok()) {
+    std::fprintf(stderr, "accy-ulp-check: %s: %s\n", s.op, std::string(exe.status().message()).c_str());
+    std::exit(2);
+  }
+  return *std::move(exe);
+}
+
+double Seconds(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+bool Check(const Special& s, int chunks, int64_t oracle_samples, int64_t f64_samples, int threads) {
+  bool ok = true;
+  std::printf("%s\n", s.op);
+  // 1. The oracle against MPFR on random f32 inputs.
+  {
+    std::vector<Worst> worst(static_cast<size_t>(threads));
+    ParallelFor(oracle_samples, threads, [&](int64_t begin, int64_t end) {
+      const size_t me = static_cast<size_t>(begin * threads / std::max<int64_t>(1, oracle_samples));
+      std::mt19937_64 rng(static_cast<uint64_t>(begin) + 1);
+      mpfr_t x, y;
+      mpfr_inits2(kPrecision, x, y, static_cast<mpfr_ptr>(nullptr));
+      for (int64_t i = begin; i < end; ++i) {
+        const uint32_t bits = static_cast<uint32_t>(rng());
+        float v;
+        std::memcpy(&v, &bits, sizeof v);
+        if (std::isnan(v)) continue;
+        mpfr_set_flt(x, v, MPFR_RNDN);
+        s.mpfr(y, x, MPFR_RNDN);
+        const double oracle = s.oracle(v);
+        // The oracle's distance from the true value, in f32 ulps (at the true value).
+        const double truth = mpfr_get_d(y, MPFR_RNDN);
+        double err = mpfr_nan_p(y) ? (std::isnan(oracle) ? 0 : INFINITY)
+                                   : UlpError(oracle, truth, 23, -126, INFINITY);
+        // Near a zero the oracle must be 1000x inside the absolute allowance it is used for.
+        if (s.absolute > 0 && std::fabs(oracle - truth) <= s.absolute * 1e-3) err = 0;
+        if (err > worst[me].ulp) worst[me] = {err, v, oracle, truth, 0};
+      }
+      mpfr_clears(x, y, static_cast<mpfr_ptr>(nullptr));
+    });
+    Worst all;
+    for (const Worst& w : worst) all.Merge(w);
+    const bool trusted = all.ulp <= 1.0 / 64;
+    ok = ok && trusted;
+    std::printf("  oracle vs MPFR, %lld random f32 inputs: max %.3g f32 ulp%s", static_cast<long long>(oracle_samples),
+                all.ulp, trusted ? "" : "  ORACLE NOT TRUSTED");
+    if (all.ulp > 0) std::printf(" (at %a: %.17g vs %.17g)", all.input, all.got, all.want);
+    std::printf("\n");
+  }
+  // 2. Every f32 input (or `chunks` of the 256 chunks of 2^24), kernel vs oracle.
+  if (chunks > 0) {
+    std::unique_ptr<accy::Executable> exe = Compile(s, ElementType::kF32, kChunk, threads);
+    accy::TensorType type = accy::TensorType::Create(ElementType::kF32, {kChunk}).value();
+    std::vector<accy::Tensor> in = {accy::Tensor::Allocate(type).value()};
+    std::vector<accy::Tensor> out = {accy::Tensor::Allocate(type).value()};
+    Worst all;
+    int64_t beyond_ulp_but_absolute = 0;
+    for (int c = 0; c < chunks; ++c) {
+      const uint32_t high = static_cast<uint32_t>(c) * (256 / chunks);
+      uint32_t* bits = static_cast<uint32_t*>(in[0].data());
+      for (int64_t i = 0; i < kChunk; ++i) bits[i] = (high << 24) | static_cast<uint32_t>(i);
+      if (!exe->Run(in, out).ok()) std::exit(2);
+      const float* x = in[0].data_as<float>();
+      const float* y = out[0].data_as<float>();
+      std::vector<Worst> worst(static_cast<size_t>(threads));
+      std::vector<int64_t> absolute(static_cast<size_t>(threads), 0);
+      ParallelFor(kChunk, threads, [&](int64_t begin, int64_t end) {
+        const size_t me = static_cast<size_t>(begin * threads / kChunk);
+        for (int64_t i = begin; i < end; ++i) {
+          const double want = s.oracle(x[i]);
+          const double err = UlpError32(y[i], want);
+          if (err > s.f32_bound) {
+            if (s.absolute > 0 && std::fabs(y[i] - want) <= s.absolute) {
+              ++absolute[me];
+              continue;
+            }
+            ++worst[me].failures;
+          }
+          if (err > worst[me].ulp) worst[me] = {err, x[i], y[i], want, worst[me].failures};
+        }
+      });
+      for (size_t t = 0; t < worst.size(); ++t) {
+        all.Merge(worst[t]);
+        beyond_ulp_but_absolute += absolute[t];
+      }
+    }
+    const bool pass = all.failures == 0;
+    ok = ok && pass;
+    std::printf("  f32, %lld inputs (%d of 256 chunks): max %.3g ulp (bound %g)", static_cast<long long>(chunks) * kChunk,
+                chunks, all.ulp, s.f32_bound);
+    if (all.ulp > 0) std::printf(" at %a (got %a, true %.17g)", all.input, all.got, all.want);
+    std::printf("; %lld beyond the bound%s", static_cast<long long>(all.failures), pass ? "" : "  FAIL");
+    if (s.absolute > 0) {
+      std::printf("; %lld more within the absolute %g", static_cast<long long>(beyond_ulp_but_absolute), s.absolute);
+    }
+    std::printf("\n");
+    // Throughput on the last chunk: the kernel at 1 thread against glibc's scalar function.
+    std::unique_ptr<accy::Executable> one = Compile(s, ElementType::kF32, kChunk, 1);
+    if (!one->Run(in, out).ok()) std::exit(2);
+    auto start = std::chrono::steady_clock::now();
+    if (!one->Run(in, out).ok()) std::exit(2);
+    const double jit_ns = Seconds(start) * 1e9 / kChunk;
+    const float* x = in[0].data_as<float>();
+    float* y = out[0].data_as<float>();
+    start = std::chrono::steady_clock::now();
+    for (int64_t i = 0; i < kChunk; ++i) {
+      y[i] = s.scalar_f32 != nullptr ? s.scalar_f32(x[i]) : static_cast<float>(s.oracle(x[i]));
+    }
+    const double scalar_ns = Seconds(start) * 1e9 / kChunk;
+    std::printf("  f32 throughput, 1 thread: JIT %.2f ns/element, %s %.2f ns/element (%.1fx)\n", jit_ns,
+                s.scalar_f32 != nullptr ? "glibc scalar f32" : "special_math double", scalar_ns,
+                scalar_ns / jit_ns);
+  }
+  // 3. f64: kernel vs MPFR on f64_samples inputs.
+  if (f64_samples > 0) {
+    const int64_t n = std::min<int64_t>(f64_samples, int64_t{1} << 20);
+    std::unique_ptr<accy::Executable> exe = Compile(s, ElementType::kF64, n, threads);
+    accy::TensorType type = accy::TensorType::Create(ElementType::kF64, {n}).value();
+    std::vector<accy::Tensor> in = {accy::Tensor::Allocate(type).value()};
+    std::vector<accy::Tensor> out = {accy::Tensor::Allocate(type).value()};
+    std::mt19937_64 rng(42);
+    std::uniform_real_distribution<double> uniform(s.lo, s.hi);
+    Worst all;
+    for (int64_t done = 0; done < f64_samples; done += n) {
+      double* x = in[0].data_as<double>();
+      for (int64_t i = 0; i < n; ++i) {
+        if (i % 2 == 0) {
+          const uint64_t bits = rng();
+          std::memcpy(&x[i], &bits, sizeof bits);
+        } else {
+          x[i] = uniform(rng);
+        }
+      }
+      if (!exe->Run(in, out).ok()) std::exit(2);
+      const double* y = out[0].data_as<double>();
+      std::vector<Worst> worst(static_cast<size_t>(threads));
+      ParallelFor(n, threads, [&](int64_t begin, int64_t end) {
+        const size_t me = static_cast<size_t>(begin * threads / n);
+        mpfr_t mx, my;
+        mpfr_inits2(kPrecision, mx, my, static_cast<mpfr_ptr>(nullptr));
+        for (int64_t i = begin; i < end; ++i) {
+          if (std::isnan(x[i])) continue;
+          mpfr_set_d(mx, x[i], MPFR_RNDN);
+          s.mpfr(my, mx, MPFR_RNDN);
+          double err = UlpError64(y[i], my);
+          if (err > s.f64_bound && s.absolute64 > 0 &&
+              std::fabs(y[i] - mpfr_get_d(my, MPFR_RNDN)) <= s.absolute64) {
+            err = 0;
+          }
+          if (err > s.f64_bound) ++worst[me].failures;
+          if (err > worst[me].ulp) {
+            worst[me] = {err, x[i], y[i], mpfr_get_d(my, MPFR_RNDN), worst[me].failures};
+          }
+        }
+        mpfr_clears(mx, my, static_cast<mpfr_ptr>(nullptr));
+      });
+      for (const Worst& w : worst) all.Merge(w);
+    }
+    const bool pass = all.failures == 0;
+    ok = ok && pass;
+    std::printf("  f64, %lld inputs vs MPFR: max %.3g ulp (bound %g)", static_cast<long long>(f64_samples), all.ulp,
+                s.f64_bound);
+    if (all.ulp > 0) std::printf(" at %a (got %.17g, true %.17g)", all.input, all.got, all.want);
+    std::printf("; %lld beyond the bound%s\n", static_cast<long long>(all.failures), pass ? "" : "  FAIL");
+  }
+  std::fflush(stdout);
+  return ok;
+}
+
+int Usage(const char* why) {
+  std::fprintf(stderr,
+               "accy-ulp-check: %s\nusage: accy-ulp-check [--functions erf,lgamma,...] [--f32-chunks N]"
+               " [--oracle-samples N] [--f64-samples N] [--threads T]\n",
+               why);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> selected;
+  int chunks = 256;
+  int64_t oracle_samples = 1000000, f64_samples = 10000000;
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (i + 1 >= argc) return Usage(("missing the value of " + flag).c_str());
+    const std::string value = argv[++i];
+    if (flag == "--functions") {
+      for (size_t at = 0; at <= value.size();) {
+        const size_t comma = std::min(value.find(',', at), value.size());
+        selected.push_back(value.substr(at, comma - at));
+        at = comma + 1;
+      }
+    } else if (flag == "--f32-chunks") {
+      chunks = std::atoi(value.c_str());
+      if (chunks < 0 || chunks > 256 || (chunks > 0 && 256 % chunks != 0)) {
+        return Usage("--f32-chunks takes 0 or a divisor of 256");
+      }
+    } else if (flag == "--oracle-samples") {
+      oracle_samples = std::atoll(value.c_str());
+    } else if (flag == "--f64-samples") {
+      f64_samples = std::atoll(value.c_str());
+    } else if (flag == "--threads") {
+      threads = std::atoi(value.c_str());
+      if (threads < 1) return Usage("--threads takes a positive count");
+    } else {
+      return Usage(("unknown flag " + flag).c_str());
+    }
+  }
+  if (oracle_samples < 0 || f64_samples < 0) return Usage("sample counts cannot be negative");
+  bool ok = true;
+  int checked = 0;
+  for (const Special& s : Specials()) {
+    std::string name = s.op;
+    name = name.substr(name.find('.') + 1);
+    if (!selected.empty() && std::find(selected.begin(), selected.end(), name) == selected.end()) continue;
+    ok = Check(s, chunks, oracle_samples, f64_samples, threads) && ok;
+    ++checked;
+  }
+  if (checked == 0) return Usage("no function selected (names: erf, erfc, erf_inv, lgamma, digamma, bessel_i1e, "
+                                 "tan, sinh, cosh, asin, acos, atan, asinh, acosh, atanh)");
+  std::printf("%s\n", ok ? "all checked functions within their bounds" : "FAILED");
+  return ok ? 0 : 1;
+}
