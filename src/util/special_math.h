@@ -21,7 +21,7 @@ double Lgamma(double x);
 double Digamma(double x);
 
 // exp(-|x|) I1(x), I1 the modified Bessel function of the first kind of order 1: odd,
-// +-0 at +-inf, NaN for NaN. Power series for |x| <= 30, asymptotic series above.
+// +-0 at +-inf, NaN for NaN. Power series for |x| <= 20, asymptotic series above.
 double BesselI1e(double x);
 
 }  // namespace accy::special

@@ -7,7 +7,7 @@
 //     measured in ulps of f32 at the oracle's value (a double is ~2^-29 f32 ulp, so the measure
 //     is exact to far below the bounds). An infinite or out-of-range true value must give the
 //     infinity; NaN must give NaN.
-//   The oracle itself, against MPFR at 160 bits on `--oracle-samples` random f32 inputs: its
+//   The oracle itself, against MPFR at 96 bits on `--oracle-samples` random f32 inputs: its
 //     largest error in f32 ulps must stay below 1/64 (else the f32 figures are not trusted and
 //     the run fails).
 //   f64, `--f64-samples` inputs (half random bit patterns, half uniform over the function's
@@ -49,7 +49,8 @@ namespace {
 using accy::ElementType;
 using MpfrFn = int (*)(mpfr_ptr, mpfr_srcptr, mpfr_rnd_t);
 
-constexpr mpfr_prec_t kPrecision = 160;
+// Bits of the MPFR values: 96 leaves an f64 result's error measured to ~2^-40 ulp.
+constexpr mpfr_prec_t kPrecision = 96;
 constexpr int64_t kChunk = int64_t{1} << 24;
 
 // x -> erf_inv(x) to kPrecision bits: Newton's method on erf(t) - x from the double value.
@@ -141,7 +142,7 @@ struct Special {
   MpfrFn mpfr;                   // correctly rounded reference
   double f32_bound, f64_bound;   // stated bounds, ulps (docs/numerics.md)
   double absolute;               // f32: also accepted, |error| <= this (near zeros); 0 = none
-  double absolute64;             // f64: the same
+  double absolute64;             // f64: the same, times max(1, ln|x|) (see Specials)
   double lo, hi;                 // the f64 sweep's uniform half
 };
 
@@ -153,10 +154,12 @@ const std::vector<Special>& Specials() {
       {"chlo.erfc", [](double x) { return std::erfc(x); }, erfcf, mpfr_erfc, 4, 4, 0, 0, -6, 30},
       {"chlo.erf_inv", accy::special::ErfInv, nullptr, MpfrErfInv, 4, 4, 0, 0, -1, 1},
       // Absolute near lgamma's zeros (1, 2 and one or two in each negative unit interval).
-      {"chlo.lgamma", Lgamma, lgammaf, MpfrLgamma, 4, 4, 1e-7, 4e-15, -30, 30},
-      // Absolute near digamma's zeros (1.4616... and one in each negative unit interval):
-      // the recurrence's error is absolute, ~2e-15 (docs/numerics.md).
-      {"chlo.digamma", accy::special::Digamma, nullptr, mpfr_digamma, 4, 8, 1e-7, 4e-15, -30, 30},
+      {"chlo.lgamma", Lgamma, lgammaf, MpfrLgamma, 4, 4, 1e-7, 0x1p-51, -30, 30},
+      // Absolute near digamma's zeros (1.4616... and one in each negative unit interval): the
+      // recurrence's error is absolute, ~2e-15, and for x < 0 the reflection subtracts
+      // pi / tan(pi r) from psi(1 - x) ~ ln|x|, so the allowance grows with ln|x|
+      // (docs/numerics.md).
+      {"chlo.digamma", accy::special::Digamma, nullptr, mpfr_digamma, 4, 8, 1e-7, 0x1p-51, -30, 30},
       {"chlo.bessel_i1e", accy::special::BesselI1e, nullptr, MpfrBesselI1e, 4, 12, 0, 0, -60, 60},
       {"stablehlo.tan", [](double x) { return std::tan(x); }, tanf, mpfr_tan, 4, 4, 0, 0, -10, 10},
       {"chlo.sinh", [](double x) { return std::sinh(x); }, sinhf, mpfr_sinh, 4, 4, 0, 0, -90, 90},
@@ -388,7 +391,8 @@ bool Check(const Special& s, int chunks, int64_t oracle_samples, int64_t f64_sam
           s.mpfr(my, mx, MPFR_RNDN);
           double err = UlpError64(y[i], my);
           if (err > s.f64_bound && s.absolute64 > 0 &&
-              std::fabs(y[i] - mpfr_get_d(my, MPFR_RNDN)) <= s.absolute64) {
+              std::fabs(y[i] - mpfr_get_d(my, MPFR_RNDN)) <=
+                  s.absolute64 * std::max(1.0, std::log(std::fabs(x[i])))) {
             err = 0;
           }
           if (err > s.f64_bound) ++worst[me].failures;
