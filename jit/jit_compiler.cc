@@ -122,7 +122,10 @@ std::string HexDigest(const llvm::BLAKE3Result<16>& digest) {
 }
 
 Status WriteFileAtomically(const std::filesystem::path& path, std::string_view bytes) {
-  const std::filesystem::path temp = path.string() + ".tmp" + std::to_string(::getpid());
+  // Unique per process and call: two engines of one process may write the same entry at once.
+  static std::atomic<uint64_t> temp_counter{0};
+  const std::filesystem::path temp =
+      path.string() + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(temp_counter++);
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));

@@ -2,9 +2,9 @@
 #include "src/api/writable_directory.h"
 
 #include <fcntl.h>
+#include <stdlib.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -33,10 +33,10 @@ Status EnsureWritableDirectory(std::string_view path, std::string_view option) {
     }
   }
   // Permission bits do not tell (root ignores them, read-only mounts keep them): try a file.
-  static std::atomic<uint64_t> probe_counter{0};
-  const std::filesystem::path probe =
-      dir / StrCat(".accy-write-probe-", ::getpid(), "-", probe_counter++);
-  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  // mkstemp picks a name no file has (retrying past any left by a process that died before
+  // removing its probe: a name built from the pid alone collided with those).
+  std::string probe = (dir / ".accy-write-probe-XXXXXX").string();
+  const int fd = ::mkostemp(probe.data(), O_CLOEXEC);
   if (fd < 0) {
     const int saved = errno;
     return absl::PermissionDeniedError(StrCat("EngineOptions: ", option, " '", path,

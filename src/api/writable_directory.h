@@ -1,7 +1,7 @@
 // EnsureWritableDirectory: the up-front check Engine::Create makes of the folders it will write
 // (EngineOptions::cache_dir and dump_dir), so a bad path fails at set-up naming the option and
-// the path instead of at the first Compile. Stateless; safe from any thread (the probe file name
-// is unique per process and call).
+// the path instead of at the first Compile. Stateless; safe from any thread and process (the
+// probe file's name comes from mkstemp).
 #ifndef ACCY_SRC_API_WRITABLE_DIRECTORY_H_
 #define ACCY_SRC_API_WRITABLE_DIRECTORY_H_
 

@@ -84,6 +84,22 @@ TEST_F(EngineDirectoriesTest, ExistingWritableFoldersAreAccepted) {
   EXPECT_OK(Engine::Create(options).status());
 }
 
+// Probe files left by processes that died before removing them (named after their pid, as the
+// probe once was) do not make a writable folder look unwritable, and the check leaves no file.
+TEST_F(EngineDirectoriesTest, LeftoverProbeFilesDoNotFailTheCheck) {
+  // Every counter this test binary's earlier engines can have reached.
+  for (int counter = 0; counter < 1000; ++counter) {
+    std::ofstream(root_ / (".accy-write-probe-" + std::to_string(::getpid()) + "-" +
+                           std::to_string(counter)));
+  }
+  const size_t before = CountFiles(root_);
+  EngineOptions options;
+  options.cache_dir = root_.string();
+  options.dump_dir = root_.string();
+  for (int i = 0; i < 3; ++i) EXPECT_OK(Engine::Create(options).status());
+  EXPECT_EQ(CountFiles(root_), before);
+}
+
 TEST_F(EngineDirectoriesTest, CacheDirUnderARegularFileFailsNamingThePath) {
   EngineOptions options;
   options.cache_dir = (file_ / "cache").string();

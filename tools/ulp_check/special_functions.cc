@@ -141,6 +141,7 @@ struct Special {
   float (*scalar_f32)(float);    // glibc's f32 function (null: the oracle, in double)
   MpfrFn mpfr;                   // correctly rounded reference
   double f32_bound, f64_bound;   // stated bounds, ulps (docs/numerics.md)
+  double f32_per_abs_x;          // f32 bound's part growing with |x|: f32_bound + this * |x|
   double absolute;               // f32: also accepted, |error| <= this (near zeros); 0 = none
   double absolute64;             // f64: the same, times max(1, ln|x|) (see Specials)
   double lo, hi;                 // the f64 sweep's uniform half
@@ -150,26 +151,29 @@ double Lgamma(double x) { return accy::special::Lgamma(x); }
 
 const std::vector<Special>& Specials() {
   static const std::vector<Special> specials = {
-      {"chlo.erf", [](double x) { return std::erf(x); }, erff, mpfr_erf, 4, 4, 0, 0, -6, 6},
-      {"chlo.erfc", [](double x) { return std::erfc(x); }, erfcf, mpfr_erfc, 4, 4, 0, 0, -6, 30},
-      {"chlo.erf_inv", accy::special::ErfInv, nullptr, MpfrErfInv, 4, 4, 0, 0, -1, 1},
+      {"chlo.erf", [](double x) { return std::erf(x); }, erff, mpfr_erf, 4, 4, 0, 0, 0, -6, 6},
+      {"chlo.erfc", [](double x) { return std::erfc(x); }, erfcf, mpfr_erfc, 4, 4, 0, 0, 0, -6, 30},
+      {"chlo.erf_inv", accy::special::ErfInv, nullptr, MpfrErfInv, 4, 4, 0, 0, 0, -1, 1},
       // Absolute near lgamma's zeros (1, 2 and one or two in each negative unit interval).
-      {"chlo.lgamma", Lgamma, lgammaf, MpfrLgamma, 4, 4, 1e-7, 0x1p-51, -30, 30},
+      {"chlo.lgamma", Lgamma, lgammaf, MpfrLgamma, 4, 4, 0, 1e-7, 4e-15, -30, 30},
       // Absolute near digamma's zeros (1.4616... and one in each negative unit interval): the
       // recurrence's error is absolute, ~2e-15, and for x < 0 the reflection subtracts
       // pi / tan(pi r) from psi(1 - x) ~ ln|x|, so the allowance grows with ln|x|
       // (docs/numerics.md).
-      {"chlo.digamma", accy::special::Digamma, nullptr, mpfr_digamma, 4, 8, 1e-7, 0x1p-51, -30, 30},
-      {"chlo.bessel_i1e", accy::special::BesselI1e, nullptr, MpfrBesselI1e, 4, 12, 0, 0, -60, 60},
-      {"stablehlo.tan", [](double x) { return std::tan(x); }, tanf, mpfr_tan, 4, 4, 0, 0, -10, 10},
-      {"chlo.sinh", [](double x) { return std::sinh(x); }, sinhf, mpfr_sinh, 4, 4, 0, 0, -90, 90},
-      {"chlo.cosh", [](double x) { return std::cosh(x); }, coshf, mpfr_cosh, 4, 4, 0, 0, -90, 90},
-      {"chlo.asin", [](double x) { return std::asin(x); }, asinf, mpfr_asin, 4, 4, 0, 0, -1, 1},
-      {"chlo.acos", [](double x) { return std::acos(x); }, acosf, mpfr_acos, 4, 4, 0, 0, -1, 1},
-      {"chlo.atan", [](double x) { return std::atan(x); }, atanf, mpfr_atan, 4, 4, 0, 0, -20, 20},
-      {"chlo.asinh", [](double x) { return std::asinh(x); }, asinhf, mpfr_asinh, 4, 4, 0, 0, -20, 20},
-      {"chlo.acosh", [](double x) { return std::acosh(x); }, acoshf, mpfr_acosh, 4, 4, 0, 0, 1, 40},
-      {"chlo.atanh", [](double x) { return std::atanh(x); }, atanhf, mpfr_atanh, 4, 4, 0, 0, -1, 1},
+      {"chlo.digamma", accy::special::Digamma, nullptr, mpfr_digamma, 4, 10, 0, 1e-7, 4e-15, -30, 30},
+      {"chlo.bessel_i1e", accy::special::BesselI1e, nullptr, MpfrBesselI1e, 4, 12, 0, 0, 0, -60, 60},
+      {"stablehlo.tan", [](double x) { return std::tan(x); }, tanf, mpfr_tan, 4, 4, 0, 0, 0, -10, 10},
+      // f32 sinh and cosh are CHLO's decomposition exp(x + log 1/2) +- exp(-x + log 1/2), as XLA
+      // computes them and the conformance suite expects: x + log 1/2 rounds by up to
+      // |x| 2^-24 relative, which exp turns into up to 2|x| ulp of the result.
+      {"chlo.sinh", [](double x) { return std::sinh(x); }, sinhf, mpfr_sinh, 4, 4, 2, 0, 0, -90, 90},
+      {"chlo.cosh", [](double x) { return std::cosh(x); }, coshf, mpfr_cosh, 4, 4, 2, 0, 0, -90, 90},
+      {"chlo.asin", [](double x) { return std::asin(x); }, asinf, mpfr_asin, 4, 4, 0, 0, 0, -1, 1},
+      {"chlo.acos", [](double x) { return std::acos(x); }, acosf, mpfr_acos, 4, 4, 0, 0, 0, -1, 1},
+      {"chlo.atan", [](double x) { return std::atan(x); }, atanf, mpfr_atan, 4, 4, 0, 0, 0, -20, 20},
+      {"chlo.asinh", [](double x) { return std::asinh(x); }, asinhf, mpfr_asinh, 4, 4, 0, 0, 0, -20, 20},
+      {"chlo.acosh", [](double x) { return std::acosh(x); }, acoshf, mpfr_acosh, 4, 4, 0, 0, 0, 1, 40},
+      {"chlo.atanh", [](double x) { return std::atanh(x); }, atanhf, mpfr_atanh, 4, 4, 0, 0, 0, -1, 1},
   };
   return specials;
 }
@@ -317,7 +321,7 @@ bool Check(const Special& s, int chunks, int64_t oracle_samples, int64_t f64_sam
         for (int64_t i = begin; i < end; ++i) {
           const double want = s.oracle(x[i]);
           const double err = UlpError32(y[i], want);
-          if (err > s.f32_bound) {
+          if (err > s.f32_bound + s.f32_per_abs_x * std::fabs(x[i])) {
             if (s.absolute > 0 && std::fabs(y[i] - want) <= s.absolute) {
               ++absolute[me];
               continue;
@@ -334,8 +338,10 @@ bool Check(const Special& s, int chunks, int64_t oracle_samples, int64_t f64_sam
     }
     const bool pass = all.failures == 0;
     ok = ok && pass;
-    std::printf("  f32, %lld inputs (%d of 256 chunks): max %.3g ulp (bound %g)", static_cast<long long>(chunks) * kChunk,
+    std::printf("  f32, %lld inputs (%d of 256 chunks): max %.3g ulp (bound %g", static_cast<long long>(chunks) * kChunk,
                 chunks, all.ulp, s.f32_bound);
+    if (s.f32_per_abs_x > 0) std::printf(" + %g |x|", s.f32_per_abs_x);
+    std::printf(")");
     if (all.ulp > 0) std::printf(" at %a (got %a, true %.17g)", all.input, all.got, all.want);
     std::printf("; %lld beyond the bound%s", static_cast<long long>(all.failures), pass ? "" : "  FAIL");
     if (s.absolute > 0) {
