@@ -236,13 +236,15 @@ StatusOr<Tensor> ParseNpy(std::span<const uint8_t> bytes) {
 }
 
 std::string SerializeNpy(const Tensor& tensor) {
-  Tensor widened;  // bf16 written as f32
+  Tensor widened;  // bf16 written as f32: the bf16 bits are the f32's upper half (exact, NaN
+                   // payloads and signalling NaNs included; a conversion through double would
+                   // quiet them)
   const Tensor* source = &tensor;
   if (tensor.element_type() == ElementType::kBF16) {
     widened = *Tensor::Allocate(tensor.type().WithElementType(ElementType::kF32));
-    for (int64_t i = 0; i < tensor.element_count(); ++i) {
-      widened.SetFromDouble(i, tensor.GetAsDouble(i));
-    }
+    const auto* half = static_cast<const uint16_t*>(tensor.data());
+    auto* full = static_cast<uint32_t*>(widened.data());
+    for (int64_t i = 0; i < tensor.element_count(); ++i) full[i] = uint32_t{half[i]} << 16;
     source = &widened;
   }
   std::string dict =

@@ -86,6 +86,22 @@ TEST(NpyTest, ZeroSizeArraysRoundTrip) {
   EXPECT_EQ(back.type(), type);
 }
 
+// bf16 is written as f32 by widening its bits: signalling NaNs and NaN payloads keep their
+// bits (through double they came back quiet: 0x7F81 as 0x7FC10000).
+TEST(NpyTest, Bf16IsWrittenAsF32WithItsBitsUnchanged) {
+  ASSERT_OK_AND_ASSIGN(TensorType u16, TensorType::Create(ElementType::kU16, {5}));
+  ASSERT_OK_AND_ASSIGN(TensorType bf16, TensorType::Create(ElementType::kBF16, {5}));
+  ASSERT_OK_AND_ASSIGN(Tensor bits,
+                       Tensor::FromVector<uint16_t>(u16, {0x7F81, 0xFF81, 0x7FC0, 0x3F80, 0x8001}));
+  ASSERT_OK_AND_ASSIGN(Tensor tensor, ConvertNpyInput(bits, bf16));
+  ASSERT_OK_AND_ASSIGN(Tensor back, ParseNpy(Bytes(SerializeNpy(tensor))));
+  ASSERT_EQ(back.element_type(), ElementType::kF32);
+  const uint32_t expected[] = {0x7F810000u, 0xFF810000u, 0x7FC00000u, 0x3F800000u, 0x80010000u};
+  for (int64_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(static_cast<const uint32_t*>(back.data())[i], expected[i]) << i;
+  }
+}
+
 TEST(NpyTest, Bf16ParametersReadF32RoundedOrU16Bits) {
   ASSERT_OK_AND_ASSIGN(TensorType bf16, TensorType::Create(ElementType::kBF16, {2}));
   ASSERT_OK_AND_ASSIGN(TensorType f32, TensorType::Create(ElementType::kF32, {2}));
