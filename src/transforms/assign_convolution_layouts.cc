@@ -151,14 +151,20 @@ class Rewriter {
     return 1;
   }
 
-  // `v` (t-space, the op's shape) in a-space for transposes of `p`: a sinkable transpose's
-  // input, a rank-0 value as it is, or a broadcast_in_dim re-aimed at a-space dims; null when
-  // `v` is none of these.
+  // Whether ToOperandSpace can map `v` for transposes of `p`: a rank-0 value, a sinkable
+  // transpose of `p`, or a broadcast_in_dim.
+  bool Mappable(const Value* v, const Permutation& p) const {
+    const Operation* def = v->defining_op();
+    return v->type().rank() == 0 || SinkablePermutation(v) == p ||
+           (def != nullptr && def->kind() == OpKind::kBroadcastInDim);
+  }
+
+  // `v` (t-space, the op's shape; Mappable) in a-space for transposes of `p`: a sinkable
+  // transpose's input, a rank-0 value as it is, or a broadcast_in_dim re-aimed at a-space dims.
   Value* ToOperandSpace(Operation& op, Value* v, const Permutation& p) {
     if (v->type().rank() == 0) return v;
     if (SinkablePermutation(v) == p) return v->defining_op()->operand(0);
     const Operation* broadcast = v->defining_op();
-    if (broadcast == nullptr || broadcast->kind() != OpKind::kBroadcastInDim) return nullptr;
     Permutation dims;
     for (int64_t d : broadcast->GetInts("broadcast_dimensions")) dims.push_back(p[static_cast<size_t>(d)]);
     const TensorType type = Transposed(v->type(), Inverse(p));
@@ -184,12 +190,8 @@ class Rewriter {
     const Permutation p = SharedPermutation(op, op.num_operands());
     if (p.empty()) return 0;
     // Check every operand before creating anything: broadcasts are only made once all map.
-    for (Value* v : op.operands()) {
-      const Operation* def = v->defining_op();
-      if (v->type().rank() != 0 && SinkablePermutation(v) != p &&
-          (def == nullptr || def->kind() != OpKind::kBroadcastInDim)) {
-        return 0;
-      }
+    for (const Value* v : op.operands()) {
+      if (!Mappable(v, p)) return 0;
     }
     std::vector<Value*> operands;
     for (Value* v : op.operands()) operands.push_back(ToOperandSpace(op, v, p));

@@ -195,18 +195,16 @@ double UlpError32(float got, double want) {
   return UlpError(got, want, 23, -126, 0x1.ffffffp127);
 }
 
-// Error of double `got` against MPFR value `want`, in f64 ulps (computed at kPrecision bits).
-double UlpError64(double got, mpfr_srcptr want) {
+// Error of double `got` against MPFR value `want`, in f64 ulps (computed at kPrecision bits in
+// `scratch`, the caller's, so the sample loop allocates nothing).
+double UlpError64(double got, mpfr_srcptr want, mpfr_ptr scratch) {
   if (mpfr_nan_p(want)) return std::isnan(got) ? 0 : INFINITY;
   const double rounded = mpfr_get_d(want, MPFR_RNDN);
   if (std::isinf(rounded)) return std::isinf(got) && std::signbit(got) == std::signbit(rounded) ? 0 : INFINITY;
   if (!std::isfinite(got)) return INFINITY;
-  mpfr_t diff;
-  mpfr_init2(diff, kPrecision);
-  mpfr_set_d(diff, got, MPFR_RNDN);
-  mpfr_sub(diff, diff, want, MPFR_RNDN);
-  const double d = std::fabs(mpfr_get_d(diff, MPFR_RNDN));
-  mpfr_clear(diff);
+  mpfr_set_d(scratch, got, MPFR_RNDN);
+  mpfr_sub(scratch, scratch, want, MPFR_RNDN);
+  const double d = std::fabs(mpfr_get_d(scratch, MPFR_RNDN));
   const int exponent = rounded == 0 ? -1022 : std::max(std::ilogb(rounded), -1022);
   return d / std::ldexp(1.0, exponent - 52);
 }
@@ -402,13 +400,13 @@ bool Check(const Special& s, int chunks, int64_t oracle_samples, int64_t f64_sam
       std::vector<Worst> worst(static_cast<size_t>(threads));
       ParallelFor(n, threads, [&](int64_t begin, int64_t end) {
         const size_t me = static_cast<size_t>(begin * threads / n);
-        mpfr_t mx, my;
-        mpfr_inits2(kPrecision, mx, my, static_cast<mpfr_ptr>(nullptr));
+        mpfr_t mx, my, diff;
+        mpfr_inits2(kPrecision, mx, my, diff, static_cast<mpfr_ptr>(nullptr));
         for (int64_t i = begin; i < end; ++i) {
           if (std::isnan(x[i])) continue;
           mpfr_set_d(mx, x[i], MPFR_RNDN);
           s.mpfr(my, mx, MPFR_RNDN);
-          double err = UlpError64(y[i], my);
+          double err = UlpError64(y[i], my, diff);
           if (err > s.f64_bound && s.absolute64 > 0 &&
               std::fabs(y[i] - mpfr_get_d(my, MPFR_RNDN)) <=
                   s.absolute64 * std::max(1.0, std::log(std::fabs(x[i])))) {
@@ -419,7 +417,7 @@ bool Check(const Special& s, int chunks, int64_t oracle_samples, int64_t f64_sam
             worst[me] = {err, x[i], y[i], mpfr_get_d(my, MPFR_RNDN), worst[me].failures};
           }
         }
-        mpfr_clears(mx, my, static_cast<mpfr_ptr>(nullptr));
+        mpfr_clears(mx, my, diff, static_cast<mpfr_ptr>(nullptr));
       });
       for (const Worst& w : worst) all.Merge(w);
     }
