@@ -15,6 +15,7 @@
 #include <string>
 
 #include "jit/elementwise_lowering.h"
+#include "jit/special_functions.h"
 #include "jit/vector_math.h"
 #include "llvm/IR/Intrinsics.h"
 #include "src/util/float_format.h"
@@ -355,6 +356,14 @@ StatusOr<llvm::Value*> ElementwiseLowering::FloatUnary(OpKind kind, ElementType 
     llvm::Value* args[] = {builder_.CreateFPExt(x, builder_.getDoubleTy())};
     return builder_.CreateFPTrunc(CallLibm(name, ElementType::kF64, args), t);
   };
+  // f32 x widened to double, `emit` on it with pure libmvec-mapped double calls, rounded back.
+  auto wide_special = [&](auto emit) -> llvm::Value* {
+    const LibmCall libm = [&](const char* name, llvm::Value* arg) {
+      llvm::Value* args[] = {arg};
+      return CallLibm(name, ElementType::kF64, args);
+    };
+    return builder_.CreateFPTrunc(emit(builder_, libm, builder_.CreateFPExt(x, builder_.getDoubleTy())), t);
+  };
   llvm::Value* r = nullptr;
   switch (kind) {
     case OpKind::kAbs:
@@ -486,18 +495,20 @@ StatusOr<llvm::Value*> ElementwiseLowering::FloatUnary(OpKind kind, ElementType 
     case OpKind::kErfc:
       r = call("erfc");
       break;
-    // No libm version: src/util/special_math.h in double.
+    // No libm version. f32 (and f16/bf16 through it): vectorizable double IR
+    // (special_functions.h); f64: the scalar functions of src/util/special_math.h.
     case OpKind::kErfInv:
-      r = CallSpecialMath("accy_erf_inv", x);
+      r = t->isFloatTy() ? wide_special(EmitErfInvForF32) : CallSpecialMath("accy_erf_inv", x);
       break;
     case OpKind::kLgamma:
-      r = CallSpecialMath("accy_lgamma", x);
+      r = t->isFloatTy() ? wide_special(EmitLgammaForF32) : CallSpecialMath("accy_lgamma", x);
       break;
     case OpKind::kDigamma:
-      r = CallSpecialMath("accy_digamma", x);
+      r = t->isFloatTy() ? wide_special(EmitDigammaForF32) : CallSpecialMath("accy_digamma", x);
       break;
     case OpKind::kBesselI1e:
-      r = CallSpecialMath("accy_bessel_i1e", x);
+      r = t->isFloatTy() ? wide_special(EmitBesselI1eForF32)
+                         : CallSpecialMath("accy_bessel_i1e", x);
       break;
     default:
       return Unsupported(kind, type);

@@ -2,7 +2,7 @@
 #include "src/util/special_math.h"
 
 #include <cmath>
-#include <initializer_list>
+#include <iterator>
 #include <limits>
 
 namespace accy::special {
@@ -13,26 +13,15 @@ constexpr double kTwoOverSqrtPi = 1.12837916709551257390;  // d/dx erf(x) at 0
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Giles, "Approximating the erfinv function" (GPU Computing Gems, 2011), single-precision
-// variant: relative error below 2e-7 for |y| <= 1 - 1e-7, a starting point beyond.
+// Giles' single-precision approximation (special_math.h): relative error below 2e-7 for
+// |y| <= 1 - 1e-7, a starting point beyond.
 double ErfInvGuess(double y) {
   double w = -std::log((1.0 - y) * (1.0 + y));
-  double p;
-  if (w < 5.0) {
-    w -= 2.5;
-    p = 2.81022636e-08;
-    for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
-                     -0.00125372503, -0.00417768164, 0.246640727, 1.50140941}) {
-      p = c + p * w;
-    }
-  } else {
-    w = std::sqrt(w) - 3.0;
-    p = -0.000200214257;
-    for (double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
-                     -0.0076224613, 0.00943887047, 1.00167406, 2.83297682}) {
-      p = c + p * w;
-    }
-  }
+  const bool central = w < kErfInvTailFrom;
+  w = central ? w - 2.5 : std::sqrt(w) - 3.0;
+  const auto& c = central ? kErfInvCentral : kErfInvTail;
+  double p = c[0];
+  for (size_t k = 1; k < std::size(c); ++k) p = c[k] + p * w;
   return p * y;
 }
 
@@ -88,13 +77,9 @@ double Digamma(double x) {
   }
   const double inv = 1.0 / x;
   const double inv2 = inv * inv;
-  const double series =
-      inv2 * (1.0 / 12 -
-              inv2 * (1.0 / 120 -
-                      inv2 * (1.0 / 252 -
-                              inv2 * (1.0 / 240 -
-                                      inv2 * (1.0 / 132 -
-                                              inv2 * (691.0 / 32760 - inv2 * (1.0 / 12)))))));
+  double series = 0.0;
+  for (size_t k = std::size(kDigammaAsymptotic); k-- > 0;) series = kDigammaAsymptotic[k] + inv2 * series;
+  series *= inv2;
   return result + std::log(x) - 0.5 * inv - series;
 }
 

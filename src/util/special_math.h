@@ -1,13 +1,34 @@
 // Special functions without a libm (glibc) version, in double precision: the CHLO ops erf_inv,
 // lgamma, digamma and bessel_i1e (chlo dialect, ChloOps.td) as the reference evaluator computes
-// them and as JIT kernels call them (jit/jit_compiler.cc binds these functions to the kernels'
-// `accy_*` symbols; f32/f16/bf16 round the double result once). docs/numerics.md "CHLO" states
+// them and as f64 JIT kernels call them (jit/jit_compiler.cc binds these functions to the
+// kernels' `accy_*` symbols; f32/f16/bf16 kernels compute them with the vectorizable double IR
+// of jit/special_functions.h instead). docs/numerics.md "CHLO" states
 // the methods and the error bounds that tests/util/special_math_test.cc checks against values
 // computed with mpmath at 40 digits. Pure and thread-safe: no state, no errno.
 #ifndef ACCY_SRC_UTIL_SPECIAL_MATH_H_
 #define ACCY_SRC_UTIL_SPECIAL_MATH_H_
 
 namespace accy::special {
+
+// Giles' single-precision erfinv approximation ("Approximating the erfinv function", GPU
+// Computing Gems, 2011): with w = -log((1 - y)(1 + y)), erfinv(y) ~ y P(w - 2.5) for w < 5 and
+// y Q(sqrt(w) - 3) above; relative error below 2e-7 for |y| <= 1 - 1e-7. Coefficients highest
+// degree first (Horner). ErfInv and the JIT's vector erf_inv (jit/special_functions.h) start
+// from it.
+inline constexpr double kErfInvCentral[] = {2.81022636e-08,  3.43273939e-07, -3.5233877e-06,
+                                            -4.39150654e-06, 0.00021858087,  -0.00125372503,
+                                            -0.00417768164, 0.246640727,    1.50140941};
+inline constexpr double kErfInvTail[] = {-0.000200214257, 0.000100950558, 0.00134934322,
+                                         -0.00367342844,  0.00573950773,  -0.0076224613,
+                                         0.00943887047,   1.00167406,     2.83297682};
+// w below this uses kErfInvCentral, at or above it kErfInvTail.
+inline constexpr double kErfInvTailFrom = 5.0;
+
+// psi(x) ~ ln x - 1/(2x) - sum_{k=1..7} B_2k / (2k x^2k) (x >= 10: truncation below 1e-15): the
+// B_2k / 2k, k = 1..7, lowest first, as a polynomial in 1/x^2 times 1/x^2.
+inline constexpr double kDigammaAsymptotic[] = {1.0 / 12,        -1.0 / 120, 1.0 / 252,
+                                                -1.0 / 240,      1.0 / 132,  -691.0 / 32760,
+                                                1.0 / 12};
 
 // Inverse error function on [-1, 1]: erf(ErfInv(y)) == y. +-inf at +-1, NaN for |y| > 1 and
 // NaN, -0 for -0. Giles' approximation refined by Halley steps on erf (|y| < 0.5) or erfc.

@@ -1,0 +1,53 @@
+// Internal to jit/: the CHLO special functions without a libm version (erf_inv, lgamma,
+// digamma, bessel_i1e; chlo dialect, ChloOps.td) for f32 results, as branch-free double IR
+// that the loop vectorizer widens like any arithmetic. The libm functions they need (log, exp,
+// erf, sin, tan) are called through `LibmCall`, which the caller binds to pure declarations
+// the vectorizer maps onto glibc's libmvec (jit_compiler.cc). Every branch of a function is
+// computed for every lane and the right one selected, so the vector body and the scalar tail
+// give the same bits.
+//
+// Each takes and returns a double value (scalar or vector) and is meant to be rounded to f32
+// once (f16/bf16 round that f32 again, as every other op): the double computation is good to
+// about 1e-14 relative, far below f32's half ulp, except near the zeros of lgamma and digamma,
+// where its error is absolute (~1e-14). The f64 ops keep the scalar functions of
+// src/util/special_math.h, which are accurate to a few ulps of double. Methods and the bounds
+// `make ulp-check` verifies over all 2^32 f32 inputs: docs/numerics.md "CHLO". Special values
+// are those of special_math.h. Declares no LLVM headers; not thread-safe (emits through one
+// builder).
+#ifndef ACCY_JIT_SPECIAL_FUNCTIONS_H_
+#define ACCY_JIT_SPECIAL_FUNCTIONS_H_
+
+#include <functional>
+
+namespace llvm {
+class IRBuilderBase;
+class Value;
+}  // namespace llvm
+
+namespace accy::jit {
+
+// Emits a call of the pure double libm function `name` ("log", "exp", "erf", "sin", "tan") on
+// a double value.
+using LibmCall = std::function<llvm::Value*(const char* name, llvm::Value* x)>;
+
+// erf^-1(y): Giles' approximation (special_math.h) and one Halley step on erf(x) - |y| in
+// double. +-inf at +-1, NaN outside [-1, 1] and for NaN, y itself for +-0.
+llvm::Value* EmitErfInvForF32(llvm::IRBuilderBase& builder, const LibmCall& libm, llvm::Value* y);
+
+// log|Gamma(x)|: reflection for x < 0, the recurrence to x + 10 below 10, Stirling's series.
+// +inf at 0, -1, -2, ... and at +-inf; exactly 0 at 1 and 2; NaN for NaN.
+llvm::Value* EmitLgammaForF32(llvm::IRBuilderBase& builder, const LibmCall& libm, llvm::Value* x);
+
+// psi(x) = Gamma'(x) / Gamma(x): reflection for x < 0, the recurrence to x + 10 below 10 (its
+// ten reciprocals summed as one fraction), the asymptotic series. NaN at 0, -1, -2, ..., at
+// -inf and for NaN; +inf at +inf.
+llvm::Value* EmitDigammaForF32(llvm::IRBuilderBase& builder, const LibmCall& libm, llvm::Value* x);
+
+// exp(-|x|) I1(x): 24 terms of I1's power series for |x| <= 15, 12 terms of the asymptotic
+// series (DLMF 10.40.1) above. Odd; +-0 at +-inf, NaN for NaN.
+llvm::Value* EmitBesselI1eForF32(llvm::IRBuilderBase& builder, const LibmCall& libm,
+                                 llvm::Value* x);
+
+}  // namespace accy::jit
+
+#endif  // ACCY_JIT_SPECIAL_FUNCTIONS_H_
