@@ -233,6 +233,51 @@ TEST(ElementwiseSpecialValuesTest, InlineExpTanhLogisticReproduceSpecialValuesOf
   }
 }
 
+// erfc's underflow: from glibc's zero point on the kernel gives +0 without calling libmvec
+// (whose erfc hands those lanes to scalar libm), so on both sides of that point, far beyond it,
+// at +-inf and NaN the f32 and f64 kernels give the reference's (scalar glibc's) bits: exact
+// where the reference is 0, within 4 ulp below.
+TEST(ElementwiseErfcTest, UnderflowGivesTheReferenceZerosAndNeighbours) {
+  for (ElementType type : {ElementType::kF32, ElementType::kF64}) {
+    SCOPED_TRACE(std::string(ElementTypeName(type)));
+    const bool f32 = type == ElementType::kF32;
+    const double zero_from = f32 ? 10.050470352172852 : 27.226364135742188;
+    std::vector<double> inputs = {std::numeric_limits<double>::infinity(),
+                                  -std::numeric_limits<double>::infinity(),
+                                  std::numeric_limits<double>::quiet_NaN(), 1e30, 100.0, -100.0};
+    double below = zero_from, above = zero_from;
+    for (int k = 0; k < 40; ++k) {  // the point, 39 values above it and 40 below
+      below = f32 ? std::nextafter(static_cast<float>(below), 0.0f) : std::nextafter(below, 0.0);
+      inputs.push_back(below);
+      inputs.push_back(above);
+      above = f32 ? std::nextafter(static_cast<float>(above), 100.0f) : std::nextafter(above, 100.0);
+    }
+    Builder builder("erfc_underflow");
+    const int64_t n = static_cast<int64_t>(inputs.size());
+    TensorType t = builder.Type(type, {n}).value();
+    auto f = builder.BeginFunction("main", {t}, {t}).value();
+    ASSERT_OK_AND_ASSIGN(Operation * op, f.CreateOp(OpKind::kErfc, {f.Parameter(0)}, {t}, {}));
+    ASSERT_OK(f.Return({op->result(0)}));
+    ASSERT_OK_AND_ASSIGN(auto module, builder.Finish());
+    Tensor x = Tensor::Allocate(t).value();
+    for (int64_t i = 0; i < n; ++i) x.SetFromDouble(i, inputs[static_cast<size_t>(i)]);
+    std::vector<Tensor> args = {x};
+    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, Evaluate(*module, "main", args));
+    ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(std::move(module)));
+    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> actual, program->Run(args, 2));
+    EXPECT_TRUE(Matches(actual[0], expected[0], 4));
+    int64_t zeros = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const double want = expected[0].GetAsDouble(i);
+      if (want != 0.0) continue;
+      ++zeros;
+      EXPECT_TRUE(actual[0].GetAsDouble(i) == 0.0 && !std::signbit(actual[0].GetAsDouble(i)))
+          << "x = " << inputs[static_cast<size_t>(i)] << ": got " << actual[0].GetAsDouble(i);
+    }
+    EXPECT_EQ(zeros, 40 + 3);  // the point and the 39 above it, 1e30, 100, +inf
+  }
+}
+
 // The inline f32 exp (jit/vector_math.h) against glibc's expf (the reference evaluator) on
 // 2^20 bit patterns spread evenly over all of f32 (every 4,096th: both signs, every exponent,
 // NaNs and infinities) and on every 16th f32 in [-104, -86] (results from subnormal up to
