@@ -22,6 +22,7 @@
 #include "jit/emitters.h"
 #include "jit/kernel_abi.h"
 #include "jit/reduction_kernel_emitter.h"
+#include "jit/region_lowering.h"
 #include "llvm/IR/Intrinsics.h"
 #include "src/schedule/schedule_plan.h"
 #include "src/util/str_cat.h"
@@ -167,9 +168,8 @@ StatusOr<std::vector<llvm::Value*>> ReductionKernelEmitter::EmitBody(
       auto it = values.find(v);
       if (it == values.end()) {
         return absl::UnimplementedError(StrCat("jit: reduction emitter: reduce body op ",
-                                               op->name(), " reads a value from outside the body "
-                                               "(only constants may be captured: the graph pass "
-                                               "sink-constants-into-regions copies those in)"));
+                                               op->name(), " reads a value from outside the body ",
+                                               kCapturedValueHint));
       }
       operands.push_back(it->second);
     }

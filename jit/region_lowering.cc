@@ -53,9 +53,8 @@ StatusOr<std::vector<llvm::Value*>> LowerScalarRegion(ElementwiseLowering& lower
       auto it = values.find(operand);
       if (it == values.end()) {
         return absl::UnimplementedError(StrCat("jit: ", what, " op ", op.name(),
-                                               " reads a value from outside the region (only "
-                                               "constants may be captured: the graph pass "
-                                               "sink-constants-into-regions copies those in)"));
+                                               " reads a value from outside the region ",
+                                               kCapturedValueHint));
       }
       operands.push_back(it->second);
     }

@@ -17,6 +17,14 @@
 
 namespace accy::jit {
 
+// How a region body's read of a value defined outside it is named in the error when it reaches
+// an emitter: the graph passes that would have made the value the body's own, and what they
+// leave.
+inline constexpr char kCapturedValueHint[] =
+    "(the graph passes make captured values the body's own: sink-constants-into-regions copies "
+    "constants in, isolate-regions-from-above makes rank-0 run-time values of reduce, "
+    "reduce_window, sort and scatter bodies operands; other captures are not supported)";
+
 // Lowers the single block of `region` at the lowering's insert point: `arguments` are the
 // storage-form values of its block arguments (one each); returns the storage-form values its
 // return op returns. Accepted ops: one-element constants, rank-0 broadcast_in_dim and reshape

@@ -15,6 +15,7 @@
 #include "src/transforms/expand_batch_norm.h"
 #include "src/transforms/fold_constants.h"
 #include "src/transforms/fold_transpose_into_dot_general.h"
+#include "src/transforms/isolate_regions_from_above.h"
 #include "src/transforms/simplify_arithmetic.h"
 #include "src/transforms/simplify_layout_chains.h"
 #include "src/transforms/sink_constants_into_regions.h"
@@ -25,7 +26,8 @@ namespace accy {
 namespace {
 
 // The pipeline, in order: batch-norm ops expand into their decompositions first (everything
-// after sees plain ops), then convolutions go channels-last with their layout transposes sunk
+// after sees plain ops), then constants captured by region bodies are copied in and the run-time
+// values they capture become operands, then convolutions go channels-last with their layout transposes sunk
 // (on splat constants already made broadcasts, which it re-aims), then chains of layout changes collapse first (transpose(transpose(w))
 // becomes w before the fold looks at it), then keepdims row values lose their unit dim (on
 // collapsed chains: broadcast(broadcast(r)) is one broadcast by then), then small constants fold (a reshape of a constant is
@@ -37,6 +39,7 @@ std::vector<std::unique_ptr<passes::Pass>> AllPasses(const GraphPipelineOptions&
   std::vector<std::unique_ptr<passes::Pass>> passes;
   passes.push_back(std::make_unique<ExpandBatchNormPass>());
   passes.push_back(std::make_unique<SinkConstantsIntoRegionsPass>());
+  passes.push_back(std::make_unique<IsolateRegionsFromAbovePass>());
   passes.push_back(std::make_unique<BroadcastSplatConstantsPass>());
   passes.push_back(
       std::make_unique<AssignConvolutionLayoutsPass>(options.entry, options.constant_parameters));

@@ -8,8 +8,7 @@
 // arguments, so this pass makes such bodies self-contained (MLIR's "sink constants into
 // regions", `mlir::getUsedValuesDefinedAbove` + clone). while and case are left alone: their
 // bodies are outlined and take captured values as operands. A captured value computed at run
-// time is left as it is; compiling the body then fails with kUnimplemented naming the op that
-// reads it. Values stay bit for bit the same (the copies compute what the originals do).
+// time is left to isolate-regions-from-above, which runs next. Values stay bit for bit the same (the copies compute what the originals do).
 // Stateless; one instance may run on many functions, not concurrently.
 #ifndef ACCY_SRC_TRANSFORMS_SINK_CONSTANTS_INTO_REGIONS_H_
 #define ACCY_SRC_TRANSFORMS_SINK_CONSTANTS_INTO_REGIONS_H_

@@ -253,7 +253,8 @@ TEST(GraphPipelineTest, UnknownPassNamesAreRejected) {
   EXPECT_TRUE(absl::IsInvalidArgument(status));
   EXPECT_THAT(std::string(status.message()),
               HasSubstr("unknown graph pass 'dce' (the passes are: expand-batch-norm, "
-                        "sink-constants-into-regions, broadcast-splat-constants, "
+                        "sink-constants-into-regions, isolate-regions-from-above, "
+                        "broadcast-splat-constants, "
                         "assign-convolution-layouts, simplify-layout-chains, "
                         "canonicalize-row-broadcasts, fold-constants, fold-transpose-into-dot-general, "
                         "eliminate-common-subexpressions, simplify-arithmetic, "
@@ -335,17 +336,19 @@ TEST(GraphPipelineTest, DumpsTheModuleAfterEachPass) {
   const std::string input = read("accy_dup.00-input.mlir");
   const std::string batch_norm = read("accy_dup.01-expand-batch-norm.mlir");
   const std::string sunk = read("accy_dup.02-sink-constants-into-regions.mlir");
-  const std::string splats = read("accy_dup.03-broadcast-splat-constants.mlir");
-  const std::string layouts = read("accy_dup.04-assign-convolution-layouts.mlir");
-  const std::string simplify = read("accy_dup.05-simplify-layout-chains.mlir");
-  const std::string rows = read("accy_dup.06-canonicalize-row-broadcasts.mlir");
-  const std::string constants = read("accy_dup.07-fold-constants.mlir");
-  const std::string fold = read("accy_dup.08-fold-transpose-into-dot-general.mlir");
-  const std::string cse = read("accy_dup.09-eliminate-common-subexpressions.mlir");
-  const std::string arithmetic = read("accy_dup.10-simplify-arithmetic.mlir");
-  const std::string dce = read("accy_dup.11-eliminate-dead-code.mlir");
+  const std::string isolated = read("accy_dup.03-isolate-regions-from-above.mlir");
+  const std::string splats = read("accy_dup.04-broadcast-splat-constants.mlir");
+  const std::string layouts = read("accy_dup.05-assign-convolution-layouts.mlir");
+  const std::string simplify = read("accy_dup.06-simplify-layout-chains.mlir");
+  const std::string rows = read("accy_dup.07-canonicalize-row-broadcasts.mlir");
+  const std::string constants = read("accy_dup.08-fold-constants.mlir");
+  const std::string fold = read("accy_dup.09-fold-transpose-into-dot-general.mlir");
+  const std::string cse = read("accy_dup.10-eliminate-common-subexpressions.mlir");
+  const std::string arithmetic = read("accy_dup.11-simplify-arithmetic.mlir");
+  const std::string dce = read("accy_dup.12-eliminate-dead-code.mlir");
   EXPECT_EQ(batch_norm, input);  // no batch-norm op
   EXPECT_EQ(sunk, input);        // no region reads an outer constant
+  EXPECT_EQ(isolated, input);    // nor an outer run-time value
   EXPECT_EQ(splats, input);      // no splat constant
   EXPECT_EQ(layouts, input);     // no convolution
   EXPECT_EQ(simplify, input);    // nothing to simplify
@@ -368,14 +371,14 @@ TEST(GraphPipelineTest, DumpsTheModuleAfterEachPass) {
   // Turned off, a pass writes no dump and the numbering skips it.
   std::filesystem::remove_all(dir);
   options.disabled_passes = {"expand-batch-norm", "sink-constants-into-regions",
-                             "broadcast-splat-constants", "assign-convolution-layouts",
+                             "isolate-regions-from-above", "broadcast-splat-constants", "assign-convolution-layouts",
                              "simplify-layout-chains", "canonicalize-row-broadcasts", "fold-constants",
                              "fold-transpose-into-dot-general",
                              "eliminate-common-subexpressions", "simplify-arithmetic"};
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> partial, Engine::Create(options));
   ASSERT_OK(partial->Compile(*module).status());
   EXPECT_TRUE(std::filesystem::exists(dir / "accy_dup.01-eliminate-dead-code.mlir"));
-  EXPECT_FALSE(std::filesystem::exists(dir / "accy_dup.11-eliminate-dead-code.mlir"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "accy_dup.12-eliminate-dead-code.mlir"));
   std::filesystem::remove_all(dir);
 }
 

@@ -182,8 +182,9 @@ func.func @main(%a: tensor<8xf32>) -> (tensor<f32>, tensor<f32>) {
 }
 
 // Through the engine: the captured constants' reduces give the reference evaluator's values;
-// with the pass off the same program fails to compile, naming the body op and the pass; a
-// captured run-time value fails the same way.
+// with the pass and isolate-regions-from-above (which would make the constants operands) off the
+// same program fails to compile, naming the body op and the passes; so does a captured run-time
+// value with isolate-regions-from-above off.
 TEST(SinkConstantsIntoRegionsTest, TheEngineRunsCapturedConstantsAndNamesRunTimeCaptures) {
   const std::string constants_only = R"(
 func.func @main(%a: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
@@ -230,18 +231,21 @@ func.func @main(%a: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   EXPECT_EQ(expected[1].data_as<float>()[0], 2.0f * (a[0] + a[1] + a[2] + a[3] + a[4] + a[5] +
                                                     a[6] + a[7]));
   EngineOptions off;
-  off.disabled_passes = {"sink-constants-into-regions"};
+  off.disabled_passes = {"sink-constants-into-regions", "isolate-regions-from-above"};
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> without, Engine::Create(off));
   StatusOr<std::unique_ptr<Executable>> failed = without->Compile(*module);
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(std::string(failed.status().message()),
-              HasSubstr("reads a value from outside the body (only constants may be captured: "
-                        "the graph pass sink-constants-into-regions copies those in)"));
+              HasSubstr("reads a value from outside the body (the graph passes make captured "
+                        "values the body's own: sink-constants-into-regions copies constants in"));
 
+  // The run-time capture is isolate-regions-from-above's: without it the engine names the op.
   std::unique_ptr<Module> run_time = Parse(kCaptures);
   ASSERT_NE(run_time, nullptr);
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create());
+  EngineOptions no_isolation;
+  no_isolation.disabled_passes = {"isolate-regions-from-above"};
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create(no_isolation));
   StatusOr<std::unique_ptr<Executable>> refused = engine->Compile(*run_time);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnimplemented);
