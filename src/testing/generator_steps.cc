@@ -241,30 +241,48 @@ bool Generator::StepArgmax() {
 
 bool Generator::StepReduceBody() {
   // Bodies the named reducers do not write: xor, and operands in the other order (the block
-  // arguments are (accumulator, element); a commutative body may read them either way).
+  // arguments are (accumulator, element); a commutative body may read them either way). Some
+  // bodies also read a rank-0 value of the program (StableHLO regions are not isolated from
+  // above; the graph pass isolate-regions-from-above makes it an operand): the element is
+  // first capped by it, max(acc, min(x, s)), min(acc, max(x, s)) or acc ^ (x & s), forms whose
+  // partial results are capped too, so any combination order gives the same value.
   const ElementType e = RandomType(ElementClass::kAny);
   std::vector<OpKind> kinds = {OpKind::kMaximum, OpKind::kMinimum};
   if (!IsFloat(e)) kinds.push_back(OpKind::kXor);
   if (!IsFloat(e)) kinds.push_back(OpKind::kAdd);  // float sums: the named "sum" covers them
   const OpKind kind = kinds[U(kinds.size())];
   const bool swapped = Chance(0.5);
+  const bool captures = kind != OpKind::kAdd && e != ElementType::kI1 && Chance(0.4);
   const TensorType type = Type(e, RandomDims(1, 3));
   std::vector<int64_t> dims = {static_cast<int64_t>(U(static_cast<uint64_t>(type.rank())))};
   const int x = Pick(type, kExactOnly);
+  std::vector<int> operands = {x};
+  if (captures) operands.push_back(PickScalar(e, kExactOnly));
   const double init = kind == OpKind::kXor || kind == OpKind::kAdd ? 0
                       : Identity(kind == OpKind::kMaximum ? "max" : "min", e);
-  FuzzValue v = Derive({x}, Type(e, Without(type.dims(), dims)), true,
-                       kind == OpKind::kMaximum || kind == OpKind::kMinimum ? V(x).bound : kInf,
-                       V(x).non_finite);
+  const bool bounded = kind == OpKind::kMaximum || kind == OpKind::kMinimum;
+  FuzzValue v = Derive(operands, Type(e, Without(type.dims(), dims)), true,
+                       bounded ? std::max(V(x).bound, captures ? V(operands[1]).bound : 0.0) : kInf,
+                       V(x).non_finite || (captures && V(operands[1]).non_finite));
   if (!IsFloat(e)) v.non_finite = false;
-  AddRecipe("reduce_body", {x}, {v},
-            [kind, swapped, dims, init, e](FunctionBuilder& f, std::span<Value* const> xs,
-                                           BuildForm) -> StatusOr<std::vector<Value*>> {
+  AddRecipe(captures ? "reduce_body_capture" : "reduce_body", operands, {v},
+            [kind, swapped, captures, dims, init, e](FunctionBuilder& f, std::span<Value* const> xs,
+                                                     BuildForm) -> StatusOr<std::vector<Value*>> {
               ACCY_ASSIGN_OR_RETURN(Value * init_value, f.ConstantScalar(e, init));
-              RegionBodyFn body = [kind, swapped](FunctionBuilder& b,
-                                                  std::span<Value* const> a) -> Status {
+              Value* cap = captures ? xs[1] : nullptr;
+              RegionBodyFn body = [kind, swapped, cap](FunctionBuilder& b,
+                                                       std::span<Value* const> a) -> Status {
+                Value* element = a[1];
+                if (cap != nullptr) {
+                  const OpKind cap_kind = kind == OpKind::kMaximum   ? OpKind::kMinimum
+                                          : kind == OpKind::kMinimum ? OpKind::kMaximum
+                                                                     : OpKind::kAnd;
+                  ACCY_ASSIGN_OR_RETURN(Operation * capped,
+                                        b.CreateOp(cap_kind, {element, cap}, {element->type()}));
+                  element = capped->result(0);
+                }
                 ACCY_ASSIGN_OR_RETURN(Operation * op,
-                                      b.CreateOp(kind, {swapped ? a[1] : a[0], swapped ? a[0] : a[1]},
+                                      b.CreateOp(kind, {swapped ? element : a[0], swapped ? a[0] : element},
                                                  {a[0]->type()}));
                 return b.Return({op->result(0)});
               };
