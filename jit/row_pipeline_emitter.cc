@@ -282,6 +282,34 @@ Status RowPipelineEmitter::EmitOutputPass() {
   return absl::OkStatus();
 }
 
+// Whether the output pass's `ops` lower to IEEE arithmetic, compares, selects and layout
+// reads only (no call), for an f32 or f64 output: then the vectorized stage loop and the
+// line-by-line path of EmitOutputLoop give the same bits. f32 exp is the inline polynomial
+// (vector_math.h), the same IR on both paths.
+bool RowPipelineEmitter::StreamsFromRegisters(const std::vector<const Operation*>& ops,
+                                              ElementType out_type) {
+  if (out_type != ElementType::kF32 && out_type != ElementType::kF64) return false;
+  for (const Operation* op : ops) {
+    const ElementType type = op->result(0)->type().element_type();
+    if (type != ElementType::kF32 && type != ElementType::kF64 && type != ElementType::kI1) {
+      return false;
+    }
+    switch (op->kind()) {
+      case OpKind::kAdd: case OpKind::kSubtract: case OpKind::kMultiply: case OpKind::kDivide:
+      case OpKind::kNegate: case OpKind::kAbs: case OpKind::kMaximum: case OpKind::kMinimum:
+      case OpKind::kSelect: case OpKind::kCompare: case OpKind::kClamp: case OpKind::kSqrt:
+      case OpKind::kRsqrt: case OpKind::kBroadcastInDim: case OpKind::kReshape:
+        break;
+      case OpKind::kExponential:
+        if (type != ElementType::kF32) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
 Status RowPipelineEmitter::EmitOutputLoop(const std::vector<const Operation*>& ops) {
   const ElementType out_type = item_.output_value->type().element_type();
   llvm::Type* out_memory = MemoryType(context_, out_type);
@@ -304,9 +332,59 @@ Status RowPipelineEmitter::EmitOutputLoop(const std::vector<const Operation*>& o
       return column(j, out_row, b_.getInt64(0));
     });
   }
-  // Runs of the row through the stage, each streamed to the output.
   const int64_t element_bytes =
       static_cast<int64_t>(module_.getDataLayout().getTypeAllocSize(out_memory));
+  // Rows of whole 64-byte lines starting on a line (checked per row at run time) stream each
+  // line straight from registers: kLine columns computed one after another (the SLP vectorizer
+  // makes them one vector chain), gathered into a vector and stored non-temporally. The stage
+  // path below stores every element twice and loads it once more (softmax [4096, 1024] on Zen
+  // 4: docs/isa.md). Only for chains of ops that lower to plain IEEE IR (StreamsFromRegisters):
+  // a libm call could take a different (libmvec or scalar) variant on the two paths, and the
+  // path depends on the output's alignment.
+  const int64_t line = 64 / element_bytes;
+  if (plan_.columns % line == 0 && StreamsFromRegisters(ops, out_type)) {
+    auto* direct = llvm::BasicBlock::Create(context_, "out.lines", function_);
+    auto* staged = llvm::BasicBlock::Create(context_, "out.staged", function_);
+    auto* done = llvm::BasicBlock::Create(context_, "out.done", function_);
+    llvm::Value* address = b_.CreatePtrToInt(OutputAddress(b_.getInt64(0)), b_.getInt64Ty());
+    b_.CreateCondBr(
+        b_.CreateICmpEQ(b_.CreateAnd(address, b_.getInt64(63)), b_.getInt64(0)), direct, staged);
+    b_.SetInsertPoint(direct);
+    ACCY_RETURN_IF_ERROR(
+        Loop(b_.getInt64(0), b_.getInt64(plan_.columns / line), "out.line", [&](llvm::Value* l) -> Status {
+          llvm::Value* first = b_.CreateMul(l, b_.getInt64(line), "", true, true);
+          llvm::Value* vector = llvm::PoisonValue::get(llvm::FixedVectorType::get(out_memory, line));
+          for (int64_t k = 0; k < line; ++k) {
+            llvm::Value* j = b_.CreateAdd(first, b_.getInt64(k), "", true, true);
+            std::map<const Value*, llvm::Value*> known;
+            if (cached_ != nullptr) {
+              known[cached_] = lowering_.FromMemory(
+                  b_.CreateAlignedLoad(out_memory, CachedAddress(j), llvm::Align(1)), out_type);
+            }
+            ACCY_ASSIGN_OR_RETURN(auto values, EmitColumn(ops, j, std::move(known)));
+            vector = b_.CreateInsertElement(
+                vector, lowering_.ToMemory(values.at(item_.output_value), out_type), k);
+          }
+          llvm::StoreInst* store = b_.CreateAlignedStore(vector, OutputAddress(first), llvm::Align(64));
+          store->setMetadata(llvm::LLVMContext::MD_nontemporal,
+                             llvm::MDNode::get(context_, {llvm::ConstantAsMetadata::get(b_.getInt32(1))}));
+          prologue_->Tag(store, KernelPrologue::kOutputs);
+          return absl::OkStatus();
+        }));
+    b_.CreateBr(done);
+    b_.SetInsertPoint(staged);
+    ACCY_RETURN_IF_ERROR(EmitStagedOutput(column, element_bytes));
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+    return absl::OkStatus();
+  }
+  return EmitStagedOutput(column, element_bytes);
+}
+
+Status RowPipelineEmitter::EmitStagedOutput(
+    const std::function<Status(llvm::Value*, llvm::Value*, llvm::Value*)>& column,
+    int64_t element_bytes) {
+  // Runs of the row through the stage, each streamed to the output.
   const int64_t run = kStreamingStageBytes / element_bytes;
   const int64_t runs = (plan_.columns + run - 1) / run;
   return Loop(b_.getInt64(0), b_.getInt64(runs), "out.run", [&](llvm::Value* r) -> Status {
@@ -360,6 +438,9 @@ StatusOr<KernelSignature> RowPipelineEmitter::Emit(std::string_view symbol) {
     compensation_.push_back(RowAccumulation::Compensated(reduce.reducer, reduce.type)
                                 ? b_.CreateAlloca(acc_vector)
                                 : nullptr);
+    chunk_sums_.push_back(ChunkSummedInF32(reduce)
+                              ? b_.CreateAlloca(llvm::FixedVectorType::get(lane, width))
+                              : nullptr);
     const bool float_max_min = reduce.reducer != OpKind::kAdd &&
                                (reduce.type == ElementType::kF32 || reduce.type == ElementType::kF64);
     nan_flags_.push_back(

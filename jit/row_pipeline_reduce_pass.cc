@@ -135,7 +135,15 @@ Status RowPipelineEmitter::EmitReducePass(int pass) {
                          b_.CreateConstInBoundsGEP1_64(lane, scratch_[r], static_cast<uint64_t>(j)));
         }
         llvm::Type* lane_vector = llvm::FixedVectorType::get(lane, width);
-        llvm::Type* acc_vector = accumulator_[r]->getAllocatedType();
+        // The chunk's f32 lanes (ChunkSummedInF32) stand in for the accumulator in the loop
+        // and are added to it after.
+        llvm::AllocaInst* sums = chunk_sums_[r] != nullptr ? chunk_sums_[r] : accumulator_[r];
+        llvm::Type* acc_vector = sums->getAllocatedType();
+        if (chunk_sums_[r] != nullptr) {
+          b_.CreateStore(llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(width),
+                                                        acc_.Identity(reduce.reducer, reduce.type)),
+                         chunk_sums_[r]);
+        }
         const int direct = direct_access(r, length);
         ACCY_RETURN_IF_ERROR(Loop(b_.getInt64(0), b_.getInt64(padded / width), "fold",
                                   [&](llvm::Value* v) -> Status {
@@ -159,7 +167,7 @@ Status RowPipelineEmitter::EmitReducePass(int pass) {
             x = b_.CreateAlignedLoad(lane_vector, b_.CreateInBoundsGEP(lane, scratch_[r], offset),
                                      llvm::Align(64));
           }
-          llvm::Value* acc = b_.CreateLoad(acc_vector, accumulator_[r]);
+          llvm::Value* acc = b_.CreateLoad(acc_vector, sums);
           if (compensation_[r] != nullptr) {
             llvm::Value* error = b_.CreateLoad(acc_vector, compensation_[r]);
             b_.CreateStore(acc_.TwoSum(acc, x, &error), accumulator_[r]);
@@ -172,9 +180,16 @@ Status RowPipelineEmitter::EmitReducePass(int pass) {
             b_.CreateStore(b_.CreateOr(flags, acc_.NanLanes(x)), nan_flags_[r]);
             return absl::OkStatus();
           }
-          b_.CreateStore(acc_.Combine(reduce.reducer, reduce.type, acc, x), accumulator_[r]);
+          b_.CreateStore(acc_.Combine(reduce.reducer, reduce.type, acc, x), sums);
           return absl::OkStatus();
         }));
+        if (chunk_sums_[r] != nullptr) {
+          llvm::Type* total_vector = accumulator_[r]->getAllocatedType();
+          b_.CreateStore(acc_.Combine(reduce.reducer, reduce.type,
+                                      b_.CreateLoad(total_vector, accumulator_[r]),
+                                      b_.CreateLoad(acc_vector, chunk_sums_[r])),
+                         accumulator_[r]);
+        }
       }
       return absl::OkStatus();
     };
