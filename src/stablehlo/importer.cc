@@ -15,6 +15,7 @@
 #include "src/stablehlo/attribute_mapping.h"
 #include "src/stablehlo/dynamic_fold.h"
 #include "src/stablehlo/lapack_mapping.h"
+#include "src/stablehlo/sharding_calls.h"
 #include "src/stablehlo/map_rewrite.h"
 #include "src/util/str_cat.h"
 
@@ -720,6 +721,13 @@ Status Importer::EmitCustomCall(FunctionBuilder& fb, NameTable& names, const OpS
                   {{"dimension", dimension->int_value}});
   }
   if (IsLapackTargetName(target->text)) return EmitLapackCall(fb, names, op, std::move(operands));
+  if (IsShardingTarget(target->text)) {
+    std::vector<TensorType> operand_types;
+    for (const Value* operand : operands) operand_types.push_back(operand->type());
+    ACCY_RETURN_IF_ERROR(WithLoc(op.loc, CheckShardingCall(target->text, operand_types,
+                                                           op.result_types, syntax_.num_partitions)));
+    return DefineResults(names, op, operands);  // the identity
+  }
   if (op.attribute("accy.version") == nullptr) {
     return UnimplementedAt(target->loc, StrCat("custom_call target @", target->text,
                                                " is not supported"));
