@@ -28,6 +28,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/Support/BLAKE3.h"
 #include "accy_jit_pipeline_hash.h"  // generated: kJitPipelineSourceHash
 #include "llvm/Support/MemoryBuffer.h"
@@ -45,10 +46,10 @@
 namespace accy::jit {
 namespace {
 
-// Bumped whenever emitted code changes meaning for the same IR text (ABI, runtime helpers), so
+// Bumped whenever emitted code changes meaning for the same IR (ABI, runtime helpers), so
 // stale cache entries are never loaded. Changes to this file (the optimization pipeline, target
 // options) need no bump: the key also holds kJitPipelineSourceHash, this file's SHA-256.
-constexpr std::string_view kCacheFormatVersion = "accy-jit-cache-2";
+constexpr std::string_view kCacheFormatVersion = "accy-jit-cache-3";
 
 // A cache entry is the object file followed by the BLAKE3 digest of its bytes, so a truncated,
 // overwritten or partly written entry is detected before LLVM parses it.
@@ -186,8 +187,8 @@ struct JitCompiler::Impl {
 
   void BuildVectorMathTable();
   void PrepareModule(llvm::Module& module) const;
-  // The cache key (hex digest) of a prepared module's text.
-  std::string CacheKey(std::string_view text) const;
+  // The cache key (hex digest) of a prepared module's bitcode.
+  std::string CacheKey(std::string_view bitcode) const;
   // Optimizes `module` and generates its object with `machine`; dumps under `dump_stem` unless
   // empty. Safe on several threads at once for distinct modules and machines.
   StatusOr<std::string> CompileToObject(llvm::Module& module, llvm::TargetMachine& machine,
@@ -418,9 +419,9 @@ Status JitCompiler::AddModule(std::unique_ptr<llvm::LLVMContext> context,
   return AddModules(std::move(modules));
 }
 
-std::string JitCompiler::Impl::CacheKey(std::string_view text) const {
+std::string JitCompiler::Impl::CacheKey(std::string_view bitcode) const {
   const std::string key_material =
-      StrCat(text, std::string(1, '\0'), cpu, std::string(1, '\0'), features,
+      StrCat(bitcode, std::string(1, '\0'), cpu, std::string(1, '\0'), features,
              std::string(1, '\0'), LLVM_VERSION_STRING, std::string(1, '\0'), kCacheFormatVersion,
              std::string(1, '\0'), kJitPipelineSourceHash, std::string(1, '\0'),
              options.optimization_level);
@@ -489,11 +490,20 @@ Status JitCompiler::AddModules(std::vector<ModuleToCompile> modules) {
         return absl::InternalError(StrCat("jit: module '", p.name, "' is invalid: ", problems));
       }
     }
+    // The key hashes the module's bitcode: an exact serialization, and a fraction of the cost
+    // of printing IR text (the printer tracks columns per character), which a cache hit would
+    // pay on every kernel. The text is printed only for a dump.
     {
+      std::string bitcode;
+      llvm::raw_string_ostream stream(bitcode);
+      llvm::WriteBitcodeToFile(module, stream);
+      stream.flush();
+      p.key = impl.CacheKey(bitcode);
+    }
+    if (!impl.options.dump_dir.empty()) {
       llvm::raw_string_ostream stream(p.text);
       module.print(stream, nullptr);
     }
-    p.key = impl.CacheKey(p.text);
     if (impl.options.object_cache != nullptr && impl.options.object_cache->Find(p.key, &p.object)) {
       p.cached = true;
     } else if (!impl.options.cache_dir.empty()) {
