@@ -216,7 +216,20 @@ FlashAttentionEmitter::Carried FlashAttentionEmitter::CarryLoop(
   llvm::BasicBlock* latch = b_.GetInsertBlock();
   i->addIncoming(next_i, latch);
   for (size_t k = 0; k < phis.size(); ++k) phis[k]->addIncoming(next[k], latch);
-  b_.CreateCondBr(b_.CreateICmpSLT(next_i, end), header, done);
+  llvm::BranchInst* back = b_.CreateCondBr(b_.CreateICmpSLT(next_i, end), header, done);
+  // No LLVM unrolling: the kernel is explicit vector code already blocked for its registers
+  // (kKeysPerStep accumulators per dot, whole-vector rows), and LLVM's partial and runtime
+  // unrolling of its loops (16 loops by 16, several by 2-8) took most of its compile time
+  // (transformer block: the FA kernel 233 -> ~75 ms in opt + llc; `accy demo` cold compile
+  // 258-302 -> 98-130 ms) for no run-time gain on AVX-512 (BM_FlashAttention seq 128 / 512 at
+  // 1 thread: 0.394-0.395 / 5.22-5.24 ms with, 0.397 / 5.24-5.25 without) and a loss under
+  // the AVX2 cap, where the unrolled loops spilled (0.548 / 7.83 ms with, 0.465 / 6.61
+  // without; Zen 4, 2026-12-05).
+  llvm::Metadata* disable[] = {llvm::MDString::get(context_, "llvm.loop.unroll.disable")};
+  llvm::Metadata* loop_ops[] = {nullptr, llvm::MDNode::get(context_, disable)};
+  llvm::MDNode* loop_id = llvm::MDNode::getDistinct(context_, loop_ops);
+  loop_id->replaceOperandWith(0, loop_id);
+  back->setMetadata(llvm::LLVMContext::MD_loop, loop_id);
   b_.SetInsertPoint(done);
   Carried after;
   for (size_t k = 0; k < init.size(); ++k) {
