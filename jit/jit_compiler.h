@@ -28,7 +28,7 @@ class Module;
 namespace accy::jit {
 
 // Object files in memory, keyed by the same digest as the on-disk cache (JitCompilerOptions::
-// cache_dir): the module text, the CPU, its features, LLVM's version, the cache format, the JIT
+// cache_dir): the module's bitcode, the CPU, its features, LLVM's version, the cache format, the JIT
 // pipeline's source hash and the optimization level. An Engine owns one and hands it to every
 // compiler it makes, so the kernels a while's cond and body share with the enclosing function,
 // or a second program shares with the first, are compiled once per engine even without a
