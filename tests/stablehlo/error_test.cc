@@ -107,9 +107,11 @@ TEST(ErrorTest, MalformedAndUnsupportedInputsNameLineColumnAndCause) {
                                   "  return %0 : tensor<4xf32>\n"),
        Code::kUnimplemented, "2:8: recursive call to @f", ""},
       {"unknown custom_call",
-       Function("  %0 = stablehlo.custom_call @Sharding(%a) : (tensor<4xf32>) -> tensor<4xf32>\n"
+       Function("  %0 = stablehlo.custom_call @xla_python_cpu_callback(%a) : (tensor<4xf32>) -> "
+                "tensor<4xf32>\n"
                 "  return %0 : tensor<4xf32>\n"),
-       Code::kUnimplemented, "2:30: custom_call target @Sharding is not supported", ""},
+       Code::kUnimplemented, "2:30: custom_call target @xla_python_cpu_callback is not supported",
+       ""},
       {"unknown attribute",
        Function("  %0 = \"stablehlo.negate\"(%a) {foo = 1} : (tensor<4xf32>) -> tensor<4xf32>\n"
                 "  return %0 : tensor<4xf32>\n"),
