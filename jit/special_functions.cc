@@ -9,6 +9,7 @@
 #include <iterator>
 #include <numbers>
 
+#include "jit/ir_arithmetic.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
 #include "src/util/special_math.h"
@@ -16,31 +17,7 @@
 namespace accy::jit {
 namespace {
 
-llvm::Constant* Float(llvm::Type* type, double value) { return llvm::ConstantFP::get(type, value); }
-
-// x y + z rounded once (llvm.fma, never contracted differently between the vector body and the
-// scalar tail).
-llvm::Value* Fma(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* y, llvm::Value* z) {
-  return b.CreateIntrinsic(llvm::Intrinsic::fma, {x->getType()}, {x, y, z});
-}
-
-// Horner evaluation (fma) of c[0] t^(N-1) + ... + c[N-1] (highest degree first).
-template <size_t N>
-llvm::Value* HornerHighFirst(llvm::IRBuilderBase& b, llvm::Value* t, const double (&c)[N]) {
-  llvm::Type* type = t->getType();
-  llvm::Value* p = Float(type, c[0]);
-  for (size_t k = 1; k < N; ++k) p = Fma(b, p, t, Float(type, c[k]));
-  return p;
-}
-
-// Horner evaluation (fma) of c[0] + c[1] t + ... + c[N-1] t^(N-1) (lowest degree first).
-template <size_t N>
-llvm::Value* HornerLowFirst(llvm::IRBuilderBase& b, llvm::Value* t, const double (&c)[N]) {
-  llvm::Type* type = t->getType();
-  llvm::Value* p = Float(type, c[N - 1]);
-  for (size_t k = N - 1; k-- > 0;) p = Fma(b, p, t, Float(type, c[k]));
-  return p;
-}
+llvm::Constant* Float(llvm::Type* type, double value) { return FloatConstant(type, value); }
 
 llvm::Value* Abs(llvm::IRBuilderBase& b, llvm::Value* x) {
   return b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
@@ -77,8 +54,8 @@ llvm::Value* EmitErfInvForF32(llvm::IRBuilderBase& b, const LibmCall& libm, llvm
   // for an f32 a, so w has no cancellation near a = 1.
   llvm::Value* w =
       b.CreateFNeg(libm("log", b.CreateFMul(b.CreateFSub(one, a), b.CreateFAdd(one, a))));
-  llvm::Value* central = HornerHighFirst(b, b.CreateFSub(w, Float(type, 2.5)), special::kErfInvCentral);
-  llvm::Value* tail = HornerHighFirst(
+  llvm::Value* central = PolynomialHighFirst(b, b.CreateFSub(w, Float(type, 2.5)), special::kErfInvCentral);
+  llvm::Value* tail = PolynomialHighFirst(
       b, b.CreateFSub(b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, w), Float(type, 3.0)),
       special::kErfInvTail);
   llvm::Value* x = b.CreateFMul(
@@ -119,7 +96,7 @@ llvm::Value* EmitLgammaForF32(llvm::IRBuilderBase& b, const LibmCall& libm, llvm
   llvm::Value* m = b.CreateSelect(shifted, product, one);
   llvm::Value* w = b.CreateSelect(shifted, b.CreateFAdd(z, Float(type, kShift)), z);
   llvm::Value* inv = b.CreateFDiv(one, w);
-  llvm::Value* series = b.CreateFMul(inv, HornerLowFirst(b, b.CreateFMul(inv, inv), kStirling));
+  llvm::Value* series = b.CreateFMul(inv, PolynomialLowFirst(b, b.CreateFMul(inv, inv), kStirling));
   llvm::Value* stirling =
       b.CreateFAdd(b.CreateFSub(b.CreateFMul(b.CreateFSub(w, Float(type, 0.5)), libm("log", w)), w),
                    b.CreateFAdd(Float(type, 0.5 * std::log(2.0 * std::numbers::pi)), series));
@@ -161,7 +138,7 @@ llvm::Value* EmitDigammaForF32(llvm::IRBuilderBase& b, const LibmCall& libm, llv
   llvm::Value* w = b.CreateSelect(shifted, b.CreateFAdd(z, Float(type, kShift)), z);
   llvm::Value* inv = b.CreateFDiv(one, w);
   llvm::Value* inv2 = b.CreateFMul(inv, inv);
-  llvm::Value* series = b.CreateFMul(inv2, HornerLowFirst(b, inv2, special::kDigammaAsymptotic));
+  llvm::Value* series = b.CreateFMul(inv2, PolynomialLowFirst(b, inv2, special::kDigammaAsymptotic));
   llvm::Value* psi = b.CreateFSub(
       b.CreateFSub(libm("log", w), b.CreateFMul(Float(type, 0.5), inv)), series);
   psi = b.CreateSelect(shifted, b.CreateFSub(psi, b.CreateFDiv(numerator, denominator)), psi);

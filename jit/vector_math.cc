@@ -9,6 +9,7 @@
 // inputs, 0.4%, differ from glibc by more than half an ulp).
 #include "jit/vector_math.h"
 
+#include "jit/ir_arithmetic.h"
 #include "jit/target_lowering.h"
 
 #include "llvm/IR/IRBuilder.h"
@@ -17,20 +18,7 @@
 namespace accy::jit {
 namespace {
 
-llvm::Constant* Float(llvm::Type* type, double value) { return llvm::ConstantFP::get(type, value); }
-
-llvm::Value* Fma(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* y, llvm::Value* z) {
-  return b.CreateIntrinsic(llvm::Intrinsic::fma, {x->getType()}, {x, y, z});
-}
-
-// Horner evaluation of c[0] + c[1] t + ... with fma, highest coefficient first.
-template <size_t N>
-llvm::Value* Polynomial(llvm::IRBuilderBase& b, llvm::Value* t, const double (&c)[N]) {
-  llvm::Type* type = t->getType();
-  llvm::Value* p = Float(type, c[N - 1]);
-  for (size_t k = N - 1; k-- > 0;) p = Fma(b, p, t, Float(type, c[k]));
-  return p;
-}
+llvm::Constant* Float(llvm::Type* type, double value) { return FloatConstant(type, value); }
 
 // (e^r - 1 - r) / r^2 = 1/2 + r/6 + ...: 1/k! for k = 2..7, as f32 values.
 constexpr double kExpm1Q[] = {0.5,           0x1.555556p-3,  0x1.555556p-5,
@@ -94,7 +82,7 @@ llvm::Value* EmitTanhF32(llvm::IRBuilderBase& b, llvm::Value* x) {
   llvm::Value* r = Fma(b, n, Float(type, -0x1.62e43p-1), y);
   r = Fma(b, n, Float(type, 0x1.05c610p-29), r);
   // e^r - 1 = r + r (r Q(r)); 2^n from the shifter's bits (n <= 29: a normal power of two).
-  llvm::Value* rq = b.CreateFMul(r, Polynomial(b, r, kExpm1Q));
+  llvm::Value* rq = b.CreateFMul(r, PolynomialLowFirst(b, r, kExpm1Q));
   llvm::Value* biased = b.CreateAdd(b.CreateBitCast(shifted, int_type),
                                     llvm::ConstantInt::get(int_type, 127 - 0x4B400000));
   llvm::Value* scale = b.CreateBitCast(b.CreateShl(biased, 23), type);
