@@ -335,12 +335,12 @@ Status RowPipelineEmitter::EmitOutputLoop(const std::vector<const Operation*>& o
   const int64_t element_bytes =
       static_cast<int64_t>(module_.getDataLayout().getTypeAllocSize(out_memory));
   // Rows of whole 64-byte lines starting on a line (checked per row at run time) stream each
-  // line straight from registers: kLine columns computed one after another (the SLP vectorizer
-  // makes them one vector chain), gathered into a vector and stored non-temporally. The stage
-  // path below stores every element twice and loads it once more (softmax [4096, 1024] on Zen
-  // 4: docs/isa.md). Only for chains of ops that lower to plain IEEE IR (StreamsFromRegisters):
-  // a libm call could take a different (libmvec or scalar) variant on the two paths, and the
-  // path depends on the output's alignment.
+  // line straight from registers: its `line` columns computed one after another (the SLP
+  // vectorizer makes them one vector chain), gathered into a vector and stored non-temporally.
+  // The stage path below stores every element twice and loads it once more (softmax [4096,
+  // 1024] on Zen 4: docs/isa.md). Only for chains of ops that lower to plain IEEE IR
+  // (StreamsFromRegisters): a libm call could take a different (libmvec or scalar) variant on
+  // the two paths, and the path depends on the output's alignment.
   const int64_t line = 64 / element_bytes;
   if (plan_.columns % line == 0 && StreamsFromRegisters(ops, out_type)) {
     auto* direct = llvm::BasicBlock::Create(context_, "out.lines", function_);
