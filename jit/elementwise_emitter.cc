@@ -222,14 +222,7 @@ StatusOr<KernelSignature> EmitElementwiseKernel(const WorkItem& item, const Fusi
     llvm::Value* next = builder.CreateAdd(col, builder.getInt64(1), "col.next", true, true);
     col->addIncoming(next, builder.GetInsertBlock());
     llvm::BranchInst* back = builder.CreateCondBr(builder.CreateICmpSLT(next, col_end), body, done);
-    if (interleave > 0) {
-      llvm::Metadata* ic[] = {llvm::MDString::get(context, "llvm.loop.interleave.count"),
-                              llvm::ConstantAsMetadata::get(builder.getInt32(interleave))};
-      llvm::Metadata* ops[] = {nullptr, llvm::MDNode::get(context, ic)};
-      llvm::MDNode* loop_id = llvm::MDNode::getDistinct(context, ops);
-      loop_id->replaceOperandWith(0, loop_id);
-      back->setMetadata(llvm::LLVMContext::MD_loop, loop_id);
-    }
+    if (interleave > 0) SetLoopHint(back, "llvm.loop.interleave.count", interleave);
     builder.SetInsertPoint(done);
     return absl::OkStatus();
   };

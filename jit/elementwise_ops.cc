@@ -24,12 +24,6 @@
 namespace accy::jit {
 namespace {
 
-// The least f32 / f64 x from which glibc's erfcf / erfc return +0 (glibc 2.36, found by
-// scanning up from where they still give the least subnormal; every larger x gives +0 too): the
-// true values there are below the least subnormal, within the functions' ulp bounds of 0.
-constexpr double kErfcZeroFromF32 = 10.050470352172852;  // 0x1.419d74p+3
-constexpr double kErfcZeroFromF64 = 27.226364135742188;
-
 Status Unsupported(OpKind kind, ElementType type) {
   return absl::UnimplementedError(StrCat("jit: elementwise emitter: ", OpName(kind),
                                          " on element type ", ElementTypeName(type),
@@ -498,16 +492,12 @@ StatusOr<llvm::Value*> ElementwiseLowering::FloatUnary(OpKind kind, ElementType 
     case OpKind::kErf:
       r = call("erf");
       break;
-    case OpKind::kErfc: {
-      // libmvec's erfc hands every lane at or beyond its underflow to scalar libm (f32: 34 ns
-      // per element instead of 1.3, Zen 4): from glibc's own zero point on (kErfcZeroFrom*,
-      // where the reference's scalar erfc/erfcf return +0) the result is +0 and the lane calls
-      // erfc(0) instead.
-      const double zero_from = t->isFloatTy() ? kErfcZeroFromF32 : kErfcZeroFromF64;
-      llvm::Value* underflows = builder_.CreateFCmpOGE(x, llvm::ConstantFP::get(t, zero_from));
-      llvm::Value* zero = llvm::ConstantFP::get(t, 0.0);
-      llvm::Value* args[] = {builder_.CreateSelect(underflows, zero, x)};
-      r = builder_.CreateSelect(underflows, zero, CallLibm("erfc", type, args));
+    case OpKind::kErfc: {  // in the element's own precision, as erf
+      const LibmCall own = [&](const char* name, llvm::Value* arg) {
+        llvm::Value* args[] = {arg};
+        return CallLibm(name, type, args);
+      };
+      r = EmitErfcAvoidingScalarLibm(builder_, own, x);
       break;
     }
     // No libm version. f32 (and f16/bf16 through it): vectorizable double IR

@@ -225,11 +225,7 @@ FlashAttentionEmitter::Carried FlashAttentionEmitter::CarryLoop(
   // 1 thread: 0.394-0.395 / 5.22-5.24 ms with, 0.397 / 5.24-5.25 without) and a loss under
   // the AVX2 cap, where the unrolled loops spilled (0.548 / 7.83 ms with, 0.465 / 6.61
   // without; Zen 4, 2026-12-05).
-  llvm::Metadata* disable[] = {llvm::MDString::get(context_, "llvm.loop.unroll.disable")};
-  llvm::Metadata* loop_ops[] = {nullptr, llvm::MDNode::get(context_, disable)};
-  llvm::MDNode* loop_id = llvm::MDNode::getDistinct(context_, loop_ops);
-  loop_id->replaceOperandWith(0, loop_id);
-  back->setMetadata(llvm::LLVMContext::MD_loop, loop_id);
+  SetLoopHint(back, "llvm.loop.unroll.disable");
   b_.SetInsertPoint(done);
   Carried after;
   for (size_t k = 0; k < init.size(); ++k) {

@@ -49,4 +49,17 @@ void KernelPrologue::Tag(llvm::Instruction* access, size_t k) const {
   access->setMetadata(llvm::LLVMContext::MD_noalias, others_[k]);
 }
 
+void SetLoopHint(llvm::BranchInst* latch, std::string_view property, std::optional<int32_t> value) {
+  llvm::LLVMContext& context = latch->getContext();
+  std::vector<llvm::Metadata*> hint = {llvm::MDString::get(context, property)};
+  if (value.has_value()) {
+    hint.push_back(llvm::ConstantAsMetadata::get(
+        llvm::ConstantInt::get(llvm::Type::getInt32Ty(context), *value)));
+  }
+  llvm::Metadata* operands[] = {nullptr, llvm::MDNode::get(context, hint)};
+  llvm::MDNode* loop_id = llvm::MDNode::getDistinct(context, operands);
+  loop_id->replaceOperandWith(0, loop_id);  // a loop id names itself
+  latch->setMetadata(llvm::LLVMContext::MD_loop, loop_id);
+}
+
 }  // namespace accy::jit

@@ -14,7 +14,9 @@
 #define ACCY_JIT_KERNEL_PROLOGUE_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -54,6 +56,11 @@ class KernelPrologue {
   std::vector<llvm::MDNode*> scopes_;
   std::vector<llvm::MDNode*> others_;
 };
+
+// Gives the loop whose back edge is `latch` the loop hint `property` (LLVM's loop metadata,
+// LangRef "llvm.loop"): "llvm.loop.unroll.disable" alone, or a property with an i32 `value`
+// such as "llvm.loop.interleave.count". Replaces any loop metadata the branch had.
+void SetLoopHint(llvm::BranchInst* latch, std::string_view property, std::optional<int32_t> value = {});
 
 }  // namespace accy::jit
 

@@ -28,6 +28,12 @@ llvm::Value* DistanceToInteger(llvm::IRBuilderBase& b, llvm::Value* x) {
   return b.CreateFSub(x, b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, x));
 }
 
+// The least f32 / f64 x from which glibc's erfcf / erfc return +0 (glibc 2.36, found by
+// scanning up from where they still give the least subnormal; every larger x gives +0 too): the
+// true values there are below the least subnormal, within the functions' ulp bounds of 0.
+constexpr double kErfcZeroFromF32 = 10.050470352172852;  // 0x1.419d74p+3
+constexpr double kErfcZeroFromF64 = 27.226364135742188;
+
 // The ten factors z, z + 1, ..., z + 9 of the recurrence Gamma(z + 10) = Gamma(z) z (z+1)...(z+9).
 constexpr int kShift = 10;
 
@@ -147,6 +153,15 @@ llvm::Value* EmitDigammaForF32(llvm::IRBuilderBase& b, const LibmCall& libm, llv
   llvm::Value* pole = b.CreateAnd(b.CreateFCmpOLE(x, zero), b.CreateFCmpOEQ(r, zero));
   pole = b.CreateOr(pole, b.CreateFCmpOEQ(x, llvm::ConstantFP::getInfinity(type, true)));
   return b.CreateSelect(pole, llvm::ConstantFP::getNaN(type), result);
+}
+
+llvm::Value* EmitErfcAvoidingScalarLibm(llvm::IRBuilderBase& b, const LibmCall& libm,
+                                        llvm::Value* x) {
+  llvm::Type* type = x->getType();
+  const double zero_from = type->isFloatTy() ? kErfcZeroFromF32 : kErfcZeroFromF64;
+  llvm::Value* underflows = b.CreateFCmpOGE(x, Float(type, zero_from));
+  llvm::Constant* zero = Float(type, 0.0);
+  return b.CreateSelect(underflows, zero, libm("erfc", b.CreateSelect(underflows, zero, x)));
 }
 
 llvm::Value* EmitBesselI1eForF32(llvm::IRBuilderBase& b, const LibmCall& libm, llvm::Value* x) {

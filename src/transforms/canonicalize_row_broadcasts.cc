@@ -39,9 +39,7 @@ class RowCanonicalizer {
     // New ops are inserted behind the op they stand for, so walk by index over a growing list.
     for (size_t i = 0; i < block.operations().size(); ++i) {
       Operation* op = block.operations()[i].get();
-      for (int64_t r = 0; r < op->num_regions(); ++r) {
-        for (const auto& nested : op->region(r)->blocks()) rewritten += RewriteBlock(*nested);
-      }
+      rewritten += SumOverNestedBlocks(*op, [&](Block& nested) { return RewriteBlock(nested); });
       if (op->kind() != OpKind::kBroadcastInDim || op->num_operands() != 1) continue;
       Value* operand = op->operand(0);
       if (!HasTrailingUnitDim(operand->type())) continue;

@@ -27,9 +27,7 @@ int64_t SweepBlock(Block& block) {
       ++erased;
       continue;
     }
-    for (int64_t r = 0; r < op->num_regions(); ++r) {
-      for (const auto& nested : op->region(r)->blocks()) erased += SweepBlock(*nested);
-    }
+    erased += SumOverNestedBlocks(*op, [&](Block& nested) { return SweepBlock(nested); });
   }
   return erased;
 }

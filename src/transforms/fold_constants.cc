@@ -125,9 +125,7 @@ int64_t FoldBlock(Block& block) {
   int64_t folded_ops = 0;
   for (size_t i = 0; i < block.operations().size(); ++i) {
     Operation* op = block.operations()[i].get();
-    for (int64_t r = 0; r < op->num_regions(); ++r) {
-      for (const auto& nested : op->region(r)->blocks()) folded_ops += FoldBlock(*nested);
-    }
+    folded_ops += SumOverNestedBlocks(*op, [&](Block& nested) { return FoldBlock(nested); });
     std::optional<std::vector<Tensor>> results = Fold(*op);
     if (!results.has_value()) continue;
     // One constant per result, placed where the op was; the op itself goes.

@@ -68,9 +68,7 @@ int64_t FoldInBlock(Block& block) {
       folded += FoldOperand(*op, 0);
       folded += FoldOperand(*op, 1);
     }
-    for (int64_t r = 0; r < op->num_regions(); ++r) {
-      for (const auto& nested : op->region(r)->blocks()) folded += FoldInBlock(*nested);
-    }
+    folded += SumOverNestedBlocks(*op, [&](Block& nested) { return FoldInBlock(nested); });
   }
   return folded;
 }

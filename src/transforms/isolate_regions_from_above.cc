@@ -138,9 +138,7 @@ int64_t RewriteBlock(Block& block) {
   int64_t rewritten = 0;
   for (size_t i = 0; i < block.operations().size(); ++i) {
     Operation* op = block.operations()[i].get();
-    for (int64_t r = 0; r < op->num_regions(); ++r) {
-      for (const auto& nested : op->region(r)->blocks()) rewritten += RewriteBlock(*nested);
-    }
+    rewritten += SumOverNestedBlocks(*op, [&](Block& nested) { return RewriteBlock(nested); });
     if (!Rewritable(op->kind()) || op->num_regions() != 1 ||
         op->region(0)->entry_block() == nullptr) {
       continue;

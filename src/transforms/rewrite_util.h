@@ -27,6 +27,17 @@ inline Status FinishRewrite(passes::PassContext& context, int64_t changes) {
   return absl::OkStatus();
 }
 
+// Sum of `rewrite(block)` over the blocks of `op`'s regions: how the passes recurse into nested
+// bodies before (or while) rewriting an op's own block.
+template <typename Rewrite>
+int64_t SumOverNestedBlocks(const Operation& op, Rewrite&& rewrite) {
+  int64_t sum = 0;
+  for (int64_t r = 0; r < op.num_regions(); ++r) {
+    for (const auto& nested : op.region(r)->blocks()) sum += rewrite(*nested);
+  }
+  return sum;
+}
+
 // One structural visit per op, operand and attribute atom of `function` (Census::Inspect's
 // counts); no workspace. Errors: WorkOverflow as Census::Inspect and WorkAdd.
 inline StatusOr<passes::WorkBounds> EstimateOneVisitPerNode(const Function& function) {

@@ -27,9 +27,7 @@ class Simplifier {
     int64_t replaced = 0;
     for (const auto& owned : block.operations()) {
       Operation* op = owned.get();
-      for (int64_t r = 0; r < op->num_regions(); ++r) {
-        for (const auto& nested : op->region(r)->blocks()) replaced += SimplifyBlock(*nested);
-      }
+      replaced += SumOverNestedBlocks(*op, [&](Block& nested) { return SimplifyBlock(nested); });
       if (op->num_results() != 1 || op->result()->uses().empty()) continue;
       Value* replacement = Simplify(*op);
       if (replacement == nullptr || replacement == op->result()) continue;

@@ -111,9 +111,7 @@ Value* Simplify(Operation& op, bool& edited) {
 int64_t SimplifyBlock(Block& block) {
   int64_t simplified = 0;
   for (const auto& op : block.operations()) {
-    for (int64_t r = 0; r < op->num_regions(); ++r) {
-      for (const auto& nested : op->region(r)->blocks()) simplified += SimplifyBlock(*nested);
-    }
+    simplified += SumOverNestedBlocks(*op, [&](Block& nested) { return SimplifyBlock(nested); });
     bool edited = false;
     if (Value* replacement = Simplify(*op, edited); replacement != nullptr) {
       op->result()->ReplaceAllUsesWith(replacement);
