@@ -37,6 +37,7 @@
 #include "accy/collectives.h"
 #include "gloo/allgather.h"
 #include "gloo/allreduce.h"
+#include "gloo/barrier.h"
 #include "gloo/alltoall.h"
 #include "gloo/broadcast.h"
 #include "gloo/common/error.h"
@@ -231,6 +232,16 @@ std::vector<int> GlooCommunicator::MissingRanks(const std::string& key_prefix,
   return missing;
 }
 
+void ConfirmConnected(const std::shared_ptr<gloo::rendezvous::Context>& context) {
+  // connectFullMesh returns on a rank once its own pairs are connected, which for a pair it
+  // dialled can be before the peer has processed the connection. A rank that then finished its
+  // program and exited (one with no data to exchange, such as a collective_permute onto itself)
+  // closed its sockets under a peer still connecting, which failed with "Connection closed by
+  // peer". A barrier returns only after every member has connected, so no member leaves early.
+  gloo::BarrierOptions barrier(context);
+  gloo::barrier(barrier);
+}
+
 GroupContext& GlooCommunicator::ContextOf(std::span<const int> group) {
   std::vector<int> ranks(group.begin(), group.end());
   auto it = contexts_.find(ranks);
@@ -247,6 +258,7 @@ GroupContext& GlooCommunicator::ContextOf(std::span<const int> group) {
   context->setTimeout(options_.communicator.timeout);
   store_->set_deadline(Clock::now() + options_.communicator.timeout);
   context->connectFullMesh(group_store, device_);  // throws: no entry is added
+  ConfirmConnected(context);
   GroupContext& entry = contexts_[std::move(ranks)];
   entry.context = std::move(context);
   return entry;
@@ -487,6 +499,7 @@ StatusOr<std::unique_ptr<Communicator>> CreateGlooCommunicator(const GlooOptions
     gloo::rendezvous::PrefixStore world_store(options.prefix, store->store());
     store->set_deadline(Clock::now() + options.communicator.timeout);
     world->connectFullMesh(world_store, device);
+    collectives::ConfirmConnected(world);
   } catch (const collectives::StoreDeadlineExceeded&) {
     std::vector<int> missing;
     for (int r = 0; r < options.world_size; ++r) {
