@@ -21,7 +21,9 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "accy/collectives.h"
@@ -91,7 +93,8 @@ struct World {
   std::vector<std::shared_ptr<gloo::rendezvous::Context>> gloo;
   std::vector<std::unique_ptr<accy::Communicator>> accy;
   std::unique_ptr<accy::Engine> engine;
-  std::map<int64_t, std::unique_ptr<accy::Executable>> executables;  // by element count
+  // By (element count, donated).
+  std::map<std::pair<int64_t, bool>, std::unique_ptr<accy::Executable>> executables;
   std::vector<std::vector<float>> data;  // per rank
 };
 
@@ -135,13 +138,16 @@ std::vector<float>& RankData(World& world, int rank, int64_t count) {
   return data;
 }
 
-const accy::Executable& AllReduceExecutable(World& world, int64_t count) {
-  std::unique_ptr<accy::Executable>& exe = world.executables[count];
+// An executable holding one all_reduce (sum) of `count` f32; `donated`: its parameter is
+// aliased to its result (`tf.aliasing_output`), so a run passing one buffer reduces in place.
+const accy::Executable& AllReduceExecutable(World& world, int64_t count, bool donated = false) {
+  std::unique_ptr<accy::Executable>& exe = world.executables[{count, donated}];
   if (exe != nullptr) return *exe;
   const std::string type = "tensor<" + std::to_string(count) + "xf32>";
   const std::string text =
       "module attributes {mhlo.num_replicas = " + std::to_string(world.team->size()) +
-      " : i32} {\n  func.func @main(%x: " + type + ") -> " + type +
+      " : i32} {\n  func.func @main(%x: " + type +
+      (donated ? " {tf.aliasing_output = 0 : i32}" : "") + ") -> " + type +
       " {\n    %r = \"stablehlo.all_reduce\"(%x) ({\n      ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n"
       "        %s = stablehlo.add %a, %b : tensor<f32>\n        stablehlo.return %s : tensor<f32>\n"
       "    }) : (" + type + ") -> " + type + "\n    return %r : " + type + "\n  }\n}\n";
@@ -149,6 +155,7 @@ const accy::Executable& AllReduceExecutable(World& world, int64_t count) {
   if (!module.ok()) std::abort();
   auto compiled = world.engine->Compile(**module, "main");
   if (!compiled.ok()) std::abort();
+  if (donated && !(*compiled)->Stats().input_output_aliases_in_place.at(0)) std::abort();
   exe = *std::move(compiled);
   return *exe;
 }
@@ -276,9 +283,32 @@ void Shapes(benchmark::internal::Benchmark* b) {
   b->UseRealTime();
 }
 
+// The same executable with its parameter donated: each rank's output is its input buffer, so
+// the all_reduce reduces in the caller's memory as the in-place Gloo baseline does.
+void BM_AccyExecutableDonated(benchmark::State& state) {
+  const int size = static_cast<int>(state.range(0));
+  const int64_t count = state.range(1);
+  World& world = GetWorld(size);
+  const accy::Executable& exe = AllReduceExecutable(world, count, /*donated=*/true);
+  const accy::TensorType type = *accy::TensorType::Create(accy::ElementType::kF32, {count});
+  std::vector<accy::Tensor> buffers;
+  for (int r = 0; r < size; ++r) {
+    buffers.push_back(*accy::Tensor::Borrow(type, RankData(world, r, count).data()));
+  }
+  Time(state, world, [&](int rank) {
+    accy::RunOptions options;
+    options.communicator = world.accy[static_cast<size_t>(rank)].get();
+    std::span<accy::Tensor> io(&buffers[static_cast<size_t>(rank)], 1);
+    accy::Status status = exe.Run(io, io, options);
+    if (!status.ok()) std::abort();
+  });
+  Report(state, size, count, Role::kMeasured);
+}
+
 BENCHMARK(BM_GlooAllreduceDirect)->Apply(Shapes);
 BENCHMARK(BM_GlooAllreduceDirectOutOfPlace)->Apply(Shapes);
 BENCHMARK(BM_AccyCommunicator)->Apply(Shapes);
 BENCHMARK(BM_AccyExecutable)->Apply(Shapes);
+BENCHMARK(BM_AccyExecutableDonated)->Apply(Shapes);
 
 }  // namespace

@@ -147,6 +147,12 @@ struct ExecutableStats {
   // Collectives (of at least 256 KiB of buffers) that run on a thread of their own while the
   // independent work items after them run (docs/collectives.md).
   int64_t overlapped_collectives = 0;
+  // Per input-output alias (the function's, then CompileOptions'), in that order: whether a run
+  // that passes the parameter's buffer as the result's computes in place with no copy (true),
+  // or copies the parameter aside first (false: another item reads the parameter after the
+  // result's producer writes, or the producer reads it at other positions than it writes).
+  std::vector<InputOutputAlias> input_output_aliases;
+  std::vector<bool> input_output_aliases_in_place;
   // Runs since Compile that used one thread instead of num_threads because the calling thread
   // was contended (EngineOptions::reduce_threads_under_load).
   int64_t runs_with_fewer_threads = 0;
@@ -169,6 +175,18 @@ struct CompileOptions {
   // library kernel (two with EngineOptions::reduce_threads_under_load). Errors (Compile,
   // kInvalidArgument): an index outside [0, number of parameters) or listed twice.
   std::vector<int64_t> constant_parameters;
+  // Donated parameters (XLA's input_output_alias, JAX's donate_argnums): result `result` of
+  // `entry` may be computed into the memory of parameter `parameter` (same element type and
+  // dims), added to the entry function's own aliases (Function::input_output_aliases, from
+  // `tf.aliasing_output` in StableHLO text). A Run whose output `result` is the very buffer of
+  // input `parameter` (same data pointer) then runs in place: the input's contents are consumed
+  // and afterwards hold the result. Where the plan lets the item producing the result write over
+  // the parameter (every other read of it done before; the item reads it at the positions it
+  // writes, as an elementwise kernel or a native all_reduce does) nothing is copied; otherwise
+  // the Run first copies the parameter aside (ExecutableStats::input_output_aliases_in_place
+  // says which). Errors (Compile, kInvalidArgument): an index out of range, types that differ,
+  // a parameter or a result in two aliases (here or with the function's own).
+  std::vector<InputOutputAlias> input_output_aliases;
 };
 
 // Per-Run choices (Executable::Run).
@@ -195,7 +213,9 @@ class Executable {
   StatusOr<std::vector<Tensor>> Run(std::span<const Tensor> inputs) const;
   // Runs writing into caller-provided `outputs` (one per result, of the declared types): no
   // allocation after the first run and no copies of inputs or outputs. kInvalidArgument when an
-  // output shares memory with an input or another output (no in-place runs over caller tensors).
+  // output shares memory with an input or another output, except an output that is exactly the
+  // buffer of the input it is aliased to (CompileOptions::input_output_aliases): that run is in
+  // place, and the input then holds the result.
   Status Run(std::span<const Tensor> inputs, std::span<Tensor> outputs) const;
   // The same with `options` (the communicator of an SPMD process). More errors:
   // kInvalidArgument when the program has collectives on a grid of more than one process and

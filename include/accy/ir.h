@@ -435,6 +435,17 @@ class Operation {
 };
 
 // A function (`func.func`): name, visibility, signature and body.
+// An input-output alias (XLA's `input_output_alias`; JAX writes one as the argument attribute
+// `tf.aliasing_output = R : i32` on parameter P when the parameter is donated): result
+// `result` may be computed into the memory of parameter `parameter`, so a caller that passes
+// the same buffer as both runs in place (Executable::Run). Both are 0-based indices; the two
+// have the same element type and dims.
+struct InputOutputAlias {
+  int64_t parameter = 0;
+  int64_t result = 0;
+  bool operator==(const InputOutputAlias&) const = default;
+};
+
 class Function {
  public:
   Function(std::string name, std::vector<TensorType> parameter_types,
@@ -460,8 +471,16 @@ class Function {
   // has them: graph passes call it after rewriting so analyses see dense ids in program order.
   void Renumber();
 
+  // The function's input-output aliases, in the order added.
+  const std::vector<InputOutputAlias>& input_output_aliases() const { return aliases_; }
+  // Declares that result `alias.result` may be computed into parameter `alias.parameter`'s
+  // memory. kInvalidArgument when an index is out of range, the parameter and result types
+  // differ, or the parameter or the result is in an alias already.
+  Status AddInputOutputAlias(InputOutputAlias alias);
+
  private:
   friend class Block;
+  friend class Module;  // Clone copies the aliases
   // Numbers `op`, its results and everything nested in it that has no id yet.
   void AssignIds(Operation& op);
   // Clears (-1) the ids of `op`, its results and everything nested in it.
@@ -470,6 +489,7 @@ class Function {
   std::string name_;
   std::vector<TensorType> parameter_types_;
   std::vector<TensorType> result_types_;
+  std::vector<InputOutputAlias> aliases_;
   bool is_public_ = true;
   std::unique_ptr<Region> body_;
   Module* parent_;

@@ -122,6 +122,17 @@ Status ResolveConstantParameters(std::span<const int64_t> indices, CompileState&
   return absl::OkStatus();
 }
 
+Status ResolveInputOutputAliases(std::span<const InputOutputAlias> aliases, CompileState& state) {
+  Function* function = state.module->FindFunction(state.function->name());
+  for (const InputOutputAlias& alias : aliases) {
+    Status added = function->AddInputOutputAlias(alias);
+    if (!added.ok()) {
+      return absl::InvalidArgumentError(StrCat("CompileOptions: ", added.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
 Status PlanItems(CompileState& state) {
   const Function& function = *state.function;
   // The schedule planner plans kernel_calls of one result; more would leave results no item
@@ -374,6 +385,24 @@ StatusOr<std::unique_ptr<Executable::Impl>> BuildExecutable(CompileState& state)
     ExecutorItem item;
     item.profile.item_index = static_cast<int64_t>(i);
     item.num_inputs = buffers.inputs.size();
+    // In-place pairs (input buffer, output buffer) for input-output aliases.
+    const int first_output = static_cast<int>(buffers.inputs.size());
+    for (size_t k = 0; k < buffers.inputs.size() && !buffers.outputs.empty(); ++k) {
+      const bool candidate =
+          k >= buffers.in_place_candidates.size() || buffers.in_place_candidates[k];
+      const bool same_size = buffers.inputs[k]->type().ByteSize() ==
+                             buffers.outputs[0]->type().ByteSize();
+      if ((buffers.may_write_in_place && candidate && same_size) ||
+          (buffers.output_aliases_input && k == 0)) {
+        item.in_place.emplace_back(static_cast<int>(k), first_output);
+      }
+    }
+    for (size_t o = 0; o < buffers.output_in_place_on.size(); ++o) {
+      if (buffers.output_in_place_on[o] >= 0) {
+        item.in_place.emplace_back(buffers.output_in_place_on[o],
+                                   first_output + static_cast<int>(o));
+      }
+    }
     item.estimated_bytes =
         static_cast<int64_t>(std::min<uint64_t>(work.resources.static_total_bytes, INT64_MAX));
     item.profile.kind = std::string(WorkKindName(work.kind));
@@ -461,6 +490,8 @@ StatusOr<std::unique_ptr<Executable::Impl>> BuildExecutable(CompileState& state)
   }
   impl.GroupIndependentItems();
   impl.OverlapCollectives();
+  impl.aliases = state.function->input_output_aliases();
+  impl.PlanInputOutputAliases();
   impl.stats.assignment_milliseconds = MillisecondsSince(state.assignment_start);
   return std::move(state.impl);
 }

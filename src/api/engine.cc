@@ -128,6 +128,7 @@ StatusOr<std::unique_ptr<Executable>> Engine::Compile(const Module& module,
   ACCY_RETURN_IF_ERROR(VerifyEntry(module, options.entry));
   ACCY_RETURN_IF_ERROR(RunGraphPasses(module, options.entry, options.constant_parameters, state));
   ACCY_RETURN_IF_ERROR(ResolveConstantParameters(options.constant_parameters, state));
+  ACCY_RETURN_IF_ERROR(ResolveInputOutputAliases(options.input_output_aliases, state));
   ACCY_RETURN_IF_ERROR(PlanItems(state));
   ACCY_RETURN_IF_ERROR(BindLibraryItems(state));
   ACCY_RETURN_IF_ERROR(CompileLoops(state));

@@ -402,6 +402,39 @@ Function::Function(std::string name, std::vector<TensorType> parameter_types,
   for (auto& argument : entry->arguments_) argument->id_ = next_value_id_++;
 }
 
+Status Function::AddInputOutputAlias(InputOutputAlias alias) {
+  const auto num_parameters = static_cast<int64_t>(parameter_types_.size());
+  const auto num_results = static_cast<int64_t>(result_types_.size());
+  if (alias.parameter < 0 || alias.parameter >= num_parameters) {
+    return absl::InvalidArgumentError(
+        StrCat("input-output alias of @", name_, ": parameter ", alias.parameter,
+               " is out of range (the function has ", num_parameters, " parameters)"));
+  }
+  if (alias.result < 0 || alias.result >= num_results) {
+    return absl::InvalidArgumentError(
+        StrCat("input-output alias of @", name_, ": result ", alias.result,
+               " is out of range (the function has ", num_results, " results)"));
+  }
+  const TensorType& parameter = parameter_types_[static_cast<size_t>(alias.parameter)];
+  const TensorType& result = result_types_[static_cast<size_t>(alias.result)];
+  if (parameter != result) {
+    return absl::InvalidArgumentError(
+        StrCat("input-output alias of @", name_, ": parameter ", alias.parameter, " (",
+               parameter.ToString(), ") and result ", alias.result, " (", result.ToString(),
+               ") have different types"));
+  }
+  for (const InputOutputAlias& existing : aliases_) {
+    if (existing.parameter == alias.parameter || existing.result == alias.result) {
+      return absl::InvalidArgumentError(
+          StrCat("input-output alias of @", name_, ": parameter ", alias.parameter,
+                 " -> result ", alias.result, " conflicts with parameter ", existing.parameter,
+                 " -> result ", existing.result, " (each parameter and result aliases once)"));
+    }
+  }
+  aliases_.push_back(alias);
+  return absl::OkStatus();
+}
+
 void Function::AssignIds(Operation& op) {
   if (op.id_ < 0) op.id_ = next_op_id_++;
   for (auto& result : op.results_) {
@@ -496,6 +529,7 @@ std::unique_ptr<Module> Module::Clone() const {
     Function* target = *copy->AddFunction(function->name(), function->parameter_types(),
                                           function->result_types());
     target->set_public(function->is_public());
+    target->aliases_ = function->aliases_;
     std::unordered_map<const Value*, Value*> mapping;
     for (int64_t p = 0; p < function->entry_block()->num_arguments(); ++p) {
       mapping[function->parameter(p)] = target->parameter(p);

@@ -163,6 +163,11 @@ class ModulePrinter {
       } else {
         out_ += function.parameter_types()[i].ToString();  // a declaration without a body
       }
+      for (const InputOutputAlias& alias : function.input_output_aliases()) {
+        if (alias.parameter == static_cast<int64_t>(i)) {
+          out_ += StrCat(" {tf.aliasing_output = ", alias.result, " : i32}");
+        }
+      }
     }
     out_ += ")";
     const std::vector<TensorType>& results = function.result_types();

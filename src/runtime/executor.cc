@@ -65,16 +65,31 @@ bool Overlaps(const Tensor& a, const Tensor& b) {
 
 }  // namespace
 
+// Whether output `o` is exactly the buffer of the input it is aliased to (an in-place run).
+bool IsAliasedPair(std::span<const InputOutputAlias> aliases, std::span<const Tensor> inputs,
+                   std::span<const Tensor> outputs, size_t o, size_t i) {
+  for (const InputOutputAlias& alias : aliases) {
+    if (static_cast<size_t>(alias.result) == o && static_cast<size_t>(alias.parameter) == i) {
+      return outputs[o].data() == inputs[i].data() &&
+             outputs[o].byte_size() == inputs[i].byte_size();
+    }
+  }
+  return false;
+}
+
 // Kernels read inputs while writing outputs in an order of their own, so an output sharing
-// memory with an input or another output would give wrong results: refuse it.
-Status CheckNoOverlap(std::span<const Tensor> inputs, std::span<const Tensor> outputs) {
+// memory with an input or another output would give wrong results: refuse it, except an output
+// that is exactly the buffer of the input it is aliased to (PlanInputOutputAliases made that
+// safe, or the run copies the input aside).
+Status CheckNoOverlap(std::span<const InputOutputAlias> aliases, std::span<const Tensor> inputs,
+                      std::span<const Tensor> outputs) {
   for (size_t o = 0; o < outputs.size(); ++o) {
     for (size_t i = 0; i < inputs.size(); ++i) {
-      if (Overlaps(outputs[o], inputs[i])) {
+      if (Overlaps(outputs[o], inputs[i]) && !IsAliasedPair(aliases, inputs, outputs, o, i)) {
         return absl::InvalidArgumentError(StrCat(
             "Run: output ", o, " shares memory with input ", i,
-            "; outputs must not overlap inputs (accy does not compute in place over caller "
-            "tensors)"));
+            "; outputs must not overlap inputs, except an output that is exactly the buffer "
+            "of the input it is aliased to (CompileOptions::input_output_aliases)"));
       }
     }
     for (size_t p = 0; p < o; ++p) {
@@ -127,8 +142,29 @@ Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> o
   RunOptions nested_options = options;
   nested_options.communicator = communicator;
   ACCY_RETURN_IF_ERROR(ValidateOutputs(outputs));
-  ACCY_RETURN_IF_ERROR(CheckNoOverlap(inputs, outputs));
+  ACCY_RETURN_IF_ERROR(CheckNoOverlap(aliases, inputs, outputs));
   std::unique_ptr<RunContext> context = AcquireContext();
+  // Where each parameter is read from: the caller's input, or for an aliased pair that cannot
+  // run in place, a copy taken before anything writes the result.
+  std::vector<const void*> parameter_data(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) parameter_data[i] = inputs[i].data();
+  for (size_t a = 0; a < aliases.size(); ++a) {
+    const auto p = static_cast<size_t>(aliases[a].parameter);
+    const auto r = static_cast<size_t>(aliases[a].result);
+    if (alias_in_place[a] || !IsAliasedPair(aliases, inputs, outputs, r, p)) continue;
+    context->alias_copies.resize(aliases.size());
+    Tensor& copy = context->alias_copies[a];
+    if (copy.byte_size() != inputs[p].byte_size()) {
+      auto allocated = Tensor::Allocate(inputs[p].type());
+      if (!allocated.ok()) {
+        ReleaseContext(std::move(context));
+        return allocated.status();
+      }
+      copy = *std::move(allocated);
+    }
+    if (copy.byte_size() > 0) std::memcpy(copy.data(), inputs[p].data(), copy.byte_size());
+    parameter_data[p] = copy.data();
+  }
   if (context->arena.byte_size() < arena_bytes) {
     auto type = TensorType::Create(ElementType::kU8, {arena_bytes});
     if (!type.ok()) return type.status();
@@ -148,7 +184,7 @@ Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> o
   auto locate = [&](const BufferSlice& slice) -> void* {
     switch (slice.kind) {
       case BufferSlice::Kind::kParameter:
-        return const_cast<void*>(inputs[static_cast<size_t>(slice.index)].data());
+        return const_cast<void*>(parameter_data[static_cast<size_t>(slice.index)]);
       case BufferSlice::Kind::kResult:
         return outputs[static_cast<size_t>(slice.index)].data();
       case BufferSlice::Kind::kConstant:
@@ -425,6 +461,72 @@ ExecutableStats Executable::Impl::CurrentStats() const {
     current.item_profiles.push_back(std::move(profile));
   }
   return current;
+}
+
+}  // namespace accy
+
+namespace accy {
+
+void Executable::Impl::PlanInputOutputAliases() {
+  alias_in_place.assign(aliases.size(), false);
+  auto is = [](const BufferSlice& slice, BufferSlice::Kind kind, int64_t index) {
+    return slice.kind == kind && slice.index == index;
+  };
+  // The inter-op group holding each item: [start, end), or [i, i + 1) when it runs alone.
+  std::vector<size_t> group_start(items.size()), group_stop(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    group_start[i] = i;
+    group_stop[i] = i + 1;
+  }
+  if (num_threads > 1) {
+    for (size_t i = 0; i < items.size(); ++i) {
+      for (size_t k = i; k < items[i].group_end; ++k) {
+        group_start[k] = i;
+        group_stop[k] = items[i].group_end;
+      }
+    }
+  }
+  for (size_t a = 0; a < aliases.size(); ++a) {
+    const int64_t p = aliases[a].parameter, r = aliases[a].result;
+    bool safe = true;
+    // Results are copied after every item ran: one copied from the parameter into another
+    // result would read what the aliased result wrote.
+    for (const auto& [result, slice] : result_copies) {
+      if (is(slice, BufferSlice::Kind::kParameter, p) && result != r) safe = false;
+    }
+    // The one item that writes the result's buffer.
+    size_t writer = SIZE_MAX;
+    int writer_buffer = -1;
+    for (size_t i = 0; i < items.size() && safe; ++i) {
+      const ExecutorItem& item = items[i];
+      for (size_t b = item.num_inputs; b < item.buffers.size(); ++b) {
+        if (!is(item.buffers[b], BufferSlice::Kind::kResult, r)) continue;
+        if (writer != SIZE_MAX && writer != i) safe = false;
+        writer = i;
+        writer_buffer = static_cast<int>(b);
+      }
+    }
+    for (size_t j = 0; j < items.size() && safe; ++j) {
+      const ExecutorItem& item = items[j];
+      for (size_t b = 0; b < item.num_inputs && safe; ++b) {
+        if (!is(item.buffers[b], BufferSlice::Kind::kParameter, p)) continue;
+        if (j == writer) {
+          // The producer reads the parameter: only where it computes the result in place.
+          const std::pair<int, int> pair{static_cast<int>(b), writer_buffer};
+          safe = std::find(item.in_place.begin(), item.in_place.end(), pair) !=
+                 item.in_place.end();
+        } else if (writer != SIZE_MAX) {
+          // Another reader must have finished before the producer starts.
+          const bool before = j < writer && group_stop[j] <= group_start[writer];
+          const bool still_running = item.join_before > writer;
+          safe = before && !still_running;
+        }
+      }
+    }
+    alias_in_place[a] = safe;
+  }
+  stats.input_output_aliases = aliases;
+  stats.input_output_aliases_in_place = alias_in_place;
 }
 
 }  // namespace accy

@@ -54,6 +54,10 @@ struct ExecutorItem {
   // buffer assignment gave them different memory, the input's bytes are copied into the output
   // before the item runs and the item reads the output's memory for that input.
   std::vector<std::pair<int, int>> copy_in;
+  // (input buffer, output buffer) pairs the item may compute in place: the output written over
+  // that input's memory reads each element before writing it (elementwise kernels, a reshape's
+  // byte copy, a native all_reduce, in-place library outputs). Input-output aliases use it.
+  std::vector<std::pair<int, int>> in_place;
   // The plan's estimate of the bytes this item reads and writes (inter-op grouping).
   int64_t estimated_bytes = 0;
   // Items [this, group_end) are independent single-block JIT items run concurrently, one per
@@ -100,6 +104,11 @@ struct Executable::Impl {
   int64_t num_replicas = 1;
   int64_t num_partitions = 1;
   bool has_collectives = false;
+  // Input-output aliases (the function's, then CompileOptions'), and per alias whether a run
+  // passing the parameter's buffer as the result's may compute in place without first copying
+  // the parameter aside (set by PlanInputOutputAliases).
+  std::vector<InputOutputAlias> aliases;
+  std::vector<bool> alias_in_place;
 
   // Inter-op parallelism: marks runs of consecutive items that may run at the same time. An item
   // joins a group when it is a JIT kernel of one block (intra-op parallelism would leave the
@@ -118,6 +127,13 @@ struct Executable::Impl {
   // GroupIndependentItems.
   static constexpr int64_t kMinOverlapBytes = 256 * 1024;
   void OverlapCollectives();
+  // Sets alias_in_place (and the stats' copy of it) for `aliases`: in place when every item
+  // that reads the parameter other than the result's one producing item finishes before that
+  // item starts (earlier in order, not in its inter-op group, not an overlapped collective
+  // still running), the producer reads the parameter only at positions it computes in place
+  // (ExecutorItem::in_place), and no result copied after the run reads the parameter. Call
+  // after OverlapCollectives.
+  void PlanInputOutputAliases();
   // stats with item_profiles filled from the counters.
   ExecutableStats CurrentStats() const;
   // Validates and runs (Executable::Run).
@@ -131,6 +147,9 @@ struct Executable::Impl {
     Tensor arena;
     Tensor scratch;
     std::vector<void*> pointers;
+    // Per alias: where a run that aliases the buffers copies the parameter aside when the
+    // alias cannot run in place.
+    std::vector<Tensor> alias_copies;
   };
   std::unique_ptr<RunContext> AcquireContext() const;
   void ReleaseContext(std::unique_ptr<RunContext> context) const;

@@ -209,10 +209,31 @@ Status Importer::BuildFunction(Builder& builder, const FunctionSyntax& function)
     parameters.insert(parameters.end(), op.result_types.begin(), op.result_types.end());
     results.insert(results.end(), op.operand_types->begin(), op.operand_types->end());
   }
+  const auto declared_results = static_cast<int64_t>(function.result_types.size());
   StatusOr<FunctionBuilder> fb =
       builder.BeginFunction(function.name, parameters, std::move(results));
   if (!fb.ok()) return WithLoc(function.loc, fb.status());
   fb->function()->set_public(function.is_public);
+  // Donated parameters: `tf.aliasing_output = R` (what JAX writes for donate_argnums).
+  for (size_t i = 0; i < function.arg_attrs.size(); ++i) {
+    for (const NamedAttr& attr : function.arg_attrs[i]) {
+      if (attr.name != "tf.aliasing_output") continue;
+      if (attr.value.kind != AttrValue::Kind::kInt) {
+        return ErrorAt(attr.value.loc, StrCat("tf.aliasing_output of parameter ", i,
+                                              " must be an integer result index, got ",
+                                              attr.value.KindName()));
+      }
+      if (attr.value.int_value >= declared_results) {
+        return ErrorAt(attr.value.loc,
+                       StrCat("tf.aliasing_output of parameter ", i, " names result ",
+                              attr.value.int_value, ", but @", function.name, " has ",
+                              declared_results, " results"));
+      }
+      Status added = fb->function()->AddInputOutputAlias(
+          {static_cast<int64_t>(i), attr.value.int_value});
+      if (!added.ok()) return WithLoc(attr.value.loc, added);
+    }
+  }
   function_name_ = function.name;
   declared_results_ = static_cast<int64_t>(function.result_types.size());
   check_values_.clear();

@@ -200,8 +200,11 @@ Status Parser::ParseFunction(ModuleSyntax* module) {
       ACCY_RETURN_IF_ERROR(ParseArgument(&name, &type));
       body.arg_names.push_back(std::move(name));
       body.arg_types.push_back(std::move(type));
-      std::vector<NamedAttr> ignored;  // argument attributes (mhlo.sharding, ...)
-      ACCY_RETURN_IF_ERROR(ParseOptionalAttributeDict(&ignored));
+      // Argument attributes: the importer reads tf.aliasing_output, ignores the rest
+      // (mhlo.sharding, ...).
+      std::vector<NamedAttr> attrs;
+      ACCY_RETURN_IF_ERROR(ParseOptionalAttributeDict(&attrs));
+      function.arg_attrs.push_back(std::move(attrs));
       ACCY_RETURN_IF_ERROR(SkipLocation());
       if (Consume(TokenKind::kComma)) continue;
       ACCY_RETURN_IF_ERROR(Expect(TokenKind::kRParen, "',' or ')' in the parameter list"));

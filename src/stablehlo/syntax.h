@@ -127,6 +127,8 @@ struct FunctionSyntax {
   std::string name;
   bool is_public = true;
   RegionSyntax body;  // arg_names / arg_types are the parameters
+  // Per parameter, its attribute dictionary (`{tf.aliasing_output = 0 : i32}`; empty if none).
+  std::vector<std::vector<NamedAttr>> arg_attrs;
   std::vector<TensorType> result_types;
 };
 

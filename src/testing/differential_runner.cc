@@ -138,6 +138,51 @@ Outcome Runner::Run(const FuzzProgram& program) {
     }
     runs.push_back(*std::move(actual));
   }
+  return RunDonated(**module, program, runs.back());
+}
+
+Outcome Runner::RunDonated(const Module& module, const FuzzProgram& program,
+                           const std::vector<Tensor>& expected) {
+  // The first output whose type is an input's: alias the two (a donated parameter) and run in
+  // place on the last engine; every output must equal that engine's run with separate buffers.
+  for (size_t o = 0; o < expected.size(); ++o) {
+    for (size_t p = 0; p < program.inputs.size(); ++p) {
+      if (program.inputs[p].type() != expected[o].type()) continue;
+      CompileOptions options;
+      options.input_output_aliases = {{static_cast<int64_t>(p), static_cast<int64_t>(o)}};
+      StatusOr<std::unique_ptr<Executable>> exe = engines_.back()->Compile(module, options);
+      if (!exe.ok()) {
+        return {Verdict::kCompileError, StrCat("with parameter ", p, " donated to result ", o,
+                                               ": ", exe.status().ToString())};
+      }
+      std::vector<Tensor> inputs, outputs;
+      for (const Tensor& input : program.inputs) {
+        StatusOr<Tensor> copy = Tensor::FromBytes(input.type(), input.bytes());
+        if (!copy.ok()) return {Verdict::kRunError, copy.status().ToString()};
+        inputs.push_back(*std::move(copy));
+      }
+      for (size_t r = 0; r < expected.size(); ++r) {
+        StatusOr<Tensor> out = Tensor::Allocate(expected[r].type());
+        if (!out.ok()) return {Verdict::kRunError, out.status().ToString()};
+        outputs.push_back(r == o ? inputs[p] : *std::move(out));
+      }
+      if (Status run = (*exe)->Run(inputs, outputs); !run.ok()) {
+        return {Verdict::kRunError, StrCat("with parameter ", p, " donated to result ", o, ": ",
+                                           run.ToString())};
+      }
+      for (size_t r = 0; r < expected.size(); ++r) {
+        TensorComparison same = CompareExact(outputs[r], expected[r]);
+        if (!same.ok) {
+          return {Verdict::kMismatch,
+                  StrCat("output ", r, " of the in-place run (parameter ", p, " donated to result ",
+                         o, ", ", (*exe)->Stats().input_output_aliases_in_place[0]
+                                      ? "in place" : "copied aside",
+                         ") differs from the run with separate buffers: ", same.message)};
+        }
+      }
+      return {Verdict::kMatch, ""};
+    }
+  }
   return {Verdict::kMatch, ""};
 }
 

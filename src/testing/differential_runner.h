@@ -56,6 +56,8 @@ class Runner {
  public:
   // kInvalidArgument for an empty thread list or a count below 1; Engine::Create's errors.
   static StatusOr<std::unique_ptr<Runner>> Create(const RunnerOptions& options);
+  // Compiles and runs `program` on every engine against the reference; then, where a parameter
+  // has a result's type, once more in place (RunDonated).
   Outcome Run(const FuzzProgram& program);
   // The reference results of `program` (its reference form), for the reducer.
   static StatusOr<std::vector<Tensor>> Reference(const FuzzProgram& program);
@@ -63,6 +65,12 @@ class Runner {
  private:
   explicit Runner(RunnerOptions options) : options_(std::move(options)) {}
   Status MakeEngines();
+  // Compiles `module` again with its first parameter whose type is a result's donated to that
+  // result (CompileOptions::input_output_aliases), runs it in place on the last engine, and
+  // compares every output bit for bit with `expected` (that engine's run with separate
+  // buffers). kMatch when no parameter has a result's type.
+  Outcome RunDonated(const Module& module, const FuzzProgram& program,
+                     const std::vector<Tensor>& expected);
   RunnerOptions options_;
   std::vector<std::unique_ptr<Engine>> engines_;
   int64_t programs_ = 0;

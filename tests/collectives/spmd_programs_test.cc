@@ -189,6 +189,56 @@ TEST(SpmdProgramsTest, ExactValuesOfAnAllReduceAndReplicaIds) {
   }
 }
 
+// A donated parameter (tf.aliasing_output, what JAX writes for donate_argnums) reduced by an
+// all_reduce with a native reduction is reduced in the caller's buffer, with no copy: the
+// run's output is the input tensor itself. A general (gather-and-fold) computation cannot reduce
+// in place, so the run copies the parameter aside first; both give exact values on a grid of 2.
+TEST(SpmdProgramsTest, AnAllReduceOfADonatedParameterReducesInTheCallersBuffer) {
+  struct Case {
+    const char* body;
+    bool in_place;
+  };
+  for (const Case& c :
+       {Case{"%s = stablehlo.add %a, %b : tensor<f32>\n        stablehlo.return %s : tensor<f32>", true},
+        Case{"%s = stablehlo.add %a, %b : tensor<f32>\n        %t = stablehlo.add %s, %s : tensor<f32>\n"
+             "        stablehlo.return %t : tensor<f32>", false}}) {
+    SCOPED_TRACE(c.body);
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(Grid(2, 1) + R"(
+  func.func @main(%x: tensor<1024xf32> {tf.aliasing_output = 0 : i32}) -> tensor<1024xf32> {
+    %r = "stablehlo.all_reduce"(%x) ({
+      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+        )" + std::string(c.body) + R"(
+    }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<1024xf32>) -> tensor<1024xf32>
+    return %r : tensor<1024xf32>
+  }
+})"));
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create());
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable, engine->Compile(*module, "main"));
+    ASSERT_EQ(executable->Stats().input_output_aliases_in_place.size(), 1u);
+    EXPECT_EQ(executable->Stats().input_output_aliases_in_place[0], c.in_place);
+    std::vector<Tensor> buffers;
+    for (int p = 0; p < 2; ++p) {
+      std::vector<float> x(1024);
+      for (size_t i = 0; i < x.size(); ++i) x[i] = float(i) + 1000.0f * float(p);
+      buffers.push_back(*Tensor::FromVector(*TensorType::Create(ElementType::kF32, {1024}), x));
+    }
+    ASSERT_OK(RunGrid(2, [&](int p, Communicator& comm) -> StatusOr<std::vector<Tensor>> {
+                RunOptions options;
+                options.communicator = &comm;
+                std::vector<Tensor> io = {buffers[static_cast<size_t>(p)]};
+                ACCY_RETURN_IF_ERROR(executable->Run(io, io, options));
+                return io;
+              }).status());
+    const float scale = c.in_place ? 1.0f : 2.0f;
+    for (int p = 0; p < 2; ++p) {
+      const float* y = static_cast<const float*>(buffers[static_cast<size_t>(p)].data());
+      for (int i : {0, 1, 511, 1023}) {
+        EXPECT_EQ(y[i], scale * (2.0f * float(i) + 1000.0f)) << p << " " << i;  // exact
+      }
+    }
+  }
+}
+
 // An all_reduce whose operand dies at it (a gradient computed in the program, as data-parallel
 // training has them) reduces in the operand's buffer: the arena holds one 4 KiB tensor for
 // both, not two. Its values are exact on a grid of 2; a general (gather-and-fold) computation
