@@ -185,7 +185,8 @@ struct CompileOptions {
   // writes, as an elementwise kernel or a native all_reduce does) nothing is copied; otherwise
   // the Run first copies the parameter aside (ExecutableStats::input_output_aliases_in_place
   // says which). Errors (Compile, kInvalidArgument): an index out of range, types that differ,
-  // a parameter or a result in two aliases (here or with the function's own).
+  // a parameter or a result in two aliases (here or with the function's own), a donated
+  // parameter that is also in constant_parameters.
   std::vector<InputOutputAlias> input_output_aliases;
 };
 

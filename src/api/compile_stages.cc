@@ -130,6 +130,19 @@ Status ResolveInputOutputAliases(std::span<const InputOutputAlias> aliases, Comp
       return absl::InvalidArgumentError(StrCat("CompileOptions: ", added.message()));
     }
   }
+  // A declared-constant parameter keeps packed copies keyed by its address; a donated one is
+  // overwritten (or read from a per-run copy), so the copies would go stale.
+  for (const InputOutputAlias& alias : function->input_output_aliases()) {
+    const Value* parameter = function->parameter(alias.parameter);
+    if (std::find(state.constant_parameters.begin(), state.constant_parameters.end(),
+                  parameter) != state.constant_parameters.end()) {
+      return absl::InvalidArgumentError(StrCat(
+          "CompileOptions: parameter ", alias.parameter, " is declared constant "
+          "(constant_parameters) and donated to result ", alias.result,
+          " (an input-output alias): a run may overwrite a donated parameter, so its values "
+          "cannot stay the same across runs"));
+    }
+  }
   return absl::OkStatus();
 }
 

@@ -107,7 +107,8 @@ Status RunGraphPasses(const Module& caller_module, std::string_view entry,
 Status ResolveConstantParameters(std::span<const int64_t> indices, CompileState& state);
 // Stage 2c: adds CompileOptions::input_output_aliases to the entry function's own (in the
 // copy). kInvalidArgument, prefixed "CompileOptions: ", for an index out of range, types that
-// differ, or a parameter or result aliased twice (Function::AddInputOutputAlias).
+// differ, a parameter or result aliased twice (Function::AddInputOutputAlias), or a donated
+// parameter that is also declared constant (run after ResolveConstantParameters).
 Status ResolveInputOutputAliases(std::span<const InputOutputAlias> aliases, CompileState& state);
 // Stage 3: schedule and fusion plans, the plan text and its dump, item counts by kind.
 // Errors: kUnimplemented for a kernel_call of other than one result; the planner's (refused

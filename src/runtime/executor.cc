@@ -63,8 +63,6 @@ bool Overlaps(const Tensor& a, const Tensor& b) {
          lo_b < lo_a + static_cast<uintptr_t>(a.byte_size());
 }
 
-}  // namespace
-
 // Whether output `o` is exactly the buffer of the input it is aliased to (an in-place run).
 bool IsAliasedPair(std::span<const InputOutputAlias> aliases, std::span<const Tensor> inputs,
                    std::span<const Tensor> outputs, size_t o, size_t i) {
@@ -76,6 +74,8 @@ bool IsAliasedPair(std::span<const InputOutputAlias> aliases, std::span<const Te
   }
   return false;
 }
+
+}  // namespace
 
 // Kernels read inputs while writing outputs in an order of their own, so an output sharing
 // memory with an input or another output would give wrong results: refuse it, except an output
@@ -462,10 +462,6 @@ ExecutableStats Executable::Impl::CurrentStats() const {
   }
   return current;
 }
-
-}  // namespace accy
-
-namespace accy {
 
 void Executable::Impl::PlanInputOutputAliases() {
   alias_in_place.assign(aliases.size(), false);

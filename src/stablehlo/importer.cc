@@ -54,6 +54,14 @@ class Importer {
   // The extra result types a function gets for its checks (see Check).
   StatusOr<std::vector<TensorType>> CheckResultTypes(const FunctionSyntax& function);
   Status BuildFunction(Builder& builder, const FunctionSyntax& function);
+  // The function's `tf.aliasing_output` parameter attributes, checked (an integer naming a
+  // result of the parameter's type; each parameter and result once): kInvalidArgument at the
+  // attribute's location otherwise.
+  struct AliasSyntax {
+    InputOutputAlias alias;
+    SourceLoc loc;
+  };
+  static StatusOr<std::vector<AliasSyntax>> AliasesOf(const FunctionSyntax& function);
 
   Status Define(NameTable& names, const std::string& name, std::vector<Value*> values,
                 SourceLoc loc);
@@ -120,6 +128,8 @@ StatusOr<StableHloProgram> Importer::Run() {
     if (!functions_.emplace(function.name, &function).second) {
       return ErrorAt(function.loc, StrCat("redefinition of function @", function.name));
     }
+    // Checked here for every function, also the private ones that are only inlined.
+    ACCY_RETURN_IF_ERROR(AliasesOf(function).status());
   }
   std::set<std::string> called;
   for (const FunctionSyntax& function : syntax_.functions) {
@@ -189,6 +199,48 @@ StatusOr<std::vector<TensorType>> Importer::CheckResultTypes(const FunctionSynta
   return types;
 }
 
+StatusOr<std::vector<Importer::AliasSyntax>> Importer::AliasesOf(const FunctionSyntax& function) {
+  std::vector<AliasSyntax> aliases;
+  const auto declared_results = static_cast<int64_t>(function.result_types.size());
+  for (size_t i = 0; i < function.arg_attrs.size(); ++i) {
+    for (const NamedAttr& attr : function.arg_attrs[i]) {
+      if (attr.name != "tf.aliasing_output") continue;
+      if (attr.value.kind != AttrValue::Kind::kInt) {
+        return ErrorAt(attr.value.loc, StrCat("tf.aliasing_output of parameter ", i, " of @",
+                                              function.name,
+                                              " must be an integer result index, got ",
+                                              attr.value.KindName()));
+      }
+      const int64_t result = attr.value.int_value;
+      if (result < 0 || result >= declared_results) {
+        return ErrorAt(attr.value.loc,
+                       StrCat("tf.aliasing_output of parameter ", i, " of @", function.name,
+                              " names result ", result, ", but @", function.name, " has ",
+                              declared_results, " results"));
+      }
+      const TensorType& parameter_type = function.body.arg_types[i];
+      const TensorType& result_type = function.result_types[static_cast<size_t>(result)];
+      if (parameter_type != result_type) {
+        return ErrorAt(attr.value.loc,
+                       StrCat("tf.aliasing_output of @", function.name, ": parameter ", i, " (",
+                              parameter_type.ToString(), ") and result ", result, " (",
+                              result_type.ToString(), ") have different types"));
+      }
+      for (const AliasSyntax& other : aliases) {
+        if (other.alias.parameter == static_cast<int64_t>(i) || other.alias.result == result) {
+          return ErrorAt(attr.value.loc,
+                         StrCat("tf.aliasing_output of @", function.name, ": parameter ", i,
+                                " -> result ", result, " conflicts with parameter ",
+                                other.alias.parameter, " -> result ", other.alias.result,
+                                " (each parameter and result aliases once)"));
+        }
+      }
+      aliases.push_back({{static_cast<int64_t>(i), result}, attr.value.loc});
+    }
+  }
+  return aliases;
+}
+
 Status Importer::BuildFunction(Builder& builder, const FunctionSyntax& function) {
   ACCY_ASSIGN_OR_RETURN(std::vector<TensorType> extra, CheckResultTypes(function));
   std::vector<TensorType> results = function.result_types;
@@ -209,30 +261,15 @@ Status Importer::BuildFunction(Builder& builder, const FunctionSyntax& function)
     parameters.insert(parameters.end(), op.result_types.begin(), op.result_types.end());
     results.insert(results.end(), op.operand_types->begin(), op.operand_types->end());
   }
-  const auto declared_results = static_cast<int64_t>(function.result_types.size());
   StatusOr<FunctionBuilder> fb =
       builder.BeginFunction(function.name, parameters, std::move(results));
   if (!fb.ok()) return WithLoc(function.loc, fb.status());
   fb->function()->set_public(function.is_public);
   // Donated parameters: `tf.aliasing_output = R` (what JAX writes for donate_argnums).
-  for (size_t i = 0; i < function.arg_attrs.size(); ++i) {
-    for (const NamedAttr& attr : function.arg_attrs[i]) {
-      if (attr.name != "tf.aliasing_output") continue;
-      if (attr.value.kind != AttrValue::Kind::kInt) {
-        return ErrorAt(attr.value.loc, StrCat("tf.aliasing_output of parameter ", i,
-                                              " must be an integer result index, got ",
-                                              attr.value.KindName()));
-      }
-      if (attr.value.int_value >= declared_results) {
-        return ErrorAt(attr.value.loc,
-                       StrCat("tf.aliasing_output of parameter ", i, " names result ",
-                              attr.value.int_value, ", but @", function.name, " has ",
-                              declared_results, " results"));
-      }
-      Status added = fb->function()->AddInputOutputAlias(
-          {static_cast<int64_t>(i), attr.value.int_value});
-      if (!added.ok()) return WithLoc(attr.value.loc, added);
-    }
+  ACCY_ASSIGN_OR_RETURN(std::vector<AliasSyntax> aliases, AliasesOf(function));
+  for (const AliasSyntax& alias : aliases) {
+    Status added = fb->function()->AddInputOutputAlias(alias.alias);
+    if (!added.ok()) return WithLoc(alias.loc, added);
   }
   function_name_ = function.name;
   declared_results_ = static_cast<int64_t>(function.result_types.size());
