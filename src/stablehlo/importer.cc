@@ -238,6 +238,31 @@ StatusOr<std::vector<Importer::AliasSyntax>> Importer::AliasesOf(const FunctionS
       aliases.push_back({{static_cast<int64_t>(i), result}, attr.value.loc});
     }
   }
+  // `jax.buffer_donor = true`: a donated parameter with no result named (XLA's buffer donor).
+  // It takes the first result of its type that no alias has yet, in parameter order; one with
+  // no such result stays unaliased (a donation is permission, not a requirement).
+  for (size_t i = 0; i < function.arg_attrs.size(); ++i) {
+    for (const NamedAttr& attr : function.arg_attrs[i]) {
+      if (attr.name != "jax.buffer_donor") continue;
+      if (attr.value.kind != AttrValue::Kind::kBool) {
+        return ErrorAt(attr.value.loc, StrCat("jax.buffer_donor of parameter ", i, " of @",
+                                              function.name, " must be true or false, got ",
+                                              attr.value.KindName()));
+      }
+      const bool aliased = std::any_of(aliases.begin(), aliases.end(), [&](const AliasSyntax& a) {
+        return a.alias.parameter == static_cast<int64_t>(i);
+      });
+      if (!attr.value.bool_value || aliased) continue;
+      for (size_t r = 0; r < function.result_types.size(); ++r) {
+        const bool taken = std::any_of(aliases.begin(), aliases.end(), [&](const AliasSyntax& a) {
+          return a.alias.result == static_cast<int64_t>(r);
+        });
+        if (taken || function.result_types[r] != function.body.arg_types[i]) continue;
+        aliases.push_back({{static_cast<int64_t>(i), static_cast<int64_t>(r)}, attr.value.loc});
+        break;
+      }
+    }
+  }
   return aliases;
 }
 

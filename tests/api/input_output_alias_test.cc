@@ -289,6 +289,24 @@ TEST(InputOutputAliasTest, TextAliasesRoundTripAndBadOnesAreNamed) {
     EXPECT_THAT(std::string(parsed.status().message()), HasSubstr(c.message));
     EXPECT_THAT(std::string(parsed.status().message()), HasSubstr("2:"));  // its line
   }
+  // jax.buffer_donor: each donor takes the first free result of its type, if any.
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> donors, ParseStableHlo(R"(
+  func.func @main(%a: tensor<3xf32> {jax.buffer_donor = true}, %b: tensor<2xi32> {jax.buffer_donor = true},
+                  %c: tensor<3xf32> {jax.buffer_donor = true}, %d: tensor<3xf32> {jax.buffer_donor = false})
+      -> (tensor<3xf32>, tensor<3xf32>) {
+    %y = stablehlo.add %a, %c : tensor<3xf32>
+    %z = stablehlo.add %y, %d : tensor<3xf32>
+    return %y, %z : tensor<3xf32>, tensor<3xf32>
+  })"));
+  EXPECT_THAT(donors->FindFunction("main")->input_output_aliases(),
+              ElementsAre(InputOutputAlias{0, 0}, InputOutputAlias{2, 1}));
+  auto bad_donor = ParseStableHlo(R"(
+  func.func @main(%x: tensor<3xf32> {jax.buffer_donor = 1 : i32}) -> tensor<3xf32> {
+    return %x : tensor<3xf32>
+  })");
+  ASSERT_FALSE(bad_donor.ok());
+  EXPECT_THAT(std::string(bad_donor.status().message()),
+              HasSubstr("jax.buffer_donor of parameter 0 of @main must be true or false"));
   // A private function inlined into its caller is checked too.
   auto helper = ParseStableHlo(R"(
   func.func private @helper(%x: tensor<4xf32> {tf.aliasing_output = 5 : i32}) -> tensor<4xf32> {
