@@ -61,6 +61,14 @@ void ExpectInPlaceRunMatchesSeparateRun(const Module& module, const Executable& 
                            expected[static_cast<size_t>(result)]).ok);
 }
 
+// `module` compiled on a default engine with parameter 0 donated to result 0.
+StatusOr<std::unique_ptr<Executable>> CompileDonatingFirst(const Module& module) {
+  ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Create());
+  CompileOptions options;
+  options.input_output_aliases = {{0, 0}};
+  return engine->Compile(module, options);
+}
+
 // y = exp(x) * x + x (no cancellation: both terms have x's sign): one elementwise fusion
 // reading x where it writes y, so y is computed over x's buffer with no copy; a second run (on
 // the same engine) is in place again.
@@ -70,10 +78,7 @@ TEST(InputOutputAliasTest, ElementwiseResultComputesOverTheDonatedParameter) {
   Value* x = f.Parameter(0);
   ASSERT_OK(f.Return({*f.Add(*f.Multiply(*f.Exponential(x), x), x)}));
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create());
-  CompileOptions options;
-  options.input_output_aliases = {{0, 0}};
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, engine->Compile(*module, options));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, CompileDonatingFirst(*module));
   EXPECT_THAT(exe->Stats().input_output_aliases, ElementsAre(InputOutputAlias{0, 0}));
   EXPECT_THAT(exe->Stats().input_output_aliases_in_place, ElementsAre(true));
   ExpectInPlaceRunMatchesSeparateRun(*module, *exe, {Ramp(37, 0.25f)}, 0, 0);
@@ -92,10 +97,7 @@ TEST(InputOutputAliasTest, ResultReadingOtherPositionsCopiesTheParameterAside) {
   FunctionBuilder f = *builder.BeginFunction("main", {F32({40})}, {F32({40})});
   ASSERT_OK(f.Return({*f.Reverse(f.Parameter(0), {0})}));
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create());
-  CompileOptions options;
-  options.input_output_aliases = {{0, 0}};
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, engine->Compile(*module, options));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, CompileDonatingFirst(*module));
   EXPECT_THAT(exe->Stats().input_output_aliases_in_place, ElementsAre(false));
   ExpectInPlaceRunMatchesSeparateRun(*module, *exe, {Ramp(40, 1.0f)}, 0, 0);
 }
@@ -108,10 +110,7 @@ TEST(InputOutputAliasTest, ParameterAlsoReturnedAsAnotherResultIsCopiedAside) {
   Value* x = f.Parameter(0);
   ASSERT_OK(f.Return({*f.Multiply(x, x), x}));
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create());
-  CompileOptions options;
-  options.input_output_aliases = {{0, 0}};
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, engine->Compile(*module, options));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, CompileDonatingFirst(*module));
   EXPECT_THAT(exe->Stats().input_output_aliases_in_place, ElementsAre(false));
   ExpectInPlaceRunMatchesSeparateRun(*module, *exe, {Ramp(16, 0.5f)}, 0, 0);
 }
@@ -220,10 +219,7 @@ TEST(InputOutputAliasTest, OtherOverlapsAreStillRejected) {
   FunctionBuilder f = *builder.BeginFunction("main", {F32({8}), F32({8})}, {F32({8})});
   ASSERT_OK(f.Return({*f.Add(f.Parameter(0), f.Parameter(1))}));
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create());
-  CompileOptions options;
-  options.input_output_aliases = {{0, 0}};
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, engine->Compile(*module, options));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, CompileDonatingFirst(*module));
   Tensor big = *Tensor::Filled(F32({16}), 1.0);
   Tensor a = *Tensor::Borrow(F32({8}), big.data());
   Tensor shifted = *Tensor::Borrow(F32({8}), static_cast<float*>(big.data()) + 4);
