@@ -169,7 +169,7 @@ int RunCommand(std::span<const std::string> args) {
     StatusOr<std::unique_ptr<Executable>> executable =
         (*engine)->Compile(**module, *function_name);
     if (!executable.ok()) return ReportError("run", executable.status());
-    outputs = (*executable)->Run(inputs);
+    outputs = RunDonatingInputs(**executable, inputs, RunOptions{});
   }
   if (!outputs.ok()) return ReportError("run", outputs.status());
 

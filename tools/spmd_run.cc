@@ -46,6 +46,25 @@ bool LauncherSignalled() { return launcher_signalled != 0; }
 // the ranks yourself (ACCY_RANK ...) on several hosts.
 constexpr int64_t kMaxLocalProcesses = 256;
 
+}  // namespace
+
+StatusOr<std::vector<Tensor>> RunDonatingInputs(const Executable& executable,
+                                                std::vector<Tensor>& inputs,
+                                                const RunOptions& options) {
+  std::vector<Tensor> outputs;
+  for (const TensorType& type : executable.result_types()) {
+    ACCY_ASSIGN_OR_RETURN(Tensor output, Tensor::Allocate(type));
+    outputs.push_back(std::move(output));
+  }
+  for (const InputOutputAlias& alias : executable.Stats().input_output_aliases) {
+    outputs[static_cast<size_t>(alias.result)] = inputs[static_cast<size_t>(alias.parameter)];
+  }
+  ACCY_RETURN_IF_ERROR(executable.Run(inputs, outputs, options));
+  return outputs;
+}
+
+namespace {
+
 // One process's run with `communicator` (null on a 1 x 1 grid).
 StatusOr<std::vector<Tensor>> RunProcess(const SpmdRun& run, const Executable* executable,
                                          int process, Communicator* communicator) {
@@ -62,7 +81,7 @@ StatusOr<std::vector<Tensor>> RunProcess(const SpmdRun& run, const Executable* e
   }
   RunOptions options;
   options.communicator = communicator;
-  return executable->Run(inputs, options);
+  return RunDonatingInputs(*executable, inputs, options);
 }
 
 StatusOr<std::unique_ptr<Executable>> CompileFor(const SpmdRun& run,

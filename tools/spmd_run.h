@@ -52,6 +52,14 @@ class TemporaryFolder {
 std::string ReadTextFile(const std::filesystem::path& path);
 
 // The inputs of process `process` (file paths as SpmdRun says), converted to `types`.
+// Runs `executable` on `inputs`, which the caller owns and gives up: a result aliased to a
+// parameter (tf.aliasing_output / jax.buffer_donor, Stats().input_output_aliases) is computed
+// into that input's buffer, in place, as JAX runs a donated argument; the other results get
+// buffers of their own. The run's errors.
+StatusOr<std::vector<Tensor>> RunDonatingInputs(const Executable& executable,
+                                                std::vector<Tensor>& inputs,
+                                                const RunOptions& options);
+
 StatusOr<std::vector<Tensor>> ReadProcessInputs(const SpmdRun& run, int process,
                                                 std::span<const TensorType> types);
 

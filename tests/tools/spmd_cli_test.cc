@@ -100,6 +100,43 @@ TEST_F(SpmdCliTest, ProcessesThreadsAndTheReferenceGiveTheSameResults) {
   EXPECT_EQ(id->GetAsInt64(0), 1);
 }
 
+// A donated parameter (tf.aliasing_output): `accy run` gives up its own copy of the input, so
+// the all_reduce reduces it in place (a native sum: no copy) on both processes and threads, and
+// a single-process elementwise program computes over its input; the printed results are the
+// same as without donation.
+TEST_F(SpmdCliTest, DonatedParametersRunInPlaceWithTheSameResults) {
+  Write("donated.mlir", R"(
+module @donated attributes {mhlo.num_replicas = 2 : i32} {
+  func.func @main(%x: tensor<3xf32> {tf.aliasing_output = 0 : i32}, %n: tensor<i64>)
+      -> tensor<3xf32> {
+    %s = "stablehlo.all_reduce"(%x) ({
+      ^bb0(%lhs: tensor<f32>, %rhs: tensor<f32>):
+        %sum = stablehlo.add %lhs, %rhs : tensor<f32>
+        stablehlo.return %sum : tensor<f32>
+    }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<3xf32>) -> tensor<3xf32>
+    return %s : tensor<3xf32>
+  }
+})");
+  WriteInputs({0, 0});
+  const std::string expected =
+      "process 0 result 0: tensor<3xf32> [3, 2, -1]\n"
+      "process 1 result 0: tensor<3xf32> [3, 2, -1]\n";
+  for (const std::string mode : {"", " --in-process"}) {
+    const CommandResult result =
+        Accy("run donated.mlir --input-per-process in --no-cache" + mode);
+    EXPECT_EQ(result.exit_code, 0) << mode << ": " << result.output;
+    EXPECT_EQ(result.output, expected) << mode;
+  }
+  Write("square.mlir", R"(
+  func.func @main(%x: tensor<3xf32> {jax.buffer_donor = true}) -> tensor<3xf32> {
+    %y = stablehlo.multiply %x, %x : tensor<3xf32>
+    return %y : tensor<3xf32>
+  })");
+  const CommandResult square = Accy("run square.mlir --input in/process1/input0.npy --no-cache");
+  EXPECT_EQ(square.exit_code, 0) << square.output;
+  EXPECT_EQ(square.output, "result 0: tensor<3xf32> [4, 4, 1]\n");
+}
+
 TEST_F(SpmdCliTest, GridOptionsAndTheirErrors) {
   Write("spmd.mlir", kProgram);
   WriteInputs({1, 2, 3});
