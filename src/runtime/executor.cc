@@ -146,7 +146,8 @@ Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> o
   std::unique_ptr<RunContext> context = AcquireContext();
   // Where each parameter is read from: the caller's input, or for an aliased pair that cannot
   // run in place, a copy taken before anything writes the result.
-  std::vector<const void*> parameter_data(inputs.size());
+  std::vector<const void*>& parameter_data = context->parameter_data;
+  parameter_data.resize(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) parameter_data[i] = inputs[i].data();
   for (size_t a = 0; a < aliases.size(); ++a) {
     const auto p = static_cast<size_t>(aliases[a].parameter);

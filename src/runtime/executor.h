@@ -147,6 +147,8 @@ struct Executable::Impl {
     Tensor arena;
     Tensor scratch;
     std::vector<void*> pointers;
+    // Where this run reads each parameter (the caller's input or its copy in alias_copies).
+    std::vector<const void*> parameter_data;
     // Per alias: where a run that aliases the buffers copies the parameter aside when the
     // alias cannot run in place.
     std::vector<Tensor> alias_copies;
