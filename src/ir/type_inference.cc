@@ -1,6 +1,7 @@
 // Result type inference and operand rules for elementwise, shape, reduction and control-flow
 // ops. Each rule cites the StableHLO spec constraint it implements (spec.md, section = op name).
 #include "src/ir/type_inference.h"
+#include "src/ir/type_rules.h"
 
 #include <algorithm>
 #include <set>
@@ -98,6 +99,8 @@ Status CheckReducePrecisionBits(std::string_view op, const AttributeView& attrs)
   }
   return absl::OkStatus();
 }
+
+}  // namespace
 
 StatusOr<std::vector<TensorType>> InferUnary(OpKind kind, std::span<const TensorType> operands,
                                              const AttributeView& attrs) {
@@ -320,6 +323,8 @@ StatusOr<std::vector<TensorType>> InferReverse(std::span<const TensorType> opera
   return std::vector<TensorType>{operands[0]};
 }
 
+namespace {
+
 Status CheckStartIndices(std::string_view op, std::span<const TensorType> indices, int64_t rank) {
   if (static_cast<int64_t>(indices.size()) != rank) {
     return Error(op, StrCat("got ", indices.size(), " start indices, expected one per operand "
@@ -335,6 +340,8 @@ Status CheckStartIndices(std::string_view op, std::span<const TensorType> indice
   }
   return absl::OkStatus();
 }
+
+}  // namespace
 
 StatusOr<std::vector<TensorType>> InferDynamicSlice(std::span<const TensorType> operands,
                                                     const AttributeView& attrs) {
@@ -418,8 +425,6 @@ StatusOr<std::vector<TensorType>> InferCumsum(std::span<const TensorType> operan
   return std::vector<TensorType>{x};
 }
 
-}  // namespace
-
 std::string DimsToString(std::span<const int64_t> dims) {
   return StrCat("[", absl::StrJoin(dims, ", "), "]");
 }
@@ -490,114 +495,15 @@ StatusOr<bool> AttributeView::OptionalBool(std::string_view op, std::string_view
 StatusOr<std::optional<std::vector<TensorType>>> InferResultTypes(
     OpKind kind, std::span<const TensorType> operand_types,
     std::span<const NamedAttribute> attributes) {
-  AttributeView attrs(attributes);
   using Result = std::optional<std::vector<TensorType>>;
-  if (IsElementwiseUnary(kind) && kind != OpKind::kConvert && kind != OpKind::kBitcastConvert) {
-    ACCY_ASSIGN_OR_RETURN(auto types, InferUnary(kind, operand_types, attrs));
-    return Result(std::move(types));
+  if (static_cast<int>(kind) < 0 || static_cast<int>(kind) >= kNumOpKinds) {
+    return absl::InvalidArgumentError(StrCat("unknown op kind ", static_cast<int>(kind)));
   }
-  if (IsElementwiseBinary(kind)) {
-    ACCY_ASSIGN_OR_RETURN(auto types, InferBinary(kind, operand_types, attrs));
-    return Result(std::move(types));
-  }
-  StatusOr<std::vector<TensorType>> types = std::vector<TensorType>{};
-  switch (kind) {
-    case OpKind::kSelect:
-      types = InferSelect(operand_types);
-      break;
-    case OpKind::kClamp:
-      types = InferClamp(operand_types);
-      break;
-    case OpKind::kTranspose:
-      types = InferTranspose(operand_types, attrs);
-      break;
-    case OpKind::kSlice:
-      types = InferSlice(operand_types, attrs);
-      break;
-    case OpKind::kPad:
-      types = InferPad(operand_types, attrs);
-      break;
-    case OpKind::kConcatenate:
-      types = InferConcatenate(operand_types, attrs);
-      break;
-    case OpKind::kReverse:
-      types = InferReverse(operand_types, attrs);
-      break;
-    case OpKind::kGather:
-      types = InferGather(operand_types, attrs);
-      break;
-    case OpKind::kScatter:
-      types = InferScatter(operand_types, attrs);
-      break;
-    case OpKind::kDynamicSlice:
-      types = InferDynamicSlice(operand_types, attrs);
-      break;
-    case OpKind::kDynamicUpdateSlice:
-      types = InferDynamicUpdateSlice(operand_types);
-      break;
-    case OpKind::kDotGeneral:
-      types = InferDotGeneral(operand_types, attrs);
-      break;
-    case OpKind::kConvolution:
-      types = InferConvolution(operand_types, attrs);
-      break;
-    case OpKind::kReduce:
-      types = InferReduce(operand_types, attrs);
-      break;
-    case OpKind::kReduceWindow:
-      types = InferReduceWindow(operand_types, attributes);
-      break;
-    case OpKind::kSelectAndScatter:
-      types = InferSelectAndScatter(operand_types, attributes);
-      break;
-    case OpKind::kSort:
-      types = InferSort(operand_types, attributes);
-      break;
-    case OpKind::kTopK:
-      types = InferTopK(operand_types, attributes);
-      break;
-    case OpKind::kCumsum:
-      types = InferCumsum(operand_types, attrs);
-      break;
-    case OpKind::kTriangularSolve:
-      types = InferTriangularSolve(operand_types, attributes);
-      break;
-    case OpKind::kBatchNormInference:
-    case OpKind::kBatchNormTraining:
-    case OpKind::kBatchNormGrad:
-      types = InferBatchNorm(kind, operand_types, attributes);
-      break;
-    case OpKind::kWhile:
-      types = std::vector<TensorType>(operand_types.begin(), operand_types.end());
-      break;
-    case OpKind::kConstant:
-    case OpKind::kConvert:
-    case OpKind::kBitcastConvert:
-    case OpKind::kBroadcastInDim:
-    case OpKind::kReshape:
-    case OpKind::kIota:
-    case OpKind::kRngBitGenerator:
-    case OpKind::kLapack:
-    case OpKind::kReplicaId:  // collectives: VerifyCollective (type_inference_collectives.cc)
-    case OpKind::kPartitionId:
-    case OpKind::kAllReduce:
-    case OpKind::kAllGather:
-    case OpKind::kReduceScatter:
-    case OpKind::kAllToAll:
-    case OpKind::kCollectivePermute:
-    case OpKind::kCollectiveBroadcast:
-    case OpKind::kCollectiveReduce:
-    case OpKind::kKernelCall:
-    case OpKind::kCase:  // its branches' return types, checked by VerifyRegions
-    case OpKind::kReturn:
-      return Result(std::nullopt);  // the result types are given (VerifyGivenResultType)
-    default:
-      // Every other elementwise op returned above; any op left here was added to the op table
-      // without a type rule.
-      return absl::InternalError(StrCat(OpName(kind), ": no type inference rule for this op"));
-  }
-  if (!types.ok()) return types.status();
-  return Result(*std::move(types));
+  const TypeRule& rule = GetTypeRule(kind);
+  if (rule.infer == nullptr) return Result(std::nullopt);  // given: rule.check_given_results
+  ACCY_ASSIGN_OR_RETURN(std::vector<TensorType> types,
+                        rule.infer(kind, operand_types, attributes));
+  return Result(std::move(types));
 }
 
 }  // namespace accy::ir_internal

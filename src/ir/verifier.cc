@@ -6,6 +6,7 @@
 #include "src/util/str_cat.h"
 #include "accy/ir.h"
 #include "src/ir/type_inference.h"
+#include "src/ir/type_rules.h"
 
 namespace accy {
 namespace {
@@ -24,145 +25,11 @@ std::vector<TensorType> TypesOf(std::span<Value* const> values) {
   return types;
 }
 
-// Checks that `region` has one block with arguments `arg_types` ending in a return of
-// `result_types` (`what` names the region in messages).
-Status CheckRegionSignature(const Operation& op, const Region& region, std::string_view what,
-                            std::span<const TensorType> arg_types,
-                            std::span<const TensorType> result_types) {
-  if (region.blocks().size() != 1) {
-    return Error(op, StrCat(what, " must have exactly one block"));
-  }
-  const Block& block = *region.entry_block();
-  if (block.num_arguments() != static_cast<int64_t>(arg_types.size())) {
-    return Error(op, StrCat(what, " has ", block.num_arguments(), " arguments, expected ",
-                                  arg_types.size()));
-  }
-  for (size_t i = 0; i < arg_types.size(); ++i) {
-    if (block.argument(static_cast<int64_t>(i))->type() != arg_types[i]) {
-      return Error(op, StrCat(what, " argument ", i, " has type ",
-                                    block.argument(static_cast<int64_t>(i))->type().ToString(),
-                                    ", expected ", arg_types[i].ToString()));
-    }
-  }
-  const Operation* terminator = block.terminator();
-  if (terminator == nullptr) return Error(op, StrCat(what, " does not end with a return"));
-  if (terminator->num_operands() != static_cast<int64_t>(result_types.size())) {
-    return Error(op, StrCat(what, " returns ", terminator->num_operands(),
-                                  " values, expected ", result_types.size()));
-  }
-  for (size_t i = 0; i < result_types.size(); ++i) {
-    const TensorType& type = terminator->operand(static_cast<int64_t>(i))->type();
-    if (type != result_types[i]) {
-      return Error(op, StrCat(what, " returns ", type.ToString(), " as value ", i,
-                                    ", expected ", result_types[i].ToString()));
-    }
-  }
-  return absl::OkStatus();
-}
-
 // Rank-0 tensors of the element types of `types`.
 std::vector<TensorType> ScalarsOf(std::span<const TensorType> types) {
   std::vector<TensorType> scalars;
   for (const TensorType& t : types) scalars.push_back(*TensorType::Create(t.element_type(), {}));
   return scalars;
-}
-
-Status VerifyRegions(const Operation& op) {
-  const int expected = GetOpInfo(op.kind()).regions;
-  if (expected == kVariadic) {
-    if (op.num_regions() == 0) return Error(op, "has no regions, expected at least one");
-  } else if (op.num_regions() != expected) {
-    return Error(op, StrCat("has ", op.num_regions(), " regions, expected ", expected));
-  }
-  if (expected == 0) return absl::OkStatus();
-  std::vector<TensorType> operand_types = TypesOf(op.operands());
-  switch (op.kind()) {
-    case OpKind::kReduce:
-    case OpKind::kReduceWindow: {  // spec "reduce_window" (C13): reduce's body signature
-      size_t n = operand_types.size() / 2;
-      std::vector<TensorType> inits(operand_types.begin() + static_cast<ptrdiff_t>(n),
-                                    operand_types.end());
-      std::vector<TensorType> scalars = ScalarsOf(inits);
-      std::vector<TensorType> args = scalars;
-      args.insert(args.end(), scalars.begin(), scalars.end());
-      return CheckRegionSignature(op, *op.region(0), "body", args, scalars);
-    }
-    case OpKind::kScatter: {
-      size_t n = (operand_types.size() - 1) / 2;
-      std::vector<TensorType> scalars =
-          ScalarsOf(std::span<const TensorType>(operand_types).subspan(0, n));
-      std::vector<TensorType> args = scalars;
-      args.insert(args.end(), scalars.begin(), scalars.end());
-      return CheckRegionSignature(op, *op.region(0), "update_computation", args, scalars);
-    }
-    case OpKind::kSelectAndScatter: {
-      // Spec "select_and_scatter" (C9) select: (tensor<E>, tensor<E>) -> tensor<i1>; (C10)
-      // scatter: (tensor<E>, tensor<E>) -> tensor<E>, E = element_type(operand).
-      const TensorType scalar = *TensorType::Create(operand_types[0].element_type(), {});
-      const TensorType pred = *TensorType::Create(ElementType::kI1, {});
-      const TensorType pair[] = {scalar, scalar};
-      ACCY_RETURN_IF_ERROR(CheckRegionSignature(op, *op.region(0), "select", pair,
-                                                std::span<const TensorType>(&pred, 1)));
-      return CheckRegionSignature(op, *op.region(1), "scatter", pair,
-                                  std::span<const TensorType>(&scalar, 1));
-    }
-    case OpKind::kSort: {
-      // Spec "sort" (C5): comparator: (tensor<E0>, tensor<E0>, ..., tensor<EN-1>, tensor<EN-1>)
-      // -> tensor<i1>, Ei = element_type(inputs[i]).
-      std::vector<TensorType> args;
-      for (const TensorType& scalar : ScalarsOf(operand_types)) {
-        args.push_back(scalar);
-        args.push_back(scalar);
-      }
-      const TensorType pred = *TensorType::Create(ElementType::kI1, {});
-      return CheckRegionSignature(op, *op.region(0), "comparator", args,
-                                  std::span<const TensorType>(&pred, 1));
-    }
-    case OpKind::kAllReduce:
-    case OpKind::kReduceScatter:
-    case OpKind::kCollectiveReduce: {
-      // Spec "all_reduce" (C5) / "reduce_scatter" (C7): computation: (tensor<E>, tensor<E>) ->
-      // tensor<E>, E the operands' element type (accy: one E for all operands of an all_reduce).
-      if (operand_types.empty()) return absl::OkStatus();  // the type rule names the count
-      const TensorType scalar = *TensorType::Create(operand_types[0].element_type(), {});
-      for (const TensorType& t : operand_types) {
-        if (t.element_type() != scalar.element_type()) {
-          return Error(op, StrCat("operands of element types ",
-                                  ElementTypeName(scalar.element_type()), " and ",
-                                  ElementTypeName(t.element_type()),
-                                  ": one computation needs one element type"));
-        }
-      }
-      const TensorType pair[] = {scalar, scalar};
-      return CheckRegionSignature(op, *op.region(0), "computation", pair,
-                                  std::span<const TensorType>(&scalar, 1));
-    }
-    case OpKind::kCase: {
-      // Spec "case" (C1-C3): a rank-0 si32 index; every branch takes no arguments and returns
-      // the op's result types.
-      const TensorType index = *TensorType::Create(ElementType::kI32, {});
-      if (operand_types.size() != 1 || operand_types[0] != index) {
-        return Error(op, StrCat("index has type ", operand_types.empty() ? std::string("<none>")
-                                                   : operand_types[0].ToString(),
-                                ", expected tensor<i32> (spec \"case\" C2)"));
-      }
-      const std::vector<TensorType> results = TypesOf(op.results());
-      for (int64_t r = 0; r < op.num_regions(); ++r) {
-        ACCY_RETURN_IF_ERROR(CheckRegionSignature(op, *op.region(r), StrCat("branch ", r), {},
-                                                  results));
-      }
-      return absl::OkStatus();
-    }
-    case OpKind::kWhile: {
-      TensorType pred = *TensorType::Create(ElementType::kI1, {});
-      ACCY_RETURN_IF_ERROR(CheckRegionSignature(op, *op.region(0), "cond", operand_types,
-                                                std::span<const TensorType>(&pred, 1)));
-      return CheckRegionSignature(op, *op.region(1), "body", operand_types, operand_types);
-    }
-    default:
-      // An op the op table gives regions, with no rule for their signatures here.
-      return Error(op, "no region signature rule for this op");
-  }
 }
 
 Status VerifyBitcastConvert(const Operation& op) {
@@ -296,116 +163,265 @@ Status VerifyKernelCall(const Operation& op) {
   return absl::OkStatus();
 }
 
-// Rules for ops whose result type is given rather than inferred.
-Status VerifyGivenResultType(const Operation& op) {
-  auto expect_counts = [&](int64_t operands, int64_t results) -> Status {
-    if (op.num_operands() != operands || op.num_results() != results) {
-      return Error(op, StrCat("expected ", operands, " operand(s) and ", results,
-                                    " result(s), got ", op.num_operands(), " and ",
-                                    op.num_results()));
-    }
-    return absl::OkStatus();
-  };
-  switch (op.kind()) {
-    case OpKind::kConstant: {
-      ACCY_RETURN_IF_ERROR(expect_counts(0, 1));
-      const AttributeValue* attr = op.attribute("value");
-      if (attr == nullptr) return Error(op, "missing dense attribute value");
-      if (!std::holds_alternative<DenseElements>(*attr)) {
-        return WrongAttributeKind(op.name(), "value", "a dense tensor", *attr);
-      }
-      const DenseElements* value = &std::get<DenseElements>(*attr);
-      if (value->type != op.result(0)->type()) {
-        return Error(op, StrCat("value has type ", value->type.ToString(),
-                                      " but the result has type ",
-                                      op.result(0)->type().ToString()));
-      }
-      auto bytes = value->type.ByteSize();
-      if (!bytes.ok() || *bytes != value->bytes.size()) {
-        return Error(op, StrCat("value holds ", value->bytes.size(), " bytes, expected ",
-                                      bytes.ok() ? StrCat(*bytes) : "an unrepresentable size",
-                                      " for ", value->type.ToString()));
-      }
-      if (IsBool(value->type.element_type())) {  // host layout: one byte, 0 or 1
-        for (size_t i = 0; i < value->bytes.size(); ++i) {
-          if (value->bytes[i] > 1) {
-            return Error(op, StrCat("i1 element ", i, " holds byte ",
-                                    static_cast<int>(value->bytes[i]), ", expected 0 or 1"));
-          }
-        }
-      }
-      return absl::OkStatus();
-    }
-    case OpKind::kConvert:
-      ACCY_RETURN_IF_ERROR(expect_counts(1, 1));
-      if (op.operand(0)->type().dims() != op.result(0)->type().dims()) {
-        return Error(op, StrCat("result type ", op.result(0)->type().ToString(),
-                                      " must have the shape of ",
-                                      op.operand(0)->type().ToString()));
-      }
-      return absl::OkStatus();
-    case OpKind::kBitcastConvert:
-      ACCY_RETURN_IF_ERROR(expect_counts(1, 1));
-      return VerifyBitcastConvert(op);
-    case OpKind::kReshape: {
-      ACCY_RETURN_IF_ERROR(expect_counts(1, 1));
-      const TensorType& in = op.operand(0)->type();
-      const TensorType& out = op.result(0)->type();
-      if (in.element_type() != out.element_type() || in.element_count() != out.element_count()) {
-        return Error(op, StrCat("cannot reshape ", in.ToString(), " to ", out.ToString(),
-                                      " (element type and element count must match)"));
-      }
-      return absl::OkStatus();
-    }
-    case OpKind::kBroadcastInDim:
-      ACCY_RETURN_IF_ERROR(expect_counts(1, 1));
-      return VerifyBroadcastInDim(op);
-    case OpKind::kIota: {
-      ACCY_RETURN_IF_ERROR(expect_counts(0, 1));
-      const AttributeValue* attr = op.attribute("iota_dimension");
-      if (attr == nullptr) return Error(op, "missing integer attribute iota_dimension");
-      if (!std::holds_alternative<int64_t>(*attr)) {
-        return WrongAttributeKind(op.name(), "iota_dimension", "an integer", *attr);
-      }
-      std::optional<int64_t> dim = op.GetInt("iota_dimension");
-      const TensorType& out = op.result(0)->type();
-      if (*dim < 0 || *dim >= out.rank()) {
-        return Error(op, StrCat("iota_dimension ", *dim, " is out of range [0, ",
-                                      out.rank(), ") for ", out.ToString()));
-      }
-      if (IsBool(out.element_type())) return Error(op, "i1 results are not supported");
-      return absl::OkStatus();
-    }
-    case OpKind::kReplicaId:
-    case OpKind::kPartitionId:
-    case OpKind::kAllReduce:
-    case OpKind::kAllGather:
-    case OpKind::kReduceScatter:
-    case OpKind::kAllToAll:
-    case OpKind::kCollectivePermute:
-    case OpKind::kCollectiveBroadcast:
-    case OpKind::kCollectiveReduce:
-      return ir_internal::VerifyCollective(op.kind(), TypesOf(op.operands()),
-                                           TypesOf(op.results()), op.attributes());
-    case OpKind::kRngBitGenerator:
-      return ir_internal::VerifyRngBitGenerator(TypesOf(op.operands()), TypesOf(op.results()),
-                                                op.attributes());
-    case OpKind::kLapack:
-      return ir_internal::VerifyLapack(TypesOf(op.operands()), TypesOf(op.results()),
-                                       op.attributes());
-    case OpKind::kKernelCall:
-      return VerifyKernelCall(op);
-    case OpKind::kCase:  // any results: VerifyRegions checks each branch returns their types
-      return absl::OkStatus();
-    case OpKind::kReturn:
-      if (op.num_results() != 0) return Error(op, "return has no results");
-      return absl::OkStatus();
-    default:
-      return Error(op, "no verifier rule for this op");  // unreachable: every kind is covered
+// kInvalidArgument unless `op` has `operands` operands and `results` results.
+Status ExpectCounts(const Operation& op, int64_t operands, int64_t results) {
+  if (op.num_operands() != operands || op.num_results() != results) {
+    return Error(op, StrCat("expected ", operands, " operand(s) and ", results,
+                            " result(s), got ", op.num_operands(), " and ", op.num_results()));
   }
+  return absl::OkStatus();
 }
 
 }  // namespace
+
+namespace ir_internal {
+
+// Checks that `region` has one block with arguments `arg_types` ending in a return of
+// `result_types` (`what` names the region in messages).
+Status CheckRegionSignature(const Operation& op, const Region& region, std::string_view what,
+                            std::span<const TensorType> arg_types,
+                            std::span<const TensorType> result_types) {
+  if (region.blocks().size() != 1) {
+    return Error(op, StrCat(what, " must have exactly one block"));
+  }
+  const Block& block = *region.entry_block();
+  if (block.num_arguments() != static_cast<int64_t>(arg_types.size())) {
+    return Error(op, StrCat(what, " has ", block.num_arguments(), " arguments, expected ",
+                                  arg_types.size()));
+  }
+  for (size_t i = 0; i < arg_types.size(); ++i) {
+    if (block.argument(static_cast<int64_t>(i))->type() != arg_types[i]) {
+      return Error(op, StrCat(what, " argument ", i, " has type ",
+                                    block.argument(static_cast<int64_t>(i))->type().ToString(),
+                                    ", expected ", arg_types[i].ToString()));
+    }
+  }
+  const Operation* terminator = block.terminator();
+  if (terminator == nullptr) return Error(op, StrCat(what, " does not end with a return"));
+  if (terminator->num_operands() != static_cast<int64_t>(result_types.size())) {
+    return Error(op, StrCat(what, " returns ", terminator->num_operands(),
+                                  " values, expected ", result_types.size()));
+  }
+  for (size_t i = 0; i < result_types.size(); ++i) {
+    const TensorType& type = terminator->operand(static_cast<int64_t>(i))->type();
+    if (type != result_types[i]) {
+      return Error(op, StrCat(what, " returns ", type.ToString(), " as value ", i,
+                                    ", expected ", result_types[i].ToString()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// constant (spec "constant"): the value attribute holds the result type's bytes.
+Status CheckConstantResult(const Operation& op) {
+  ACCY_RETURN_IF_ERROR(ExpectCounts(op, 0, 1));
+  const AttributeValue* attr = op.attribute("value");
+  if (attr == nullptr) return Error(op, "missing dense attribute value");
+  if (!std::holds_alternative<DenseElements>(*attr)) {
+    return WrongAttributeKind(op.name(), "value", "a dense tensor", *attr);
+  }
+  const DenseElements* value = &std::get<DenseElements>(*attr);
+  if (value->type != op.result(0)->type()) {
+    return Error(op, StrCat("value has type ", value->type.ToString(),
+                                  " but the result has type ",
+                                  op.result(0)->type().ToString()));
+  }
+  auto bytes = value->type.ByteSize();
+  if (!bytes.ok() || *bytes != value->bytes.size()) {
+    return Error(op, StrCat("value holds ", value->bytes.size(), " bytes, expected ",
+                                  bytes.ok() ? StrCat(*bytes) : "an unrepresentable size",
+                                  " for ", value->type.ToString()));
+  }
+  if (IsBool(value->type.element_type())) {  // host layout: one byte, 0 or 1
+    for (size_t i = 0; i < value->bytes.size(); ++i) {
+      if (value->bytes[i] > 1) {
+        return Error(op, StrCat("i1 element ", i, " holds byte ",
+                                static_cast<int>(value->bytes[i]), ", expected 0 or 1"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// convert (spec "convert" C1): the operand's shape.
+Status CheckConvertResult(const Operation& op) {
+  ACCY_RETURN_IF_ERROR(ExpectCounts(op, 1, 1));
+  if (op.operand(0)->type().dims() != op.result(0)->type().dims()) {
+    return Error(op, StrCat("result type ", op.result(0)->type().ToString(),
+                                  " must have the shape of ",
+                                  op.operand(0)->type().ToString()));
+  }
+  return absl::OkStatus();
+}
+
+// bitcast_convert (spec "bitcast_convert" C1-C2).
+Status CheckBitcastConvertResult(const Operation& op) {
+  ACCY_RETURN_IF_ERROR(ExpectCounts(op, 1, 1));
+  return VerifyBitcastConvert(op);
+}
+
+// reshape (spec "reshape" C1-C2): same element type and element count.
+Status CheckReshapeResult(const Operation& op) {
+  ACCY_RETURN_IF_ERROR(ExpectCounts(op, 1, 1));
+  const TensorType& in = op.operand(0)->type();
+  const TensorType& out = op.result(0)->type();
+  if (in.element_type() != out.element_type() || in.element_count() != out.element_count()) {
+    return Error(op, StrCat("cannot reshape ", in.ToString(), " to ", out.ToString(),
+                                  " (element type and element count must match)"));
+  }
+  return absl::OkStatus();
+}
+
+// broadcast_in_dim (spec "broadcast_in_dim" C1-C6).
+Status CheckBroadcastInDimResult(const Operation& op) {
+  ACCY_RETURN_IF_ERROR(ExpectCounts(op, 1, 1));
+  return VerifyBroadcastInDim(op);
+}
+
+// iota (spec "iota" C1): 0 <= iota_dimension < rank(result).
+Status CheckIotaResult(const Operation& op) {
+  ACCY_RETURN_IF_ERROR(ExpectCounts(op, 0, 1));
+  const AttributeValue* attr = op.attribute("iota_dimension");
+  if (attr == nullptr) return Error(op, "missing integer attribute iota_dimension");
+  if (!std::holds_alternative<int64_t>(*attr)) {
+    return WrongAttributeKind(op.name(), "iota_dimension", "an integer", *attr);
+  }
+  std::optional<int64_t> dim = op.GetInt("iota_dimension");
+  const TensorType& out = op.result(0)->type();
+  if (*dim < 0 || *dim >= out.rank()) {
+    return Error(op, StrCat("iota_dimension ", *dim, " is out of range [0, ",
+                                  out.rank(), ") for ", out.ToString()));
+  }
+  if (IsBool(out.element_type())) return Error(op, "i1 results are not supported");
+  return absl::OkStatus();
+}
+
+// all_reduce, all_gather, ... (type_inference_collectives.cc, VerifyCollective).
+Status CheckCollectiveResults(const Operation& op) {
+  return VerifyCollective(op.kind(), TypesOf(op.operands()), TypesOf(op.results()),
+                          op.attributes());
+}
+
+// rng_bit_generator (type_inference_rng_bit_generator.cc).
+Status CheckRngBitGeneratorResults(const Operation& op) {
+  return VerifyRngBitGenerator(TypesOf(op.operands()), TypesOf(op.results()), op.attributes());
+}
+
+// lapack (type_inference_lapack.cc).
+Status CheckLapackResults(const Operation& op) {
+  return VerifyLapack(TypesOf(op.operands()), TypesOf(op.results()), op.attributes());
+}
+
+// kernel_call: its attributes (call_target_name, version, operand_effects, result_aliases).
+Status CheckKernelCallResults(const Operation& op) { return VerifyKernelCall(op); }
+
+// case: any results; CheckCaseRegions checks that every branch returns their types.
+Status CheckCaseResults(const Operation&) { return absl::OkStatus(); }
+
+Status CheckReturnResults(const Operation& op) {
+  if (op.num_results() != 0) return Error(op, "return has no results");
+  return absl::OkStatus();
+}
+
+// reduce (spec "reduce" C6) and reduce_window (spec "reduce_window" C13): body
+// (tensor<E0>, ..., tensor<E0>, ...) -> (tensor<E0>, ...), Ei the init values' element types.
+Status CheckReduceRegions(const Operation& op) {
+  std::vector<TensorType> operand_types = TypesOf(op.operands());
+  size_t n = operand_types.size() / 2;
+  std::vector<TensorType> inits(operand_types.begin() + static_cast<ptrdiff_t>(n),
+                                operand_types.end());
+  std::vector<TensorType> scalars = ScalarsOf(inits);
+  std::vector<TensorType> args = scalars;
+  args.insert(args.end(), scalars.begin(), scalars.end());
+  return CheckRegionSignature(op, *op.region(0), "body", args, scalars);
+}
+
+// scatter (spec "scatter" C15): update_computation over the inputs' element types.
+Status CheckScatterRegions(const Operation& op) {
+  std::vector<TensorType> operand_types = TypesOf(op.operands());
+  size_t n = (operand_types.size() - 1) / 2;
+  std::vector<TensorType> scalars =
+      ScalarsOf(std::span<const TensorType>(operand_types).subspan(0, n));
+  std::vector<TensorType> args = scalars;
+  args.insert(args.end(), scalars.begin(), scalars.end());
+  return CheckRegionSignature(op, *op.region(0), "update_computation", args, scalars);
+}
+
+Status CheckSelectAndScatterRegions(const Operation& op) {
+  std::vector<TensorType> operand_types = TypesOf(op.operands());
+  // Spec "select_and_scatter" (C9) select: (tensor<E>, tensor<E>) -> tensor<i1>; (C10)
+  // scatter: (tensor<E>, tensor<E>) -> tensor<E>, E = element_type(operand).
+  const TensorType scalar = *TensorType::Create(operand_types[0].element_type(), {});
+  const TensorType pred = *TensorType::Create(ElementType::kI1, {});
+  const TensorType pair[] = {scalar, scalar};
+  ACCY_RETURN_IF_ERROR(CheckRegionSignature(op, *op.region(0), "select", pair,
+                                            std::span<const TensorType>(&pred, 1)));
+  return CheckRegionSignature(op, *op.region(1), "scatter", pair,
+                              std::span<const TensorType>(&scalar, 1));
+}
+
+Status CheckSortRegions(const Operation& op) {
+  std::vector<TensorType> operand_types = TypesOf(op.operands());
+  // Spec "sort" (C5): comparator: (tensor<E0>, tensor<E0>, ..., tensor<EN-1>, tensor<EN-1>)
+  // -> tensor<i1>, Ei = element_type(inputs[i]).
+  std::vector<TensorType> args;
+  for (const TensorType& scalar : ScalarsOf(operand_types)) {
+    args.push_back(scalar);
+    args.push_back(scalar);
+  }
+  const TensorType pred = *TensorType::Create(ElementType::kI1, {});
+  return CheckRegionSignature(op, *op.region(0), "comparator", args,
+                              std::span<const TensorType>(&pred, 1));
+}
+
+Status CheckCollectiveRegions(const Operation& op) {
+  std::vector<TensorType> operand_types = TypesOf(op.operands());
+  // Spec "all_reduce" (C5) / "reduce_scatter" (C7): computation: (tensor<E>, tensor<E>) ->
+  // tensor<E>, E the operands' element type (accy: one E for all operands of an all_reduce).
+  if (operand_types.empty()) return absl::OkStatus();  // the type rule names the count
+  const TensorType scalar = *TensorType::Create(operand_types[0].element_type(), {});
+  for (const TensorType& t : operand_types) {
+    if (t.element_type() != scalar.element_type()) {
+      return Error(op, StrCat("operands of element types ",
+                              ElementTypeName(scalar.element_type()), " and ",
+                              ElementTypeName(t.element_type()),
+                              ": one computation needs one element type"));
+    }
+  }
+  const TensorType pair[] = {scalar, scalar};
+  return CheckRegionSignature(op, *op.region(0), "computation", pair,
+                              std::span<const TensorType>(&scalar, 1));
+}
+
+Status CheckCaseRegions(const Operation& op) {
+  std::vector<TensorType> operand_types = TypesOf(op.operands());
+  // Spec "case" (C1-C3): a rank-0 si32 index; every branch takes no arguments and returns
+  // the op's result types.
+  const TensorType index = *TensorType::Create(ElementType::kI32, {});
+  if (operand_types.size() != 1 || operand_types[0] != index) {
+    return Error(op, StrCat("index has type ", operand_types.empty() ? std::string("<none>")
+                                               : operand_types[0].ToString(),
+                            ", expected tensor<i32> (spec \"case\" C2)"));
+  }
+  const std::vector<TensorType> results = TypesOf(op.results());
+  for (int64_t r = 0; r < op.num_regions(); ++r) {
+    ACCY_RETURN_IF_ERROR(CheckRegionSignature(op, *op.region(r), StrCat("branch ", r), {},
+                                              results));
+  }
+  return absl::OkStatus();
+}
+
+// while (spec "while" C1-C2): cond (operand types) -> tensor<i1>; body (operand types) ->
+// (operand types).
+Status CheckWhileRegions(const Operation& op) {
+  std::vector<TensorType> operand_types = TypesOf(op.operands());
+  TensorType pred = *TensorType::Create(ElementType::kI1, {});
+  ACCY_RETURN_IF_ERROR(CheckRegionSignature(op, *op.region(0), "cond", operand_types,
+                                            std::span<const TensorType>(&pred, 1)));
+  return CheckRegionSignature(op, *op.region(1), "body", operand_types, operand_types);
+}
+
+}  // namespace ir_internal
 
 Status VerifyOperation(const Operation& op) {
   if (static_cast<int>(op.kind()) >= kNumOpKinds) {
@@ -421,6 +437,7 @@ Status VerifyOperation(const Operation& op) {
       }
     }
   }
+  const ir_internal::TypeRule& rule = ir_internal::GetTypeRule(op.kind());
   std::vector<TensorType> operand_types = TypesOf(op.operands());
   ACCY_ASSIGN_OR_RETURN(auto inferred,
                         ir_internal::InferResultTypes(op.kind(), operand_types, op.attributes()));
@@ -446,9 +463,17 @@ Status VerifyOperation(const Operation& op) {
       }
     }
   } else {
-    ACCY_RETURN_IF_ERROR(VerifyGivenResultType(op));
+    ACCY_RETURN_IF_ERROR(rule.check_given_results(op));
   }
-  return VerifyRegions(op);
+  // Region count from the row, then the rule's region signatures.
+  const int expected_regions = GetOpInfo(op.kind()).regions;
+  if (expected_regions == kVariadic) {
+    if (op.num_regions() == 0) return Error(op, "has no regions, expected at least one");
+  } else if (op.num_regions() != expected_regions) {
+    return Error(op, StrCat("has ", op.num_regions(), " regions, expected ", expected_regions));
+  }
+  if (op.num_regions() == 0) return absl::OkStatus();
+  return rule.check_regions(op);
 }
 
 namespace {

@@ -215,142 +215,110 @@ class Evaluator {
     return EvaluateBlock(*region.entry_block(), arguments, &scope);
   }
 
+  // The op's entry, named by the `evaluate` column of its op table row (accy/ops.def).
   StatusOr<std::vector<Tensor>> EvaluateOp(const Operation& op, std::span<const Tensor> operands,
                                            const Scope& scope) {
-    const RegionEvaluator eval_region = [this, &scope](const Region& region,
-                                                       std::span<const Tensor> arguments) {
+    const auto kind = static_cast<size_t>(op.kind());
+    if (kind >= static_cast<size_t>(kNumOpKinds)) {
+      return absl::InvalidArgumentError("reference evaluator: unknown op kind " +
+                                        std::to_string(kind));
+    }
+    return (this->*kEntries[kind])(op, operands, scope);
+  }
+
+ private:
+  using Entry = StatusOr<std::vector<Tensor>> (Evaluator::*)(const Operation&,
+                                                             std::span<const Tensor>,
+                                                             const Scope&);
+
+  RegionEvaluator RegionsIn(const Scope& scope) {
+    return [this, &scope](const Region& region, std::span<const Tensor> arguments) {
       return EvaluateRegion(region, arguments, scope);
     };
-    switch (op.kind()) {
-      case OpKind::kConstant:
-      case OpKind::kAbs:
-      case OpKind::kNegate:
-      case OpKind::kSign:
-      case OpKind::kNot:
-      case OpKind::kExponential:
-      case OpKind::kExponentialMinusOne:
-      case OpKind::kLog:
-      case OpKind::kLogPlusOne:
-      case OpKind::kLogistic:
-      case OpKind::kTanh:
-      case OpKind::kSqrt:
-      case OpKind::kRsqrt:
-      case OpKind::kCbrt:
-      case OpKind::kSine:
-      case OpKind::kCosine:
-      case OpKind::kFloor:
-      case OpKind::kCeil:
-      case OpKind::kRoundNearestEven:
-      case OpKind::kRoundNearestAfz:
-      case OpKind::kIsFinite:
-      case OpKind::kPopcnt:
-      case OpKind::kCountLeadingZeros:
-      case OpKind::kConvert:
-      case OpKind::kBitcastConvert:
-      case OpKind::kAdd:
-      case OpKind::kSubtract:
-      case OpKind::kMultiply:
-      case OpKind::kDivide:
-      case OpKind::kRemainder:
-      case OpKind::kMaximum:
-      case OpKind::kMinimum:
-      case OpKind::kPower:
-      case OpKind::kAtan2:
-      case OpKind::kAnd:
-      case OpKind::kOr:
-      case OpKind::kXor:
-      case OpKind::kShiftLeft:
-      case OpKind::kShiftRightLogical:
-      case OpKind::kShiftRightArithmetic:
-      case OpKind::kMulhi:
-      case OpKind::kCompare:
-      case OpKind::kSelect:
-      case OpKind::kClamp:
-      case OpKind::kTan:
-      case OpKind::kReducePrecision:
-      case OpKind::kAsin:
-      case OpKind::kAcos:
-      case OpKind::kAtan:
-      case OpKind::kSinh:
-      case OpKind::kCosh:
-      case OpKind::kAsinh:
-      case OpKind::kAcosh:
-      case OpKind::kAtanh:
-      case OpKind::kErf:
-      case OpKind::kErfc:
-      case OpKind::kErfInv:
-      case OpKind::kLgamma:
-      case OpKind::kDigamma:
-      case OpKind::kBesselI1e:
-      case OpKind::kIsInf:
-      case OpKind::kIsPosInf:
-      case OpKind::kIsNegInf:
-      case OpKind::kNextAfter:
-        return EvaluateElementwiseOp(op, operands);
-      case OpKind::kBroadcastInDim:
-      case OpKind::kReshape:
-      case OpKind::kTranspose:
-      case OpKind::kSlice:
-      case OpKind::kPad:
-      case OpKind::kConcatenate:
-      case OpKind::kIota:
-      case OpKind::kReverse:
-      case OpKind::kDynamicSlice:
-      case OpKind::kDynamicUpdateSlice:
-        return EvaluateShapeOp(op, operands);
-      case OpKind::kGather:
-      case OpKind::kScatter:
-        return EvaluateGatherScatterOp(op, operands, eval_region);
-      case OpKind::kReduceWindow:
-      case OpKind::kSelectAndScatter:
-        return EvaluateWindowOp(op, operands, eval_region);
-      case OpKind::kSort:
-      case OpKind::kTopK:
-        return EvaluateSortOp(op, operands, eval_region);
-      case OpKind::kDotGeneral:
-        return EvaluateDotGeneral(op, operands);
-      case OpKind::kConvolution:
-        return EvaluateConvolution(op, operands);
-      case OpKind::kTriangularSolve:
-        return EvaluateTriangularSolve(op, operands);
-      case OpKind::kBatchNormInference:
-      case OpKind::kBatchNormTraining:
-      case OpKind::kBatchNormGrad:
-        return EvaluateBatchNorm(op, operands);
-      case OpKind::kRngBitGenerator:
-        return EvaluateRngBitGenerator(op, operands);
-      case OpKind::kReplicaId:
-      case OpKind::kPartitionId:
-      case OpKind::kAllReduce:
-      case OpKind::kAllGather:
-      case OpKind::kReduceScatter:
-      case OpKind::kAllToAll:
-      case OpKind::kCollectivePermute:
-      case OpKind::kCollectiveBroadcast:
-      case OpKind::kCollectiveReduce:
-        return EvaluateCollective(op, operands, eval_region,
-                                  CollectiveProcess{options_.communicator,
-                                                    options_.num_replicas.value_or(1),
-                                                    options_.num_partitions.value_or(1)});
-      case OpKind::kLapack:
-        return EvaluateLapack(op, operands);
-      case OpKind::kReduce:
-      case OpKind::kCumsum:
-        return EvaluateReductionOp(op, operands, eval_region);
-      case OpKind::kWhile:
-        return EvaluateWhile(op, operands, scope);
-      case OpKind::kCase:
-        return EvaluateCase(op, operands, scope);
-      case OpKind::kKernelCall:
-        return absl::UnimplementedError(
-            "reference evaluator: kernel_call target '" +
-            op.GetString("call_target_name").value_or("") + "' version " +
-            std::to_string(op.GetInt("version").value_or(1)) + " has no reference implementation");
-      case OpKind::kReturn:
-        break;  // handled by EvaluateBlock
-    }
+  }
+
+  // The entries (one per value of the `evaluate` column).
+  StatusOr<std::vector<Tensor>> EvaluateElementwise(const Operation& op,
+                                                    std::span<const Tensor> operands,
+                                                    const Scope&) {
+    return EvaluateElementwiseOp(op, operands);
+  }
+  StatusOr<std::vector<Tensor>> EvaluateShape(const Operation& op,
+                                              std::span<const Tensor> operands, const Scope&) {
+    return EvaluateShapeOp(op, operands);
+  }
+  StatusOr<std::vector<Tensor>> EvaluateGatherScatter(const Operation& op,
+                                                      std::span<const Tensor> operands,
+                                                      const Scope& scope) {
+    return EvaluateGatherScatterOp(op, operands, RegionsIn(scope));
+  }
+  StatusOr<std::vector<Tensor>> EvaluateWindow(const Operation& op,
+                                               std::span<const Tensor> operands,
+                                               const Scope& scope) {
+    return EvaluateWindowOp(op, operands, RegionsIn(scope));
+  }
+  StatusOr<std::vector<Tensor>> EvaluateSort(const Operation& op,
+                                             std::span<const Tensor> operands,
+                                             const Scope& scope) {
+    return EvaluateSortOp(op, operands, RegionsIn(scope));
+  }
+  StatusOr<std::vector<Tensor>> EvaluateDotGeneral(const Operation& op,
+                                                   std::span<const Tensor> operands,
+                                                   const Scope&) {
+    return reference::EvaluateDotGeneral(op, operands);
+  }
+  StatusOr<std::vector<Tensor>> EvaluateConvolution(const Operation& op,
+                                                    std::span<const Tensor> operands,
+                                                    const Scope&) {
+    return reference::EvaluateConvolution(op, operands);
+  }
+  StatusOr<std::vector<Tensor>> EvaluateTriangularSolve(const Operation& op,
+                                                        std::span<const Tensor> operands,
+                                                        const Scope&) {
+    return reference::EvaluateTriangularSolve(op, operands);
+  }
+  StatusOr<std::vector<Tensor>> EvaluateBatchNorm(const Operation& op,
+                                                  std::span<const Tensor> operands,
+                                                  const Scope&) {
+    return reference::EvaluateBatchNorm(op, operands);
+  }
+  StatusOr<std::vector<Tensor>> EvaluateRngBitGenerator(const Operation& op,
+                                                        std::span<const Tensor> operands,
+                                                        const Scope&) {
+    return reference::EvaluateRngBitGenerator(op, operands);
+  }
+  StatusOr<std::vector<Tensor>> EvaluateCollective(const Operation& op,
+                                                   std::span<const Tensor> operands,
+                                                   const Scope& scope) {
+    return reference::EvaluateCollective(
+        op, operands, RegionsIn(scope),
+        CollectiveProcess{options_.communicator, options_.num_replicas.value_or(1),
+                          options_.num_partitions.value_or(1)});
+  }
+  StatusOr<std::vector<Tensor>> EvaluateLapack(const Operation& op,
+                                               std::span<const Tensor> operands, const Scope&) {
+    return reference::EvaluateLapack(op, operands);
+  }
+  StatusOr<std::vector<Tensor>> EvaluateReduction(const Operation& op,
+                                                  std::span<const Tensor> operands,
+                                                  const Scope& scope) {
+    return EvaluateReductionOp(op, operands, RegionsIn(scope));
+  }
+  StatusOr<std::vector<Tensor>> EvaluateKernelCall(const Operation& op,
+                                                   std::span<const Tensor>, const Scope&) {
+    return absl::UnimplementedError(
+        "reference evaluator: kernel_call target '" +
+        op.GetString("call_target_name").value_or("") + "' version " +
+        std::to_string(op.GetInt("version").value_or(1)) + " has no reference implementation");
+  }
+  // return is handled by EvaluateBlock, which never evaluates it as an op.
+  StatusOr<std::vector<Tensor>> EvaluateReturn(const Operation& op, std::span<const Tensor>,
+                                               const Scope&) {
     return absl::InternalError("reference evaluator: unexpected op " + std::string(op.name()));
   }
+
+  // Indexed by OpKind; defined after the class.
+  static const Entry kEntries[kNumOpKinds];
 
   // while (spec "while"): evaluate cond on the loop-carried values; while it is true, replace
   // them with the body's results.
@@ -408,6 +376,15 @@ class Evaluator {
   // Per-block liveness, computed on first evaluation (region bodies run many times). Node-based:
   // nested evaluations insert while an outer block holds a reference to its entry.
   std::unordered_map<const Block*, BlockLiveness> liveness_;
+};
+
+// One entry per op table row, in OpKind order: the row's `evaluate` column names the member.
+const Evaluator::Entry Evaluator::kEntries[kNumOpKinds] = {
+#define ACCY_OP(kind, name, category, operands, results, classes, regions, pure, commutative, \
+                work, rule, evaluate)                                                          \
+  &Evaluator::Evaluate##evaluate,
+#include "accy/ops.def"
+#undef ACCY_OP
 };
 
 }  // namespace

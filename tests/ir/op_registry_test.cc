@@ -2,7 +2,7 @@
 // round-trip through ParseOpKind, the predicates agree with the category column (and with the
 // enum ranges they replaced), the element classes, purity, commutativity, region counts and the
 // schedule's work kind per op, and built ops have the operand, result and region counts of
-// their rows.
+// their rows; every row's type rule (src/ir/type_rules.h) has the hooks the row needs.
 #include <set>
 #include <string>
 #include <vector>
@@ -11,6 +11,8 @@
 #include "accy/ir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "src/ir/type_inference.h"
+#include "src/ir/type_rules.h"
 #include "src/schedule/schedule_plan.h"
 #include "src/util/str_cat.h"
 #include "tests/ir/builder_test_util.h"
@@ -283,6 +285,56 @@ TEST(OpRegistryTest, EveryOpButConstantAndReturnPlansToAWorkKind) {
     }
     EXPECT_EQ(WorkKindName(plan.kind), WorkKindName(expected)) << OpName(kind);
   }
+}
+
+// The `rule` column: every row's TypeRule infers its results or checks given ones (exactly one
+// of the two), and checks its regions when the row has any. Rows that share a rule share its
+// hooks; the ops whose results are given are exactly the ones the spec gives a result type.
+TEST(OpRegistryTest, EveryRowsTypeRuleHasTheHooksItNeeds) {
+  const std::set<OpKind> given = {
+      OpKind::kConstant,      OpKind::kConvert,           OpKind::kBitcastConvert,
+      OpKind::kReshape,       OpKind::kBroadcastInDim,    OpKind::kIota,
+      OpKind::kRngBitGenerator, OpKind::kLapack,          OpKind::kReplicaId,
+      OpKind::kPartitionId,   OpKind::kAllReduce,         OpKind::kAllGather,
+      OpKind::kReduceScatter, OpKind::kAllToAll,          OpKind::kCollectivePermute,
+      OpKind::kCollectiveBroadcast, OpKind::kCollectiveReduce, OpKind::kKernelCall,
+      OpKind::kCase,          OpKind::kReturn};
+  for (OpKind kind : kAllOpKinds) {
+    const ir_internal::TypeRule& rule = ir_internal::GetTypeRule(kind);
+    EXPECT_NE(rule.infer == nullptr, rule.check_given_results == nullptr) << OpName(kind);
+    EXPECT_EQ(rule.infer == nullptr, given.count(kind) == 1) << OpName(kind);
+    if (GetOpInfo(kind).regions != 0) EXPECT_NE(rule.check_regions, nullptr) << OpName(kind);
+  }
+  const auto& abs = ir_internal::GetTypeRule(OpKind::kAbs);
+  EXPECT_EQ(&ir_internal::GetTypeRule(OpKind::kLgamma), &abs);
+  EXPECT_EQ(&ir_internal::GetTypeRule(OpKind::kCountLeadingZeros), &abs);
+  EXPECT_NE(&ir_internal::GetTypeRule(OpKind::kConvert), &abs);
+  EXPECT_EQ(&ir_internal::GetTypeRule(OpKind::kCompare),
+            &ir_internal::GetTypeRule(OpKind::kAdd));
+  EXPECT_EQ(&ir_internal::GetTypeRule(OpKind::kAllGather),
+            &ir_internal::GetTypeRule(OpKind::kAllReduce));
+  EXPECT_EQ(ir_internal::GetTypeRule(OpKind::kReduceWindow).check_regions,
+            ir_internal::GetTypeRule(OpKind::kReduce).check_regions);
+}
+
+// InferResultTypes dispatches through the row: an inferred rule gives the types, a given one
+// nullopt, and a kind outside the table an error naming it.
+TEST(OpRegistryTest, InferResultTypesFollowsTheRowsRule) {
+  const TensorType f32 = *TensorType::Create(ElementType::kF32, {2, 3});
+  const TensorType pair[] = {f32, f32};
+  NamedAttribute direction{"comparison_direction", std::string("LT")};
+  auto compared =
+      ir_internal::InferResultTypes(OpKind::kCompare, pair, std::span(&direction, 1));
+  ASSERT_TRUE(compared.ok()) << compared.status();
+  ASSERT_TRUE(compared->has_value());
+  EXPECT_EQ(compared->value().at(0).ToString(), "tensor<2x3xi1>");
+  auto converted = ir_internal::InferResultTypes(OpKind::kConvert, std::span(&f32, 1), {});
+  ASSERT_TRUE(converted.ok()) << converted.status();
+  EXPECT_FALSE(converted->has_value());
+  auto unknown = ir_internal::InferResultTypes(kInvalidKind, pair, {});
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(unknown.status().message()),
+              testing::HasSubstr(StrCat("unknown op kind ", kNumOpKinds)));
 }
 
 // Ops as the builder makes them have the operand, result and region counts of their rows.
