@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -161,16 +162,24 @@ Status ApplyLimitOptions(const ParsedArgs& parsed, EngineOptions* engine, ParseO
 
 StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& path,
                                              const ParseOptions& options) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    return absl::InvalidArgumentError(StrCat(path, ": is a directory, not a StableHLO file"));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(StrCat(path, ": cannot open"));
   std::stringstream buffer;
   buffer << in.rdbuf();
+  if (in.bad()) return absl::DataLossError(StrCat(path, ": cannot read"));
   StatusOr<std::unique_ptr<Module>> module = ParseStableHlo(buffer.str(), options);
   if (!module.ok()) {
     const std::string message(module.status().message());
     // Parse errors start with "line:column: "; keep the compiler convention FILE:line:column.
     const bool located = !message.empty() && std::isdigit(static_cast<unsigned char>(message[0]));
     return Status(module.status().code(), StrCat(path, located ? ":" : ": ", message));
+  }
+  if ((*module)->functions().empty()) {
+    return absl::InvalidArgumentError(StrCat(path, ": the module has no functions"));
   }
   return module;
 }
@@ -183,7 +192,7 @@ StatusOr<std::string> ChooseFunction(const Module& module, const std::string& re
   for (const auto& function : module.functions()) {
     names += StrCat(names.empty() ? "" : ", ", "@", function->name());
   }
-  if (names.empty()) names = "none";
+  if (names.empty()) return absl::InvalidArgumentError("the module has no functions");
   return absl::InvalidArgumentError(
       requested.empty()
           ? StrCat("no function @main and several functions; choose one with --function (", names,

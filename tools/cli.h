@@ -69,7 +69,9 @@ std::vector<OptionSpec> WithLimitOptions(std::vector<OptionSpec> specs);
 Status ApplyLimitOptions(const ParsedArgs& parsed, EngineOptions* engine, ParseOptions* parse);
 
 // Reads and parses one StableHLO module (check ops dropped) under `options`. Errors carry the
-// path in front: "FILE:line:column: message" for syntax errors, "FILE: message" otherwise.
+// path in front: "FILE:line:column: message" for syntax errors, "FILE: message" otherwise (a
+// directory, an unreadable file, or a module without functions, e.g. an empty file:
+// kInvalidArgument).
 StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& path,
                                              const ParseOptions& options = {});
 

@@ -28,6 +28,15 @@ Status CheckTensor(std::string_view what, int64_t index, const Tensor& tensor,
   return absl::OkStatus();
 }
 
+// kResourceExhausted for a run whose `what` of `bytes` could not be allocated, naming the bound
+// that limits it at Compile (EngineOptions::max_run_memory_bytes).
+Status RunMemoryError(std::string_view what, int64_t bytes, const Status& cause) {
+  return absl::ResourceExhaustedError(StrCat(
+      "Run: cannot allocate the run's ", what, " of ", bytes, " bytes (", cause.message(),
+      "); EngineOptions::max_run_memory_bytes (accy --max-run-memory-bytes) makes Compile "
+      "refuse programs that need more than a bound"));
+}
+
 }  // namespace
 
 Status Executable::Impl::ValidateInputs(std::span<const Tensor> inputs) const {
@@ -170,14 +179,21 @@ Status Executable::Impl::Run(std::span<const Tensor> inputs, std::span<Tensor> o
     auto type = TensorType::Create(ElementType::kU8, {arena_bytes});
     if (!type.ok()) return type.status();
     auto arena = Tensor::Allocate(*type);
-    if (!arena.ok()) return arena.status();
+    if (!arena.ok()) {
+      ReleaseContext(std::move(context));
+      return RunMemoryError("arena (the intermediate buffers)", arena_bytes, arena.status());
+    }
     context->arena = *std::move(arena);
   }
   if (context->scratch.byte_size() < scratch_bytes) {
     auto type = TensorType::Create(ElementType::kU8, {scratch_bytes});
     if (!type.ok()) return type.status();
     auto scratch = Tensor::Allocate(*type);
-    if (!scratch.ok()) return scratch.status();
+    if (!scratch.ok()) {
+      ReleaseContext(std::move(context));
+      return RunMemoryError("scratch area (the kernels' temporary space)", scratch_bytes,
+                            scratch.status());
+    }
     context->scratch = *std::move(scratch);
   }
   auto* arena = static_cast<uint8_t*>(context->arena.data());

@@ -14,6 +14,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "src/util/str_cat.h"
 #include "tests/test_util.h"
 #include "tests/tools/cli_test_util.h"
 #include "tools/npy.h"
@@ -283,6 +284,64 @@ TEST_F(CliTest, UnknownFunctionExitsOneListingTheFunctions) {
   const CommandResult plan = Accy("plan add.mlir --function nope");
   EXPECT_EQ(plan.exit_code, 1);
   EXPECT_THAT(plan.output, HasSubstr("no function @nope in the module (functions: @main)"));
+}
+
+// A directory, an empty file or a module without functions name the file, not a missing @main.
+TEST_F(CliTest, DirectoryAndEmptyFileExitOneNamingThePath) {
+  std::filesystem::create_directories(dir_ / "models");
+  for (const char* command : {"run", "plan", "bench"}) {
+    const CommandResult directory = Accy(StrCat(command, " models"));
+    EXPECT_EQ(directory.exit_code, 1) << command;
+    EXPECT_THAT(directory.output, HasSubstr("models: is a directory, not a StableHLO file"))
+        << command;
+  }
+  Write("empty.mlir", "");
+  const CommandResult empty = Accy("plan empty.mlir");
+  EXPECT_EQ(empty.exit_code, 1);
+  EXPECT_THAT(empty.output, HasSubstr("empty.mlir: the module has no functions"));
+  Write("bare.mlir", "module {\n}\n");
+  const CommandResult bare = Accy("run bare.mlir");
+  EXPECT_EQ(bare.exit_code, 1);
+  EXPECT_THAT(bare.output, HasSubstr("bare.mlir: the module has no functions"));
+}
+
+// A run whose arena cannot be allocated (here: address space capped by `ulimit -v`) fails with
+// exit 1 naming the arena, its size and the bound that would have refused it at Compile. Not
+// under ASan/TSan, whose shadow memory does not fit such a cap.
+TEST_F(CliTest, ArenaThatCannotBeAllocatedIsNamed) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "a sanitizer's shadow memory does not fit under ulimit -v";
+#endif
+  // iota -> sort -> reduce over 2^28 f32: a 1 GiB intermediate the sort reads, so 2 GiB of
+  // arena (and as much scratch), above a 1.9 GB address space.
+  Write("big.mlir", R"(
+func.func @main() -> tensor<f32> {
+  %i = stablehlo.iota dim = 0 : tensor<268435456xf32>
+  %s = "stablehlo.sort"(%i) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %c = stablehlo.compare GT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) {dimension = 0 : i64} : (tensor<268435456xf32>) -> tensor<268435456xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%s init: %z) applies stablehlo.add across dimensions = [0] : (tensor<268435456xf32>, tensor<f32>) -> tensor<f32>
+  return %r : tensor<f32>
+}
+)");
+  const std::string command = "cd '" + dir_.string() + "' && ulimit -v 2000000 && '" +
+                              std::string(ACCY_CLI_PATH) +
+                              "' run big.mlir --threads 1 --no-cache 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string output;
+  char buffer[4096];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0) output.append(buffer, n);
+  const int status = ::pclose(pipe);
+  ASSERT_TRUE(WIFEXITED(status)) << output;
+  EXPECT_EQ(WEXITSTATUS(status), 1) << output;
+  EXPECT_THAT(output, HasSubstr("Run: cannot allocate the run's arena (the intermediate "
+                                "buffers) of 2147483648 bytes"));
+  EXPECT_THAT(output, HasSubstr("--max-run-memory-bytes"));
 }
 
 TEST_F(CliTest, BadCommandLinesExitTwoWithUsage) {
