@@ -18,6 +18,7 @@
 #include "src/stablehlo/input_output_aliases.h"
 #include "src/stablehlo/sharding_calls.h"
 #include "src/stablehlo/map_rewrite.h"
+#include "src/stablehlo/real_imag.h"
 #include "src/util/str_cat.h"
 
 namespace accy::stablehlo_internal {
@@ -398,6 +399,11 @@ Status Importer::EmitOp(FunctionBuilder& fb, NameTable& names, const OpSyntax& o
   if (op.name == "stablehlo.tuple") return EmitTuple(names, op);
   if (op.name == "stablehlo.get_tuple_element") return EmitGetTupleElement(names, op);
   if (op.name == "stablehlo.map") return EmitMap(fb, names, op);
+  if (op.name == "stablehlo.real" || op.name == "stablehlo.imag") {
+    ACCY_ASSIGN_OR_RETURN(std::vector<Value*> operands, LookupAll(names, op));
+    ACCY_ASSIGN_OR_RETURN(Value * result, EmitRealOrImagOfReal(fb, op, operands));
+    return DefineResults(names, op, {result});
+  }
   return EmitStableHloOp(fb, names, op);
 }
 

@@ -115,6 +115,9 @@ Status Parser::ParsePrettyOp(OpSyntax* op) {
     return ParseDynamicShapeOp(op, "");
   }
   if (short_name == "rng_bit_generator") return ParseRngBitGenerator(op);
+  // real / imag: `operand attr-dict : type` or `: (operand type) -> result type`; the importer
+  // rewrites them (real_imag.h).
+  if (short_name == "real" || short_name == "imag") return ParseSameTypeOp(op);
   if (short_name == "replica_id" || short_name == "partition_id") {
     // `stablehlo.replica_id attr-dict : tensor<ui32>` (no operands).
     ACCY_RETURN_IF_ERROR(ParseFunctionalTail(op));

@@ -1,4 +1,5 @@
-// Programs with map, composite, optimization_barrier, count_leading_zeros and the dynamic-shape
+// Programs with map, composite, optimization_barrier, real/imag of floats, count_leading_zeros
+// and the dynamic-shape
 // ops whose shape operands are constants (issue 18), run through the JIT with the suite's check
 // ops: the values each op must give (spec "map", "composite", "optimization_barrier",
 // "count_leading_zeros", "dynamic_iota", "dynamic_reshape", "dynamic_broadcast_in_dim",
@@ -137,6 +138,26 @@ func.func @barrier() {
   func.return
 }
 )mlir", 2);
+}
+
+// real(x) = x and imag(x) = 0 for floating-point x (spec "real", "imag"), bf16 and f64 too; imag
+// of -0.0 and NaN is +0.0.
+TEST(RealImagProgramTest, RealIsTheOperandAndImagIsZeroForFloats) {
+  ExpectPass(R"mlir(
+func.func @real_imag() {
+  %a = stablehlo.constant dense<[1.5, -0.0, 0x7FF8000000000000]> : tensor<3xf64>
+  %re = stablehlo.real %a : tensor<3xf64>
+  %im = stablehlo.imag %a : tensor<3xf64>
+  %b = stablehlo.constant dense<[[2.0, -3.0]]> : tensor<1x2xbf16>
+  %re_b = "stablehlo.real"(%b) : (tensor<1x2xbf16>) -> tensor<1x2xbf16>
+  %im_b = "stablehlo.imag"(%b) : (tensor<1x2xbf16>) -> tensor<1x2xbf16>
+  %sum = stablehlo.add %re_b, %im_b : tensor<1x2xbf16>
+  check.expect_eq_const %re, dense<[1.5, -0.0, 0x7FF8000000000000]> : tensor<3xf64>
+  check.expect_eq_const %im, dense<0.0> : tensor<3xf64>
+  check.expect_eq_const %sum, dense<[[2.0, -3.0]]> : tensor<1x2xbf16>
+  func.return
+}
+)mlir", 3);
 }
 
 TEST(CountLeadingZerosProgramTest, CountsWithinTheElementWidth) {

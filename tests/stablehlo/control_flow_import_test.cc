@@ -222,6 +222,46 @@ func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
               "stablehlo.optimization_barrier has 1 operands and 2 results");
 }
 
+// real of a float is its operand and imag a broadcast zero; complex results or mismatched
+// types fail naming the op.
+TEST(RealImagImportTest, FloatOperandsBecomeTheOperandOrAZeroAndBadFormsFail) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(R"mlir(
+func.func @main(%a: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %r = stablehlo.real %a : tensor<2x3xf32>
+  %i = stablehlo.imag %a : tensor<2x3xf32>
+  func.return %r, %i : tensor<2x3xf32>, tensor<2x3xf32>
+}
+)mlir"));
+  EXPECT_EQ(Kinds(*module), (std::vector<OpKind>{OpKind::kConstant, OpKind::kBroadcastInDim,
+                                                 OpKind::kReturn}));
+  const Function& main = *module->functions().front();
+  const Operation& ret = *main.entry_block()->terminator();
+  EXPECT_EQ(ret.operand(0), main.entry_block()->argument(0));
+  ExpectRoundTrip(*module);
+
+  ExpectError(R"mlir(
+func.func @main(%a: tensor<2xi32>) -> tensor<2xi32> {
+  %r = stablehlo.real %a : tensor<2xi32>
+  func.return %r : tensor<2xi32>
+}
+)mlir", absl::StatusCode::kUnimplemented,
+              "3:8: stablehlo.real of tensor<2xi32>: only floating-point operands are supported");
+  ExpectError(R"mlir(
+func.func @main(%a: tensor<2xf32>) -> tensor<2xf64> {
+  %r = "stablehlo.imag"(%a) : (tensor<2xf32>) -> tensor<2xf64>
+  func.return %r : tensor<2xf64>
+}
+)mlir", absl::StatusCode::kInvalidArgument,
+              "stablehlo.imag of tensor<2xf32> has result type tensor<2xf64>, expected the "
+              "operand's type");
+  ExpectError(R"mlir(
+func.func @main(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xf32> {
+  %r = "stablehlo.real"(%a, %b) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  func.return %r : tensor<2xf32>
+}
+)mlir", absl::StatusCode::kInvalidArgument, "takes one operand and has one result, found 2 and 1");
+}
+
 TEST(TupleImportTest, TuplesAreFlattenedAndElementsNameTheirValues) {
   // Nested tuples, an empty one, and get_tuple_element of a tensor and of a tuple: no op of
   // their own; the results are the values the tuples were made of.
