@@ -155,12 +155,19 @@ Status World::Run(const RendezvousKey& key, std::span<const int> ranks, int posi
     for (int i = 0; i < n; ++i) {
       if (!rendezvous.posted[i]) missing.push_back(ranks[i]);
     }
-    std::string message = StrCat(call, ": rank", missing.size() == 1 ? " " : "s ",
-                                 absl::StrJoin(missing, ", "), " did not arrive within ",
-                                 timeout_.count(), " ms (in-process world of ", size_, ")");
+    const std::string ranks_missing = StrCat("rank", missing.size() == 1 ? " " : "s ",
+                                             absl::StrJoin(missing, ", "));
+    std::string message;
     if (broken_) {
-      absl::StrAppend(&message, "; the world broke first: ", broken_reason_);
+      // Woken by a member's failure (Abort, or another member's timeout), not by this one's.
+      const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(
+          Clock::now() - (deadline - timeout_));
+      message = StrCat(call, ": stopped waiting for ", ranks_missing, " after ", waited.count(),
+                       " ms (in-process world of ", size_, "): the world broke: ",
+                       broken_reason_);
     } else {
+      message = StrCat(call, ": ", ranks_missing, " did not arrive within ", timeout_.count(),
+                       " ms (in-process world of ", size_, ")");
       broken_ = true;
       broken_reason_ = message;
       changed_.notify_all();

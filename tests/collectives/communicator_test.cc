@@ -533,6 +533,30 @@ TEST(InProcessCommunicatorTest, CreationErrorsAreInvalidArgument) {
 
 // Members that disagree (another primitive, another size) all get kInvalidArgument; only the
 // in-process world can see the others' arguments.
+// A member waiting in a primitive when a peer aborts wakes at once (not after the 60 s timeout)
+// with kDeadlineExceeded saying it stopped waiting and why the world broke; it does not claim to
+// have waited the whole timeout.
+TEST(InProcessCommunicatorTest, AbortWakesAWaitingMemberNamingTheReason) {
+  ASSERT_OK_AND_ASSIGN(auto world,
+                       CreateInProcessCommunicators(2, CommunicatorOptions{milliseconds(60000)}));
+  Status waited;
+  const auto start = std::chrono::steady_clock::now();
+  std::thread member([&] {
+    int32_t x = 1;
+    const std::vector<int> group = {0, 1};
+    waited = world[0]->AllReduce(group, &x, 1, ElementType::kI32, CollectiveReduction::kSum);
+  });
+  std::this_thread::sleep_for(milliseconds(50));
+  world[1]->Abort("input 0 has the wrong shape");
+  member.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(30000));
+  EXPECT_EQ(waited.code(), absl::StatusCode::kDeadlineExceeded) << waited;
+  EXPECT_THAT(std::string(waited.message()), HasSubstr("stopped waiting for rank 1 after "));
+  EXPECT_THAT(std::string(waited.message()),
+              HasSubstr("the world broke: rank 1 aborted: input 0 has the wrong shape"));
+  EXPECT_THAT(std::string(waited.message()), ::testing::Not(HasSubstr("within 60000 ms")));
+}
+
 TEST(InProcessCommunicatorTest, MismatchedCallsAreInvalidArgumentOnEveryMember) {
   ASSERT_OK_AND_ASSIGN(auto world, CreateInProcessCommunicators(2));
   const std::vector<int> group = {0, 1};
