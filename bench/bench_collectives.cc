@@ -29,6 +29,7 @@
 #include "accy/collectives.h"
 #include "accy/engine.h"
 #include "accy/stablehlo.h"
+#include "bench/scratch_dirs.h"
 #include "gloo/allreduce.h"
 #include "gloo/math.h"
 #include "gloo/rendezvous/context.h"
@@ -77,15 +78,7 @@ class Team {
   std::vector<std::thread> threads_;
 };
 
-std::string FreshDir(const std::string& name) {
-  static int counter = 0;
-  const fs::path dir =
-      fs::temp_directory_path() / ("accy-bench-" + std::to_string(getpid()) + "-" + name + "-" +
-                                   std::to_string(counter++));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
-}
+std::string FreshDir(const std::string& name) { return accy::bench::ScratchDir(name).string(); }
 
 // One world of each kind, per world size, connected once and kept for the whole run.
 struct World {

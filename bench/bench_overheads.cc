@@ -16,6 +16,7 @@
 
 #include "accy/builder.h"
 #include "accy/engine.h"
+#include "bench/scratch_dirs.h"
 
 namespace accy::bench {
 namespace {
@@ -69,9 +70,7 @@ void BM_CompileTwentyItems(benchmark::State& state) {
   options.num_threads = static_cast<int>(state.range(1));
   std::filesystem::path cache_dir;
   if (cached) {
-    cache_dir = std::filesystem::temp_directory_path() /
-                ("accy-bench-cache-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(cache_dir);
+    cache_dir = accy::bench::ScratchDir("cache");
     options.cache_dir = cache_dir.string();
   }
   StatusOr<std::unique_ptr<Engine>> engine = Engine::Create(options);

@@ -1,11 +1,15 @@
 // accy-bench: Google Benchmark microbenchmarks. This file holds the reference evaluator's
 // throughput (the oracle's speed bounds how large numeric tests can be) and the STREAM-style
-// triad baseline that later kernels are reported against.
+// triad baseline that later kernels are reported against, and main(), which applies the process
+// ISA cap (ACCY_MAX_ISA) to oneDNN before any benchmark creates a primitive of its own.
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "accy/builder.h"
+#include "kernels/onednn_isa.h"
 #include "src/reference/reference_evaluator.h"
 
 namespace {
@@ -48,4 +52,18 @@ BENCHMARK(BM_ReferenceAdd)->Arg(1 << 12);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+// The raw-oneDNN baselines (BM_OnednnMatmulRaw, the convolution primitives, ...) create
+// primitives directly, which would fix oneDNN's ISA before an Engine applies ACCY_MAX_ISA; the
+// cap goes first, so capped rows compare capped primitives with capped items.
+int main(int argc, char** argv) {
+  accy::StatusOr<accy::Isa> isa = accy::kernels::ApplyOneDnnIsaCap();
+  if (!isa.ok()) {
+    std::fprintf(stderr, "accy-bench: %s\n", std::string(isa.status().message()).c_str());
+    return 1;
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -77,6 +77,9 @@ Status Runner::MakeEngines() {
   for (int t : options_.threads) {
     EngineOptions engine_options;
     engine_options.num_threads = t;
+    // The 2-thread engine must run its items on two threads even on a busy host, or the
+    // comparison of 1 and 2 threads would compare one thread with itself.
+    engine_options.reduce_threads_under_load = false;
     engine_options.max_while_iterations = options_.max_while_iterations;
     ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Create(engine_options));
     engines_.push_back(std::move(engine));
