@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -230,13 +231,8 @@ StatusOr<std::vector<int64_t>> ToPaddingPairs(const AttrValue& value, std::strin
   return ToInts(flat, name);
 }
 
-// dot_general's `algorithm` (spec "dot_general": #stablehlo.dot_algorithm, C22-C23): accepted
-// when it names what accy computes for the operand types, i.e. each operand at its own
-// precision, one component and one primitive operation, accumulation in f64 for f64 operands
-// and in f32 for f32, bf16 and f16 ones (allow_imprecise_accumulation either way: accy is not
-// less precise); the attribute then adds nothing and is dropped. Any other algorithm (tf32,
-// bf16_6x, several components, ...) is kUnimplemented naming its fields.
-Status CheckDotAlgorithm(const AttrValue& value, const OpSyntax& op) {
+StatusOr<std::optional<ElementType>> DotAlgorithmOperandType(const AttrValue& value,
+                                                             const OpSyntax& op) {
   if (value.kind != AttrValue::Kind::kStruct) {
     return WrongKind(value, "algorithm", "#stablehlo.dot_algorithm<...>");
   }
@@ -271,16 +267,35 @@ Status CheckDotAlgorithm(const AttrValue& value, const OpSyntax& op) {
   const bool floats = (lhs_type == "f32" || lhs_type == "bf16" || lhs_type == "f16" ||
                        lhs_type == "f64") && lhs_type == rhs_type;
   const std::string accumulated = lhs_type == "f64" ? "f64" : "f32";
-  if (floats && lhs == lhs_type && rhs == rhs_type && accumulation == accumulated &&
-      lhs_components == 1 && rhs_components == 1 && primitive_operations == 1) {
-    return absl::OkStatus();
+  const bool one_pass = lhs_components == 1 && rhs_components == 1 && primitive_operations == 1;
+  if (floats && lhs == lhs_type && rhs == rhs_type && accumulation == accumulated && one_pass) {
+    return std::optional<ElementType>();
+  }
+  // BF16_BF16_F32 on f32 operands: each operand rounded to bf16, products and sums in f32.
+  if (lhs_type == "f32" && rhs_type == "f32" && lhs == "bf16" && rhs == "bf16" &&
+      accumulation == "f32" && one_pass) {
+    return std::optional<ElementType>(ElementType::kBF16);
   }
   return UnimplementedAt(value.loc,
                          StrCat("dot_general algorithm <", written, "> on ", lhs_type, " x ",
                                 rhs_type, " operands is not supported: accy computes each operand "
                                 "at its own precision with ", floats ? accumulated : "no float",
-                                " accumulation, one component and one primitive operation "
-                                "(spec \"dot_general\" algorithm)"));
+                                " accumulation, one component and one primitive operation, or "
+                                "f32 operands rounded to bf16 with f32 accumulation (spec "
+                                "\"dot_general\" algorithm)"));
+}
+
+StatusOr<std::vector<Value*>> RoundDotOperands(FunctionBuilder& fb, const OpSyntax& op,
+                                               std::vector<Value*> operands) {
+  const AttrValue* algorithm = op.attribute("algorithm");
+  if (algorithm == nullptr) return operands;
+  ACCY_ASSIGN_OR_RETURN(std::optional<ElementType> rounded,
+                        DotAlgorithmOperandType(*algorithm, op));
+  if (!rounded.has_value()) return operands;
+  for (Value*& operand : operands) {
+    ACCY_ASSIGN_OR_RETURN(operand, fb.Convert(operand, *rounded));
+  }
+  return operands;
 }
 
 StatusOr<std::vector<NamedAttribute>> ConvertAttributes(OpKind kind, const OpSyntax& op) {
@@ -368,7 +383,8 @@ StatusOr<std::vector<NamedAttribute>> ConvertAttributes(OpKind kind, const OpSyn
     } else if (name == "dot_dimension_numbers") {
       ACCY_RETURN_IF_ERROR(ExpandStruct(value, name, kDotFields, &out));
     } else if (name == "algorithm" && kind == OpKind::kDotGeneral) {
-      ACCY_RETURN_IF_ERROR(CheckDotAlgorithm(value, op));
+      // Its operand rounding, if any, is the importer's (DotAlgorithmOperandType).
+      ACCY_RETURN_IF_ERROR(DotAlgorithmOperandType(value, op).status());
     } else if (GetOpInfo(kind).category == OpCategory::kCollective &&
                (name == "replica_groups" || name == "source_target_pairs")) {
       // dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>; the type rule checks shape and values.

@@ -23,6 +23,23 @@ namespace accy::stablehlo_internal {
 // other unknown attributes are kUnimplemented, wrongly kinded ones kInvalidArgument.
 StatusOr<std::vector<NamedAttribute>> ConvertAttributes(OpKind kind, const OpSyntax& op);
 
+// dot_general's `algorithm` (spec "dot_general": #stablehlo.dot_algorithm, C22-C23) on `op`,
+// whose operand types the text gives. Returns std::nullopt when it names what accy computes
+// for the operand types anyway (each operand at its own precision, one component and one
+// primitive operation, accumulation in f64 for f64 operands and in f32 for f32, bf16 and f16
+// ones; allow_imprecise_accumulation either way: accy is not less precise), and bf16 for
+// BF16_BF16_F32 on f32 operands (JAX's DotAlgorithmPreset.BF16_BF16_F32: each operand rounded
+// to bf16, f32 accumulation), which the importer computes by converting both operands to bf16
+// first (exact: products of bf16 values are exact in f32). Errors, located: kInvalidArgument
+// for a malformed attribute or missing operand types; kUnimplemented naming the fields for any
+// other algorithm (tf32, bf16_6x, several components, ...).
+StatusOr<std::optional<ElementType>> DotAlgorithmOperandType(const AttrValue& value,
+                                                             const OpSyntax& op);
+// `operands` of the dot_general `op`, each converted (in `fb`) to the element type its
+// `algorithm` rounds them to (DotAlgorithmOperandType), or unchanged; its errors.
+StatusOr<std::vector<Value*>> RoundDotOperands(FunctionBuilder& fb, const OpSyntax& op,
+                                               std::vector<Value*> operands);
+
 // kernel_call's spec from a custom_call printed by PrintModule (`accy.version`,
 // `accy.operand_effects`, `output_operand_aliases`); `num_results` sizes result_aliases.
 StatusOr<KernelCallSpec> ConvertKernelCallSpec(const OpSyntax& op, const std::string& target,

@@ -830,6 +830,9 @@ Status Importer::EmitStableHloOp(FunctionBuilder& fb, NameTable& names, const Op
     return Create(fb, names, op, OpKind::kDotGeneral, std::move(operands), std::move(attributes));
   }
   ACCY_ASSIGN_OR_RETURN(std::vector<NamedAttribute> attributes, ConvertAttributes(*kind, op));
+  if (*kind == OpKind::kDotGeneral) {
+    ACCY_ASSIGN_OR_RETURN(operands, RoundDotOperands(fb, op, std::move(operands)));
+  }
   return Create(fb, names, op, *kind, std::move(operands), std::move(attributes));
 }
 

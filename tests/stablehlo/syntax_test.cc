@@ -6,8 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "accy/engine.h"
 #include "accy/ir.h"
 #include "accy/stablehlo.h"
+#include "accy/tensor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/test_util.h"
@@ -192,6 +194,45 @@ TEST(SyntaxTest, DotGeneralAlgorithmsAccyComputesAreAcceptedOthersNamed) {
   }
   EXPECT_EQ(ParseStableHlo(program("f32", "lhs_precision_type = 3", false)).status().code(),
             absl::StatusCode::kInvalidArgument);  // a type field that is a number
+
+  // BF16_BF16_F32 on f32 operands: both operands converted to bf16, the product f32.
+  for (bool generic : {false, true}) {
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module,
+                         ParseStableHlo(program("f32", fields("bf16", "bf16", "f32", 1),
+                                               generic)));
+    EXPECT_EQ(OpAt(*module, 0).kind(), OpKind::kConvert);
+    EXPECT_EQ(OpAt(*module, 0).result(0)->type().ToString(), "tensor<2x3xbf16>");
+    EXPECT_EQ(OpAt(*module, 1).kind(), OpKind::kConvert);
+    EXPECT_EQ(OpAt(*module, 1).result(0)->type().ToString(), "tensor<3x4xbf16>");
+    const Operation& dot = OpAt(*module, 2);
+    EXPECT_EQ(dot.kind(), OpKind::kDotGeneral);
+    EXPECT_EQ(dot.operand(0), OpAt(*module, 0).result(0));
+    EXPECT_EQ(dot.result(0)->type().ToString(), "tensor<2x4xf32>");
+  }
+}
+
+// BF16_BF16_F32 rounds each f32 operand to bf16 and accumulates in f32: 1 + 2^-9 rounds to 1 in
+// bf16 (8 significant bits), so (1 + 2^-9) * 3 gives 3, not the f32 product 3.005859375.
+TEST(SyntaxTest, Bf16AlgorithmRoundsTheOperandsBeforeTheProduct) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(R"mlir(
+func.func @main(%a: tensor<1x2xf32>, %b: tensor<2x1xf32>) -> tensor<1x1xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0], algorithm = <lhs_precision_type = bf16, rhs_precision_type = bf16, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false> : (tensor<1x2xf32>, tensor<2x1xf32>) -> tensor<1x1xf32>
+  return %0 : tensor<1x1xf32>
+}
+)mlir"));
+  ASSERT_OK_AND_ASSIGN(Tensor a, Tensor::FromVector<float>(
+                                     *TensorType::Create(ElementType::kF32, {1, 2}),
+                                     {1.0f + 0x1p-9f, 2.0f}));
+  ASSERT_OK_AND_ASSIGN(Tensor b, Tensor::FromVector<float>(
+                                     *TensorType::Create(ElementType::kF32, {2, 1}),
+                                     {3.0f, 0.5f}));
+  EngineOptions options;
+  options.num_threads = 1;
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create(options));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, engine->Compile(*module));
+  const std::vector<Tensor> inputs = {a, b};
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> out, exe->Run(inputs));
+  EXPECT_EQ(static_cast<const float*>(out[0].data())[0], 4.0f);  // 1 * 3 + 2 * 0.5
 }
 
 TEST(SyntaxTest, JaxGenericGatherWithAttributeDictionary) {
