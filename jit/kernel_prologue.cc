@@ -18,6 +18,18 @@ KernelPrologue::KernelPrologue(llvm::Module& module, llvm::IRBuilder<>& builder,
   function_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage,
                                      llvm::StringRef(symbol.data(), symbol.size()), module);
   function_->setDoesNotThrow();
+  // The buffer-pointer and byte-size arrays (kernel_abi.h) are only read, are not reached
+  // through any other pointer during the call, and are not kept; buffers[] holds
+  // buffer_count pointers.
+  for (unsigned arg : {0u, 1u}) {
+    function_->addParamAttr(arg, llvm::Attribute::NoAlias);
+    function_->addParamAttr(arg, llvm::Attribute::NoCapture);
+    function_->addParamAttr(arg, llvm::Attribute::ReadOnly);
+  }
+  if (buffer_count > 0) {
+    function_->addDereferenceableParamAttr(0, buffer_count * sizeof(void*));
+    function_->addParamAttr(0, llvm::Attribute::getWithAlignment(context, llvm::Align(alignof(void*))));
+  }
   builder.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", function_));
 
   llvm::MDBuilder md(context);

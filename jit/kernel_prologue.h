@@ -4,6 +4,8 @@
 //   extern "C" void <symbol>(void* const* buffers, const int64_t* buffer_bytes,
 //                            int64_t block_begin, int64_t block_end)   (nounwind)
 //
+// with `buffers` and `buffer_bytes` marked noalias, nocapture and readonly, and `buffers`
+// dereferenceable for its buffer_count pointers and pointer-aligned,
 // positions the caller's IRBuilder in its entry block after loading each buffer pointer once,
 // and makes the alias scopes of its memory accesses: one domain per kernel with the scopes
 // "inputs" and "outputs" (outputs never alias inputs, kernel_abi.h) plus any the emitter names

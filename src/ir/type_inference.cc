@@ -496,7 +496,7 @@ StatusOr<std::optional<std::vector<TensorType>>> InferResultTypes(
     OpKind kind, std::span<const TensorType> operand_types,
     std::span<const NamedAttribute> attributes) {
   using Result = std::optional<std::vector<TensorType>>;
-  if (static_cast<int>(kind) < 0 || static_cast<int>(kind) >= kNumOpKinds) {
+  if (static_cast<size_t>(kind) >= static_cast<size_t>(kNumOpKinds)) {
     return absl::InvalidArgumentError(StrCat("unknown op kind ", static_cast<int>(kind)));
   }
   const TypeRule& rule = GetTypeRule(kind);

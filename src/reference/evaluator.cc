@@ -237,72 +237,27 @@ class Evaluator {
     };
   }
 
-  // The entries (one per value of the `evaluate` column).
-  StatusOr<std::vector<Tensor>> EvaluateElementwise(const Operation& op,
-                                                    std::span<const Tensor> operands,
-                                                    const Scope&) {
-    return EvaluateElementwiseOp(op, operands);
+  // Adapters from the family evaluators' signatures to Entry's: F(op, operands), or
+  // F(op, operands, region evaluator).
+  template <auto F>
+  StatusOr<std::vector<Tensor>> Plain(const Operation& op, std::span<const Tensor> operands,
+                                      const Scope&) {
+    return F(op, operands);
   }
-  StatusOr<std::vector<Tensor>> EvaluateShape(const Operation& op,
-                                              std::span<const Tensor> operands, const Scope&) {
-    return EvaluateShapeOp(op, operands);
+  template <auto F>
+  StatusOr<std::vector<Tensor>> WithRegions(const Operation& op,
+                                            std::span<const Tensor> operands,
+                                            const Scope& scope) {
+    return F(op, operands, RegionsIn(scope));
   }
-  StatusOr<std::vector<Tensor>> EvaluateGatherScatter(const Operation& op,
-                                                      std::span<const Tensor> operands,
-                                                      const Scope& scope) {
-    return EvaluateGatherScatterOp(op, operands, RegionsIn(scope));
-  }
-  StatusOr<std::vector<Tensor>> EvaluateWindow(const Operation& op,
-                                               std::span<const Tensor> operands,
-                                               const Scope& scope) {
-    return EvaluateWindowOp(op, operands, RegionsIn(scope));
-  }
-  StatusOr<std::vector<Tensor>> EvaluateSort(const Operation& op,
-                                             std::span<const Tensor> operands,
-                                             const Scope& scope) {
-    return EvaluateSortOp(op, operands, RegionsIn(scope));
-  }
-  StatusOr<std::vector<Tensor>> EvaluateDotGeneral(const Operation& op,
-                                                   std::span<const Tensor> operands,
-                                                   const Scope&) {
-    return reference::EvaluateDotGeneral(op, operands);
-  }
-  StatusOr<std::vector<Tensor>> EvaluateConvolution(const Operation& op,
-                                                    std::span<const Tensor> operands,
-                                                    const Scope&) {
-    return reference::EvaluateConvolution(op, operands);
-  }
-  StatusOr<std::vector<Tensor>> EvaluateTriangularSolve(const Operation& op,
-                                                        std::span<const Tensor> operands,
-                                                        const Scope&) {
-    return reference::EvaluateTriangularSolve(op, operands);
-  }
-  StatusOr<std::vector<Tensor>> EvaluateBatchNorm(const Operation& op,
-                                                  std::span<const Tensor> operands,
-                                                  const Scope&) {
-    return reference::EvaluateBatchNorm(op, operands);
-  }
-  StatusOr<std::vector<Tensor>> EvaluateRngBitGenerator(const Operation& op,
-                                                        std::span<const Tensor> operands,
-                                                        const Scope&) {
-    return reference::EvaluateRngBitGenerator(op, operands);
-  }
-  StatusOr<std::vector<Tensor>> EvaluateCollective(const Operation& op,
-                                                   std::span<const Tensor> operands,
-                                                   const Scope& scope) {
-    return reference::EvaluateCollective(
+
+  StatusOr<std::vector<Tensor>> EvaluateCollectiveOp(const Operation& op,
+                                                     std::span<const Tensor> operands,
+                                                     const Scope& scope) {
+    return EvaluateCollective(
         op, operands, RegionsIn(scope),
         CollectiveProcess{options_.communicator, options_.num_replicas.value_or(1),
                           options_.num_partitions.value_or(1)});
-  }
-  StatusOr<std::vector<Tensor>> EvaluateLapack(const Operation& op,
-                                               std::span<const Tensor> operands, const Scope&) {
-    return reference::EvaluateLapack(op, operands);
-  }
-  StatusOr<std::vector<Tensor>> EvaluateReduction(const Operation& op,
-                                                  std::span<const Tensor> operands,
-                                                  const Scope& scope) {
-    return EvaluateReductionOp(op, operands, RegionsIn(scope));
   }
   StatusOr<std::vector<Tensor>> EvaluateKernelCall(const Operation& op,
                                                    std::span<const Tensor>, const Scope&) {
@@ -372,17 +327,36 @@ class Evaluator {
     return values;
   }
 
+  // The entries, one per value of the `evaluate` column: Evaluator::k<evaluate>.
+  static constexpr Entry kElementwise = &Evaluator::Plain<EvaluateElementwiseOp>;
+  static constexpr Entry kShape = &Evaluator::Plain<EvaluateShapeOp>;
+  static constexpr Entry kGatherScatter = &Evaluator::WithRegions<EvaluateGatherScatterOp>;
+  static constexpr Entry kWindow = &Evaluator::WithRegions<EvaluateWindowOp>;
+  static constexpr Entry kSort = &Evaluator::WithRegions<EvaluateSortOp>;
+  static constexpr Entry kDotGeneral = &Evaluator::Plain<EvaluateDotGeneral>;
+  static constexpr Entry kConvolution = &Evaluator::Plain<EvaluateConvolution>;
+  static constexpr Entry kTriangularSolve = &Evaluator::Plain<EvaluateTriangularSolve>;
+  static constexpr Entry kBatchNorm = &Evaluator::Plain<EvaluateBatchNorm>;
+  static constexpr Entry kRngBitGenerator = &Evaluator::Plain<EvaluateRngBitGenerator>;
+  static constexpr Entry kLapack = &Evaluator::Plain<EvaluateLapack>;
+  static constexpr Entry kReduction = &Evaluator::WithRegions<EvaluateReductionOp>;
+  static constexpr Entry kCollective = &Evaluator::EvaluateCollectiveOp;
+  static constexpr Entry kKernelCall = &Evaluator::EvaluateKernelCall;
+  static constexpr Entry kReturn = &Evaluator::EvaluateReturn;
+  static constexpr Entry kWhile = &Evaluator::EvaluateWhile;
+  static constexpr Entry kCase = &Evaluator::EvaluateCase;
+
   const ReferenceOptions& options_;
   // Per-block liveness, computed on first evaluation (region bodies run many times). Node-based:
   // nested evaluations insert while an outer block holds a reference to its entry.
   std::unordered_map<const Block*, BlockLiveness> liveness_;
 };
 
-// One entry per op table row, in OpKind order: the row's `evaluate` column names the member.
+// One entry per op table row, in OpKind order: the row's `evaluate` column names the entry.
 const Evaluator::Entry Evaluator::kEntries[kNumOpKinds] = {
 #define ACCY_OP(kind, name, category, operands, results, classes, regions, pure, commutative, \
                 work, rule, evaluate)                                                          \
-  &Evaluator::Evaluate##evaluate,
+  Evaluator::k##evaluate,
 #include "accy/ops.def"
 #undef ACCY_OP
 };
