@@ -170,7 +170,6 @@ StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& path,
   if (!in) return absl::NotFoundError(StrCat(path, ": cannot open"));
   std::stringstream buffer;
   buffer << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(StrCat(path, ": cannot read"));
   StatusOr<std::unique_ptr<Module>> module = ParseStableHlo(buffer.str(), options);
   if (!module.ok()) {
     const std::string message(module.status().message());

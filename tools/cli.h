@@ -70,8 +70,7 @@ Status ApplyLimitOptions(const ParsedArgs& parsed, EngineOptions* engine, ParseO
 
 // Reads and parses one StableHLO module (check ops dropped) under `options`. Errors carry the
 // path in front: "FILE:line:column: message" for syntax errors, "FILE: message" otherwise (a
-// directory, an unreadable file, or a module without functions, e.g. an empty file:
-// kInvalidArgument).
+// directory, or a module without functions, e.g. an empty file: kInvalidArgument).
 StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& path,
                                              const ParseOptions& options = {});
 
