@@ -326,6 +326,11 @@ StatusOr<std::unique_ptr<JitCompiler>> JitCompiler::Create(const JitCompilerOpti
     return absl::InvalidArgumentError(StrCat("JitCompiler: optimization_level ",
                                              options.optimization_level, " is outside 0-3"));
   }
+  // Engines pass the folder EngineOptions resolved; a JitCompiler made directly (benchmarks and
+  // JIT tests, through CompiledProgram) falls back to the variable itself.
+  if (impl->options.dump_dir.empty()) {
+    if (const char* env = std::getenv("ACCY_DUMP_DIR"); env != nullptr) impl->options.dump_dir = env;
+  }
   if (!impl->options.cache_dir.empty()) {
     ACCY_RETURN_IF_ERROR(EnsureDirectory(impl->options.cache_dir, "cache_dir"));
   }

@@ -56,8 +56,8 @@ struct JitCompilerOptions {
   // a digest of its bytes: a damaged entry (or one LLVM refuses) is ignored, the module compiled
   // again (counted in modules_compiled) and the entry rewritten.
   std::string cache_dir;
-  // Directory for dumps; empty: none. (Engine::Create is the one place ACCY_DUMP_DIR is read:
-  // it resolves the variable into EngineOptions::dump_dir, which Compile passes here.)
+  // Directory for dumps; empty means the environment variable ACCY_DUMP_DIR if set, else none.
+  // (An Engine passes its EngineOptions::dump_dir, which Engine::Create resolved the same way.)
   // Each freshly compiled module writes <n>-<module>.before.ll, .after.ll (after O3) and .s.
   std::string dump_dir;
   // LLVM optimization level 0-3 (default 3): the new pass manager's O0..O3 pipeline and the

@@ -191,7 +191,7 @@ StatusOr<std::string> ChooseFunction(const Module& module, const std::string& re
   for (const auto& function : module.functions()) {
     names += StrCat(names.empty() ? "" : ", ", "@", function->name());
   }
-  if (names.empty()) return absl::InvalidArgumentError("the module has no functions");
+  if (names.empty()) names = "none";
   return absl::InvalidArgumentError(
       requested.empty()
           ? StrCat("no function @main and several functions; choose one with --function (", names,

@@ -827,6 +827,7 @@ Status Importer::EmitStableHloOp(FunctionBuilder& fb, NameTable& names, const Op
     attributes.push_back(
         {"lhs_contracting_dimensions", std::vector<int64_t>{operands[0]->type().rank() - 1}});
     attributes.push_back({"rhs_contracting_dimensions", std::vector<int64_t>{0}});
+    ACCY_ASSIGN_OR_RETURN(operands, RoundDotOperands(fb, op, std::move(operands)));
     return Create(fb, names, op, OpKind::kDotGeneral, std::move(operands), std::move(attributes));
   }
   ACCY_ASSIGN_OR_RETURN(std::vector<NamedAttribute> attributes, ConvertAttributes(*kind, op));

@@ -14,10 +14,9 @@ namespace accy::stablehlo_internal {
 
 // `op` is a stablehlo.real or stablehlo.imag with `operands` (one, x). Returns the value the result
 // names: `x` for real, a broadcast rank-0 zero of x's type for imag (built in `fb`). Errors,
-// located at the op: kInvalidArgument when there is not one operand and one result, or the
-// result type is not the operand's (spec "real"/"imag" C1-C2 for float operands); kUnimplemented
-// for an operand that is not floating-point (complex types are a later issue; integer
-// operands are invalid by the spec).
+// located at the op, all kInvalidArgument: not one operand and one result, an operand that is
+// not floating-point (spec "real"/"imag" I1; complex operands are rejected earlier, by the
+// parser, as kUnimplemented), or a result type other than the operand's (C1-C2).
 StatusOr<Value*> EmitRealOrImagOfReal(FunctionBuilder& fb, const OpSyntax& op,
                                       std::span<Value* const> operands);
 

@@ -531,8 +531,6 @@ TEST(InProcessCommunicatorTest, CreationErrorsAreInvalidArgument) {
             absl::StatusCode::kInvalidArgument);
 }
 
-// Members that disagree (another primitive, another size) all get kInvalidArgument; only the
-// in-process world can see the others' arguments.
 // A member waiting in a primitive when a peer aborts wakes at once (not after the 60 s timeout)
 // with kDeadlineExceeded saying it stopped waiting and why the world broke; it does not claim to
 // have waited the whole timeout.
@@ -557,6 +555,8 @@ TEST(InProcessCommunicatorTest, AbortWakesAWaitingMemberNamingTheReason) {
   EXPECT_THAT(std::string(waited.message()), ::testing::Not(HasSubstr("within 60000 ms")));
 }
 
+// Members that disagree (another primitive, another size) all get kInvalidArgument; only the
+// in-process world can see the others' arguments.
 TEST(InProcessCommunicatorTest, MismatchedCallsAreInvalidArgumentOnEveryMember) {
   ASSERT_OK_AND_ASSIGN(auto world, CreateInProcessCommunicators(2));
   const std::vector<int> group = {0, 1};

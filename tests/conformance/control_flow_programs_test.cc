@@ -141,7 +141,8 @@ func.func @barrier() {
 }
 
 // real(x) = x and imag(x) = 0 for floating-point x (spec "real", "imag"), bf16 and f64 too; imag
-// of -0.0 and NaN is +0.0.
+// is zero for every element, -0.0 and NaN included (expect_eq_const compares with IEEE ==, so
+// it does not tell +0.0 from -0.0).
 TEST(RealImagProgramTest, RealIsTheOperandAndImagIsZeroForFloats) {
   ExpectPass(R"mlir(
 func.func @real_imag() {

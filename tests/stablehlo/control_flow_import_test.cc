@@ -222,8 +222,8 @@ func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
               "stablehlo.optimization_barrier has 1 operands and 2 results");
 }
 
-// real of a float is its operand and imag a broadcast zero; complex results or mismatched
-// types fail naming the op.
+// real of a float is its operand and imag a broadcast zero; integer operands, mismatched types
+// and wrong operand counts fail naming the op.
 TEST(RealImagImportTest, FloatOperandsBecomeTheOperandOrAZeroAndBadFormsFail) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(R"mlir(
 func.func @main(%a: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
@@ -244,8 +244,9 @@ func.func @main(%a: tensor<2xi32>) -> tensor<2xi32> {
   %r = stablehlo.real %a : tensor<2xi32>
   func.return %r : tensor<2xi32>
 }
-)mlir", absl::StatusCode::kUnimplemented,
-              "3:8: stablehlo.real of tensor<2xi32>: only floating-point operands are supported");
+)mlir", absl::StatusCode::kInvalidArgument,
+              "3:8: stablehlo.real of tensor<2xi32>: the operand must be floating-point or "
+              "complex");
   ExpectError(R"mlir(
 func.func @main(%a: tensor<2xf32>) -> tensor<2xf64> {
   %r = "stablehlo.imag"(%a) : (tensor<2xf32>) -> tensor<2xf64>

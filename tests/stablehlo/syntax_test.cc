@@ -233,6 +233,17 @@ func.func @main(%a: tensor<1x2xf32>, %b: tensor<2x1xf32>) -> tensor<1x1xf32> {
   const std::vector<Tensor> inputs = {a, b};
   ASSERT_OK_AND_ASSIGN(std::vector<Tensor> out, exe->Run(inputs));
   EXPECT_EQ(static_cast<const float*>(out[0].data())[0], 4.0f);  // 1 * 3 + 2 * 0.5
+
+  // The deprecated stablehlo.dot with the same algorithm rounds its operands too.
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> dot, ParseStableHlo(R"mlir(
+func.func @main(%a: tensor<1x2xf32>, %b: tensor<2x1xf32>) -> tensor<1x1xf32> {
+  %0 = "stablehlo.dot"(%a, %b) {algorithm = #stablehlo.dot_algorithm<lhs_precision_type = bf16, rhs_precision_type = bf16, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false>} : (tensor<1x2xf32>, tensor<2x1xf32>) -> tensor<1x1xf32>
+  return %0 : tensor<1x1xf32>
+}
+)mlir"));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> dot_exe, engine->Compile(*dot));
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> dot_out, dot_exe->Run(inputs));
+  EXPECT_EQ(static_cast<const float*>(dot_out[0].data())[0], 4.0f);
 }
 
 TEST(SyntaxTest, JaxGenericGatherWithAttributeDictionary) {
