@@ -2,7 +2,9 @@
 #include "kernels/onednn_common.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include <omp.h>
 
@@ -142,6 +144,65 @@ void CopyRows(const void* from, int64_t from_stride, void* to, int64_t to_stride
   for (int64_t r = 0; r < rows; ++r) {
     std::memcpy(destination + r * to_stride, source + r * from_stride,
                 static_cast<size_t>(row_bytes));
+  }
+}
+
+namespace {
+
+// One element's bits is a NaN: exponent all ones, mantissa nonzero (IEEE 754 binary32, bfloat16,
+// binary16). Integer compares, so the scan loops vectorize.
+template <typename Bits, Bits kAbsMask, Bits kInfinity>
+void FillNanRowsOf(Bits* data, const BoundPrimitive::NanRows& rows, Bits quiet_nan) {
+  const int64_t block = rows.extent * rows.inner;
+  const int64_t total_bytes = rows.outer * block * static_cast<int64_t>(sizeof(Bits));
+  constexpr int64_t kMinParallelBytes = int64_t{256} << 10;
+  const int threads = total_bytes < kMinParallelBytes
+                          ? 1
+                          : static_cast<int>(std::min<int64_t>(omp_get_max_threads(), rows.outer));
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    std::vector<uint8_t> has_nan(static_cast<size_t>(rows.inner));
+#pragma omp for schedule(static)
+    for (int64_t o = 0; o < rows.outer; ++o) {
+      Bits* base = data + o * block;
+      std::fill(has_nan.begin(), has_nan.end(), uint8_t{0});
+      uint8_t any = 0;
+      for (int64_t j = 0; j < rows.extent; ++j) {
+        const Bits* row = base + j * rows.inner;
+        for (int64_t k = 0; k < rows.inner; ++k) {
+          const uint8_t nan = static_cast<Bits>(row[k] & kAbsMask) > kInfinity ? 1 : 0;
+          has_nan[static_cast<size_t>(k)] |= nan;
+          any |= nan;
+        }
+      }
+      if (any == 0) continue;
+      for (int64_t j = 0; j < rows.extent; ++j) {
+        Bits* row = base + j * rows.inner;
+        for (int64_t k = 0; k < rows.inner; ++k) {
+          if (has_nan[static_cast<size_t>(k)] != 0) row[k] = quiet_nan;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void FillRowsHoldingNan(void* data, const BoundPrimitive::NanRows& rows) {
+  if (rows.outer <= 0 || rows.extent <= 0 || rows.inner <= 0) return;
+  switch (rows.type) {
+    case ElementType::kF32:
+      FillNanRowsOf<uint32_t, 0x7fffffffu, 0x7f800000u>(static_cast<uint32_t*>(data), rows,
+                                                         0x7fc00000u);
+      return;
+    case ElementType::kBF16:
+      FillNanRowsOf<uint16_t, 0x7fff, 0x7f80>(static_cast<uint16_t*>(data), rows, 0x7fc0);
+      return;
+    case ElementType::kF16:
+      FillNanRowsOf<uint16_t, 0x7fff, 0x7c00>(static_cast<uint16_t*>(data), rows, 0x7e00);
+      return;
+    default:
+      return;  // the softmax contract admits f32, bf16 and f16 only (ValidateSoftmax)
   }
 }
 

@@ -92,6 +92,16 @@ struct BoundPrimitive {
   std::string implementation;          // oneDNN impl_info_str, e.g. "brg:avx512_core"
   // Zero-fill output 0 at run time (a contraction over an empty dim: the sum of nothing).
   bool zero_fill_output = false;
+  // Softmax rows of output 0 that hold a NaN become NaN throughout after the run (NanRows):
+  // the contract's decomposition (kernel_contracts.h) gives NaN everywhere in a row holding
+  // NaN or +inf, where oneDNN 2.6's vectorized softmax gives 0 (softmax) or -inf (log_softmax)
+  // at the row's other elements. Such a row always leaves at least one NaN in oneDNN's output
+  // (x - max is NaN at the NaN or +inf), so no input scan is needed. Rows: `extent` elements
+  // `inner` apart, `outer` * `inner` of them; extent 0 = no fixup.
+  struct NanRows {
+    ElementType type = ElementType::kF32;  // f32, bf16 or f16
+    int64_t outer = 0, extent = 0, inner = 0;
+  } nan_rows;
   // A user-registered host kernel runs instead of a primitive (include/accy/host_kernel.h).
   std::shared_ptr<const HostKernelSpec> host;
   // The arguments the primitive reads or writes through an owned copy (StageArguments): bf16/f16
@@ -123,6 +133,11 @@ struct BoundPrimitive {
   };
   std::vector<Staged> staged;
 };
+
+// Makes every row of `data` (`rows.outer` blocks of `rows.extent` x `rows.inner` elements of
+// `rows.type`; a row is `extent` elements `inner` apart) that holds a NaN NaN throughout (a quiet
+// NaN), on up to omp_get_max_threads() threads above 256 KiB. BoundPrimitive::nan_rows.
+void FillRowsHoldingNan(void* data, const BoundPrimitive::NanRows& rows);
 
 // The payload of `value` when a constant op defines it (compile-time weights), else null.
 const DenseElements* ConstantPayload(const Value* value);

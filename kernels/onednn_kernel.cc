@@ -258,6 +258,7 @@ Status LibraryKernel::Run(void* const* buffers, const int64_t* buffer_bytes,
     return absl::InternalError(StrCat(bound.name, ": oneDNN execution failed (status ",
                                       static_cast<int>(status), ")"));
   }
+  if (bound.nan_rows.extent > 0) FillRowsHoldingNan(buffers[num_inputs], bound.nan_rows);
   return absl::OkStatus();
 }
 

@@ -104,6 +104,16 @@ Status BindSoftmax(const Operation& call, bool log, LowPrecision types, BoundPri
   bound.primitive = dnnl::softmax_v2_forward(softmax_pd);
   AddArgument(bound, DNNL_ARG_SRC, src_md, 0);
   AddArgument(bound, DNNL_ARG_DST, src_md, 1);
+  // Rows holding NaN or +inf are NaN throughout (the contract), which oneDNN does not give.
+  BoundPrimitive::NanRows& rows = bound.nan_rows;
+  rows.type = x.element_type();
+  rows.outer = 1;
+  rows.inner = 1;
+  for (int64_t d = 0; d < x.rank(); ++d) {
+    if (d < p.axis) rows.outer *= x.dim(d);
+    if (d > p.axis) rows.inner *= x.dim(d);
+  }
+  rows.extent = x.dim(p.axis);
   AddScratchpad(softmax_pd, bound);
   return absl::OkStatus();
 }

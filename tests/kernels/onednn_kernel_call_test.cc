@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -204,6 +205,57 @@ INSTANTIATE_TEST_SUITE_P(Shapes, SoftmaxKernelTest,
                                            SoftmaxCase{kF32, {6, 17}, 1, false, true},
                                            SoftmaxCase{kBF16, {5, 64}, -1, false, false},
                                            SoftmaxCase{kBF16, {5, 31}, -1, true, true}));
+
+// Rows holding NaN or +inf, or only -inf, are NaN throughout under the contract's decomposition
+// (kernel_contracts.h: x - max is NaN at a +inf, so the sum and every result are NaN); oneDNN
+// 2.6's softmax_log gives -inf at the row's finite elements instead. A -inf among finite
+// elements stays exact: softmax 0, log_softmax -inf. Both axes (contiguous and strided rows),
+// f32 and bf16, softmax and log_softmax; found by `accy fuzz --seed 707 --first 908`.
+class SoftmaxSpecialRowsTest
+    : public ::testing::TestWithParam<std::tuple<ElementType, bool, int64_t>> {};
+
+TEST_P(SoftmaxSpecialRowsTest, NonFiniteRowsFollowTheDecomposition) {
+  const auto [element, log, axis] = GetParam();
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<std::vector<double>> rows = {
+      {inf, 0, 1, -inf, 2}, {nan, 0, 1, 2, 3},     {-inf, -inf, -inf, -inf, -inf},
+      {-inf, 0, 1, 2, 3},   {inf, inf, 0, 0, 0},   {0.5, -1, 2, 0.25, -3},
+      {-0.0, 0, 0, 0, nan}};
+  const int64_t n = static_cast<int64_t>(rows.size()), c = 5;
+  // axis 1: x[row, j]; axis 0: the transpose, so each row is strided.
+  const std::vector<int64_t> dims = axis == 1 ? std::vector<int64_t>{n, c} : std::vector<int64_t>{c, n};
+  const TensorType type = T(element, dims);
+  Tensor x = Tensor::Allocate(type).value();
+  for (int64_t r = 0; r < n; ++r) {
+    for (int64_t j = 0; j < c; ++j) {
+      x.SetFromDouble(axis == 1 ? r * c + j : j * n + r, rows[static_cast<size_t>(r)][static_cast<size_t>(j)]);
+    }
+  }
+  ASSERT_OK_AND_ASSIGN(KernelCallModule mod,
+                       MakeKernelCall(log ? kernels::kLogSoftmaxTarget : kernels::kSoftmaxTarget,
+                                      {type}, type, {{"axis", axis}}));
+  StatusOr<Tensor> actual = BindAndRun(mod, {x});
+  ASSERT_OK(actual.status());
+  const Tensor expected = NaiveSoftmax(x, axis, log);
+  for (int64_t r = 0; r < n; ++r) {
+    for (int64_t j = 0; j < c; ++j) {
+      const int64_t i = axis == 1 ? r * c + j : j * n + r;
+      const double a = actual->GetAsDouble(i), e = expected.GetAsDouble(i);
+      if (std::isnan(e) || std::isinf(e)) {
+        EXPECT_TRUE(std::isnan(e) ? std::isnan(a) : a == e)
+            << "row " << r << " element " << j << ": got " << a << ", expected " << e;
+      } else {
+        EXPECT_NEAR(a, e, Atol(element) + Rtol(element) * std::abs(e))
+            << "row " << r << " element " << j;
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, SoftmaxSpecialRowsTest,
+                         ::testing::Combine(::testing::Values(kF32, kBF16), ::testing::Bool(),
+                                            ::testing::Values(int64_t{0}, int64_t{1})));
 
 struct LayerNormCase {
   ElementType type;
