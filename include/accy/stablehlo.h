@@ -54,10 +54,11 @@ inline constexpr int kMaxParseNesting = 256;
 
 // Limits on the constant bytes one parse call allocates: the payloads of `dense<...>` literals
 // (constant ops' values, check ops' expected values, dense attributes), at their decoded size
-// (element count x element width; i1 one byte per element). accy's IR has no splat form
-// (DenseElements holds every element), so a splat `dense<1.0> : tensor<65536x65536xf32>` is
-// counted at its expanded size before anything is expanded: a small file cannot make the process
-// allocate more than these limits. Counted twice over, against the same total: the literals as
+// (element count x element width; i1 one byte per element). A splat
+// `dense<1.0> : tensor<65536x65536xf32>` is counted at its expanded size before anything is
+// allocated: a small file cannot make the process allocate more than these limits. (A splat
+// constant of 64 KiB or more is not expanded at all: it imports as a rank-0 constant and a
+// broadcast_in_dim of it, docs/load.md.) Counted twice over, against the same total: the literals as
 // the text holds them (an `#alias` used N times counts once), and the constants of the modules
 // built from them (a function inlined at N call sites brings its constants N times). A call on
 // a `// -----` split file counts all its chunks together. The defaults let every program of the

@@ -11,6 +11,7 @@
 #include <span>
 #include <string_view>
 
+#include "src/stablehlo/dense_literal.h"
 #include "src/util/str_cat.h"
 
 namespace accy::stablehlo_internal {
@@ -302,8 +303,17 @@ StatusOr<std::vector<NamedAttribute>> ConvertAttributes(OpKind kind, const OpSyn
   std::vector<NamedAttribute> out;
   for (const NamedAttr& attribute : op.attributes) {
     const std::string& name = attribute.name;
-    const AttrValue& value = attribute.value;
     if (name.find('.') != std::string::npos) continue;  // discardable: mhlo.*, jax.*, ...
+    // A splat kept as one element (AttrValue::splat_type) is expanded here: only a constant's
+    // value stays one element (Importer::EmitSplatConstant), and that path does not come here.
+    AttrValue expanded;
+    if (attribute.value.kind == AttrValue::Kind::kDense && attribute.value.splat_type) {
+      expanded = attribute.value;
+      ACCY_ASSIGN_OR_RETURN(DenseElements payload, ExpandedDense(attribute.value));
+      expanded.dense = std::make_shared<const DenseElements>(std::move(payload));
+      expanded.splat_type.reset();
+    }
+    const AttrValue& value = expanded.dense != nullptr ? expanded : attribute.value;
     // XLA's layout annotations (torch-xla exports): the physical layout XLA would give the
     // result; accy chooses its own layouts, and the values do not depend on it.
     if (name == "result_layout" || name == "xla_shape") continue;

@@ -319,6 +319,13 @@ StatusOr<AttrValue> Parser::ParseDense() {
   index_as_i64_ = false;
   value.index_elements = read_index_;
   ACCY_ASSIGN_OR_RETURN(TensorType type, std::move(parsed));
+  ACCY_ASSIGN_OR_RETURN(std::optional<DenseElements> splat,
+                        DecodeLargeSplat(literal, type, budget_));
+  if (splat.has_value()) {
+    value.dense = std::make_shared<const DenseElements>(*std::move(splat));
+    value.splat_type = type;
+    return value;
+  }
   ACCY_ASSIGN_OR_RETURN(DenseElements elements, DecodeDenseLiteral(literal, type, budget_));
   value.dense = std::make_shared<const DenseElements>(std::move(elements));
   return value;

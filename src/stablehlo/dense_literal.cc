@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <new>
+#include <optional>
 
 #include "accy/stablehlo.h"
 #include "accy/tensor.h"
@@ -286,6 +288,52 @@ StatusOr<DenseElements> DecodeDenseLiteral(const DenseLiteral& literal, const Te
     }
   }
   return ErrorAt(literal.loc, "unknown dense literal");
+}
+
+StatusOr<std::optional<DenseElements>> DecodeLargeSplat(const DenseLiteral& literal,
+                                                        const TensorType& type,
+                                                        ConstantBudget* budget) {
+  const int64_t width = ElementByteWidth(type.element_type());
+  const int64_t count = type.element_count();
+  int64_t total = 0;
+  if (count <= 1 || !CheckedMul(count, width, &total) || total < kMinUnexpandedSplatBytes) {
+    return std::optional<DenseElements>();  // DecodeDenseLiteral reports an overflow
+  }
+  const bool one_hex_element = literal.kind == DenseLiteral::Kind::kHex &&
+                               static_cast<int64_t>(literal.hex_bytes.size()) == width &&
+                               !IsBool(type.element_type());
+  if (literal.kind != DenseLiteral::Kind::kElement && !one_hex_element) {
+    return std::optional<DenseElements>();
+  }
+  ACCY_ASSIGN_OR_RETURN(TensorType scalar, TensorType::Create(type.element_type(), {}));
+  uint64_t bits = 0;
+  if (one_hex_element) {
+    std::memcpy(&bits, literal.hex_bytes.data(), static_cast<size_t>(width));
+  } else {
+    ACCY_ASSIGN_OR_RETURN(bits, EncodeDenseElement(literal.element, type.element_type()));
+  }
+  ACCY_RETURN_IF_ERROR(budget->Charge(total, type, literal.loc, &budget->text_bytes, "the text's"));
+  DenseElements element{scalar, std::vector<uint8_t>(static_cast<size_t>(width))};
+  StoreBits(bits, width, element.bytes.data());
+  return std::optional<DenseElements>(std::move(element));
+}
+
+StatusOr<DenseElements> ExpandedDense(const AttrValue& value) {
+  if (!value.splat_type.has_value()) return *value.dense;
+  const TensorType& type = *value.splat_type;
+  const size_t width = value.dense->bytes.size();
+  const size_t count = static_cast<size_t>(type.element_count());
+  DenseElements result{type, {}};
+  try {
+    result.bytes.resize(count * width);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(StrCat(LocPrefix(value.loc), "cannot allocate the ",
+                                               count * width, " bytes of splat ", type.ToString()));
+  }
+  for (size_t i = 0; i < count; ++i) {
+    std::memcpy(result.bytes.data() + i * width, value.dense->bytes.data(), width);
+  }
+  return result;
 }
 
 }  // namespace accy::stablehlo_internal

@@ -6,6 +6,7 @@
 #define ACCY_SRC_STABLEHLO_DENSE_LITERAL_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,6 +68,26 @@ struct ConstantBudget {
 // kResourceExhausted.
 StatusOr<DenseElements> DecodeDenseLiteral(const DenseLiteral& literal, const TensorType& type,
                                            ConstantBudget* budget);
+
+// Splats whose expanded payload takes at least this many bytes stay one element in the syntax
+// tree and in the module (AttrValue::splat_type): `dense<0.0> : tensor<8192x8192xf32>` allocates
+// 4 bytes, not 256 MiB. Smaller splats are expanded as written (printing them back gives the
+// text's form).
+inline constexpr int64_t kMinUnexpandedSplatBytes = int64_t{64} << 10;
+
+// When `literal` is a splat of `type` (one element, or a one-element hex payload, for more than
+// one element) whose expanded payload takes at least kMinUnexpandedSplatBytes: its one element
+// as a DenseElements of rank 0, charged to budget->text_bytes at the expanded size (the limits
+// count splats at their expanded size either way). nullopt, charging nothing, for any other
+// literal. Errors: DecodeDenseLiteral's.
+StatusOr<std::optional<DenseElements>> DecodeLargeSplat(const DenseLiteral& literal,
+                                                        const TensorType& type,
+                                                        ConstantBudget* budget);
+
+// The full payload of a kDense `value`: *value.dense, or its splat expanded to
+// value.splat_type (already charged to the budget's counts). kResourceExhausted when the
+// expansion cannot be allocated.
+StatusOr<DenseElements> ExpandedDense(const AttrValue& value);
 
 // The bits of one element of `type` (little-endian in the low ElementByteWidth bytes).
 StatusOr<uint64_t> EncodeDenseElement(const DenseElementSyntax& element, ElementType type);

@@ -13,6 +13,7 @@
 
 #include "accy/builder.h"
 #include "src/stablehlo/attribute_mapping.h"
+#include "src/stablehlo/dense_literal.h"
 #include "src/stablehlo/dynamic_fold.h"
 #include "src/stablehlo/lapack_mapping.h"
 #include "src/stablehlo/input_output_aliases.h"
@@ -90,6 +91,12 @@ class Importer {
   // interpreter.run_parallel (keep_checks only): see ParallelRun.
   Status EmitRunParallel(NameTable& names, const OpSyntax& op, BlockRole role);
   Status EmitStableHloOp(FunctionBuilder& fb, NameTable& names, const OpSyntax& op);
+  // A constant whose value is a splat kept as one element (AttrValue::splat_type): a rank-0
+  // constant and a broadcast_in_dim of it to the declared type (spec "constant",
+  // "broadcast_in_dim"; the values are the splat's bit for bit), as the
+  // broadcast-splat-constants pass would rewrite the expanded constant.
+  Status EmitSplatConstant(FunctionBuilder& fb, NameTable& names, const OpSyntax& op,
+                           const AttrValue& value);
   // CreateOp with located errors (a region body's own error wins over CreateOp's wrapping).
   Status Create(FunctionBuilder& fb, NameTable& names, const OpSyntax& op, OpKind kind,
                 std::vector<Value*> operands, std::vector<NamedAttribute> attributes);
@@ -320,8 +327,10 @@ Status Importer::CountOp(SourceLoc loc) {
 
 Status Importer::ChargeConstant(const AttrValue& value) {
   if (value.kind == AttrValue::Kind::kDense && value.dense != nullptr) {
-    ACCY_RETURN_IF_ERROR(budget_->Charge(static_cast<int64_t>(value.dense->bytes.size()),
-                                         value.dense->type, value.loc, &budget_->module_bytes,
+    // A splat kept as one element counts at its expanded size, as in the text's count.
+    const TensorType& type = value.splat_type.value_or(value.dense->type);
+    ACCY_RETURN_IF_ERROR(budget_->Charge(type.element_count() * ElementByteWidth(type.element_type()),
+                                         type, value.loc, &budget_->module_bytes,
                                          "the module's"));
   }
   for (const AttrValue& item : value.items) ACCY_RETURN_IF_ERROR(ChargeConstant(item));
@@ -434,11 +443,12 @@ Status Importer::EmitCheck(NameTable& names, const OpSyntax& op, CheckKind kind,
     if (value == nullptr || value->kind != AttrValue::Kind::kDense) {
       return ErrorAt(op.loc, StrCat("check.", CheckKindName(kind), " needs a dense<...> value"));
     }
-    if (value->dense->type != values[0]->type()) {
-      return ErrorAt(value->loc, StrCat("expected value has type ", value->dense->type.ToString(),
+    const TensorType& expected = value->splat_type.value_or(value->dense->type);
+    if (expected != values[0]->type()) {
+      return ErrorAt(value->loc, StrCat("expected value has type ", expected.ToString(),
                                         ", the checked value ", values[0]->type().ToString()));
     }
-    result.expected_constant = *value->dense;
+    ACCY_ASSIGN_OR_RETURN(result.expected_constant, ExpandedDense(*value));
   } else {
     if (values[0]->type() != values[1]->type()) {
       return ErrorAt(op.loc, StrCat("check.", CheckKindName(kind), " compares ",
@@ -830,11 +840,32 @@ Status Importer::EmitStableHloOp(FunctionBuilder& fb, NameTable& names, const Op
     ACCY_ASSIGN_OR_RETURN(operands, RoundDotOperands(fb, op, std::move(operands)));
     return Create(fb, names, op, OpKind::kDotGeneral, std::move(operands), std::move(attributes));
   }
+  if (*kind == OpKind::kConstant) {
+    const AttrValue* value = op.attribute("value");
+    if (value != nullptr && value->kind == AttrValue::Kind::kDense && value->splat_type) {
+      return EmitSplatConstant(fb, names, op, *value);
+    }
+  }
   ACCY_ASSIGN_OR_RETURN(std::vector<NamedAttribute> attributes, ConvertAttributes(*kind, op));
   if (*kind == OpKind::kDotGeneral) {
     ACCY_ASSIGN_OR_RETURN(operands, RoundDotOperands(fb, op, std::move(operands)));
   }
   return Create(fb, names, op, *kind, std::move(operands), std::move(attributes));
+}
+
+Status Importer::EmitSplatConstant(FunctionBuilder& fb, NameTable& names, const OpSyntax& op,
+                                   const AttrValue& value) {
+  if (!op.operands.empty() || !op.regions.empty() || op.attributes.size() != 1 ||
+      op.result_types.size() != 1 || op.result_types[0] != *value.splat_type) {
+    // Not the plain form: the generic path names what is wrong.
+    ACCY_ASSIGN_OR_RETURN(DenseElements expanded, ExpandedDense(value));
+    return Create(fb, names, op, OpKind::kConstant, {}, {{"value", std::move(expanded)}});
+  }
+  StatusOr<Value*> element = fb.Constant(value.dense->type, value.dense->bytes);
+  if (!element.ok()) return WithLoc(op.loc, element.status());
+  StatusOr<Value*> splat = fb.BroadcastInDim(*element, *value.splat_type, {});
+  if (!splat.ok()) return WithLoc(op.loc, splat.status());
+  return DefineResults(names, op, {*splat});
 }
 
 Status Importer::Create(FunctionBuilder& fb, NameTable& names, const OpSyntax& op, OpKind kind,

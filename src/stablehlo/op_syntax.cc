@@ -573,7 +573,7 @@ Status Parser::ParseConstant(OpSyntax* op) {
     return UnimplementedAt(value_loc, "a constant of index elements is not a StableHLO value "
                                       "(index is accepted only in attributes)");
   }
-  op->result_types = {value.dense->type};
+  op->result_types = {value.splat_type.value_or(value.dense->type)};
   op->operand_types = std::vector<TensorType>{};
   op->attributes.push_back({"value", std::move(value)});
   return absl::OkStatus();

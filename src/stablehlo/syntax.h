@@ -61,6 +61,11 @@ struct AttrValue {
   std::vector<AttrValue> items;   // kList elements; kStruct / kDict field values
   std::vector<std::string> keys;  // kStruct / kDict field names, parallel to items
   std::shared_ptr<const DenseElements> dense;  // kDense
+  // kDense written as a splat (one element, or a one-element hex payload) whose expanded payload
+  // takes at least kMinUnexpandedSplatBytes (dense_literal.h): the declared type, with `dense`
+  // holding the one element at rank 0. Never expanded for a constant op's value (the importer
+  // emits a rank-0 constant and a broadcast_in_dim); elsewhere ExpandedDense expands it.
+  std::optional<TensorType> splat_type;
   bool index_elements = false;  // kDense written with `index` elements (held as i64)
 
   // The field `key` of a kStruct / kDict; null when absent.
