@@ -13,12 +13,22 @@
 // an operand or the result is f64) with separate multiply and add, one rounding to the result
 // type at the end; integers are converted to the result type and wrap modulo 2^bits, as the
 // reference evaluator (exactly equal for integers; floats within the accumulation error).
+//
+// A convolution_epilogue item (fusion_plan.h rule 4: batch norm's affine, relu, a residual add)
+// runs its elementwise ops on each rounded output element before the store, in registers;
+// their other operands are read through their elided broadcasts, folded when they are
+// one-element constants, or read from their buffers at the output element's index.
 #include <algorithm>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "jit/emitters.h"
+#include "jit/index_math.h"
+#include "jit/operand_access.h"
 #include "jit/shape_kernel_builder.h"
+#include "src/fusion/fusion_plan.h"
 #include "src/ir/convolution_attributes.h"
 #include "src/schedule/schedule_plan.h"
 #include "src/util/str_cat.h"
@@ -54,30 +64,63 @@ std::vector<llvm::Value*> Decompose(llvm::IRBuilder<>& b, llvm::Value* linear,
 
 }  // namespace
 
-StatusOr<KernelSignature> EmitConvolutionKernel(const WorkItem& item, const FusionPlan&,
+StatusOr<KernelSignature> EmitConvolutionKernel(const WorkItem& item, const FusionPlan& fusion,
                                                 llvm::Module& module, std::string_view symbol) {
-  if (item.kind != WorkKind::kConvolution || item.root == nullptr ||
-      item.root->kind() != OpKind::kConvolution || item.ops.size() != 1) {
+  const Operation* convolution =
+      item.ops.empty() || item.ops.front()->kind() != OpKind::kConvolution ? nullptr
+                                                                            : item.ops.front();
+  if (item.kind != WorkKind::kConvolution || convolution == nullptr ||
+      item.output_value == nullptr) {
     return absl::UnimplementedError(StrCat("jit: convolution emitter: work item ", item.id,
-                                           " has kind ", WorkKindName(item.kind), " and root ",
-                                           item.root != nullptr ? item.root->name() : "?",
-                                           ", expected a single convolution"));
+                                           " has kind ", WorkKindName(item.kind),
+                                           ", expected a convolution and its epilogue"));
   }
-  const Operation& op = *item.root;
+  const Operation& op = *convolution;
   const Value* lhs = op.operand(0);
   const Value* rhs = op.operand(1);
-  const Value* out = op.result(0);
+  const Value* conv_out = op.result(0);
+  const Value* out = item.output_value;
   const ElementType lhs_type = lhs->type().element_type();
-  const ElementType out_type = out->type().element_type();
   const ConvolutionSpec spec = ir_internal::ConvolutionSpecOf(op);
   const ConvDimensionNumbers& dn = spec.dimension_numbers;
   const size_t spatial_rank = dn.input_spatial_dimensions.size();
   const std::vector<int64_t>& lhs_dims = lhs->type().dims();
   const std::vector<int64_t>& rhs_dims = rhs->type().dims();
-  const std::vector<int64_t>& out_dims = out->type().dims();
+  const std::vector<int64_t>& out_dims = conv_out->type().dims();
   const std::vector<int64_t> lhs_strides = StridesOf(lhs_dims);
   const std::vector<int64_t> rhs_strides = StridesOf(rhs_dims);
   const std::vector<int64_t> out_strides = StridesOf(out_dims);
+  const ElementType conv_type = conv_out->type().element_type();
+
+  // The epilogue: every other op of the item, elementwise over the convolution's result dims.
+  std::vector<const Value*> inputs = {lhs, rhs};
+  std::vector<const Operation*> epilogue(item.ops.begin() + 1, item.ops.end());
+  std::vector<OperandAccess> accesses;
+  std::map<std::pair<const Operation*, int64_t>, size_t> access_of_use;
+  std::map<const Value*, bool> in_registers = {{conv_out, true}};
+  for (const Operation* e : epilogue) {
+    if (!IsFusableElementwiseOp(*e) || e->result(0)->type().dims() != out_dims) {
+      return absl::UnimplementedError(StrCat(
+          "jit: convolution emitter: epilogue op ", e->name(), " %", e->result(0)->id(),
+          " is not an elementwise op over the convolution's result dims ", ShapeText(out_dims)));
+    }
+    for (int64_t i = 0; i < e->num_operands(); ++i) {
+      const Value* operand = e->operand(i);
+      if (in_registers.count(operand) != 0) continue;
+      ACCY_ASSIGN_OR_RETURN(OperandAccess access,
+                            ResolveOperandAccess("jit: convolution emitter: epilogue op ", *e,
+                                                 *operand, fusion, out_dims, inputs));
+      access_of_use[{e, i}] = accesses.size();
+      accesses.push_back(std::move(access));
+    }
+    in_registers[e->result(0)] = true;
+  }
+  if (out != (epilogue.empty() ? conv_out : epilogue.back()->result(0))) {
+    return absl::UnimplementedError(StrCat("jit: convolution emitter: work item ", item.id,
+                                           " does not end at its last op"));
+  }
+  const ElementType out_type = out->type().element_type();
+  const size_t out_buffer = inputs.size();
 
   const int64_t output_features = out_dims[dn.output_feature_dimension];
   const int64_t kernel_features = rhs_dims[dn.kernel_input_feature_dimension];
@@ -102,20 +145,27 @@ StatusOr<KernelSignature> EmitConvolutionKernel(const WorkItem& item, const Fusi
   const int64_t units_per_block = std::max<int64_t>(1, kConvolutionBlockMacs / macs_per_unit);
 
   KernelSignature signature;
-  signature.inputs = {lhs, rhs};
+  signature.inputs = inputs;
   signature.outputs = {out};
   signature.block_size = units_per_block;
   signature.block_count = output_features == 0 ? 0 : BlockCount(units, units_per_block);
 
-  ShapeKernelBuilder kb(module, symbol, 2, 1);
+  ShapeKernelBuilder kb(module, symbol, inputs.size(), 1);
   llvm::IRBuilder<>& b = kb.ir();
   ElementwiseLowering& lowering = kb.lowering();
-  const bool is_float = IsFloat(out_type);
+  const bool is_float = IsFloat(conv_type);
   const ElementType accumulator =
       !is_float
-          ? out_type
-          : (out_type == ElementType::kF64 || lhs_type == ElementType::kF64 ? ElementType::kF64
-                                                                            : ElementType::kF32);
+          ? conv_type
+          : (conv_type == ElementType::kF64 || lhs_type == ElementType::kF64 ? ElementType::kF64
+                                                                              : ElementType::kF32);
+  // Epilogue constants, folded once.
+  std::vector<llvm::Value*> constants(accesses.size(), nullptr);
+  for (size_t a = 0; a < accesses.size(); ++a) {
+    if (accesses[a].buffer < 0) {
+      constants[a] = lowering.ConstantElement(accesses[a].type, accesses[a].constant);
+    }
+  }
   llvm::Type* acc_type = StorageType(module.getContext(), accumulator);
   llvm::Value* zero =
       is_float ? llvm::ConstantFP::get(acc_type, 0.0) : llvm::ConstantInt::get(acc_type, 0);
@@ -195,18 +245,50 @@ StatusOr<KernelSignature> EmitConvolutionKernel(const WorkItem& item, const Fusi
         });
       });
     }));
-    llvm::Value* out_base = b.CreateMul(batch, I64(out_strides[dn.output_batch_dimension]));
-    for (size_t s = 0; s < spatial_rank; ++s) {
-      out_base = b.CreateAdd(
-          out_base,
-          b.CreateMul(position[s + 1], I64(out_strides[dn.output_spatial_dimensions[s]])));
+    // Offsets of this unit's first output element: in the result, then in each epilogue
+    // operand read from memory (its strides per result dim).
+    auto unit_offset = [&](const std::vector<int64_t>& strides) {
+      llvm::Value* offset = b.CreateMul(batch, I64(strides[dn.output_batch_dimension]));
+      for (size_t s = 0; s < spatial_rank; ++s) {
+        offset = b.CreateAdd(
+            offset, b.CreateMul(position[s + 1], I64(strides[dn.output_spatial_dimensions[s]])));
+      }
+      return offset;
+    };
+    llvm::Value* out_base = unit_offset(out_strides);
+    std::vector<llvm::Value*> access_base(accesses.size(), nullptr);
+    for (size_t a = 0; a < accesses.size(); ++a) {
+      if (constants[a] == nullptr) access_base[a] = unit_offset(accesses[a].strides);
     }
     return kb.Loop(I64(0), I64(output_features), [&](llvm::Value* o) -> Status {
       llvm::Value* sum = b.CreateLoad(acc_type, b.CreateInBoundsGEP(acc_type, sums, o));
+      std::map<const Value*, llvm::Value*> values;
+      values[conv_out] = lowering.ConvertElement(sum, accumulator, conv_type);
+      for (const Operation* e : epilogue) {
+        std::vector<llvm::Value*> args;
+        for (int64_t i = 0; i < e->num_operands(); ++i) {
+          auto use = access_of_use.find({e, i});
+          if (use == access_of_use.end()) {
+            args.push_back(values.at(e->operand(i)));
+            continue;
+          }
+          const size_t a = use->second;
+          if (constants[a] != nullptr) {
+            args.push_back(constants[a]);
+            continue;
+          }
+          const int64_t feature_stride = accesses[a].strides[dn.output_feature_dimension];
+          args.push_back(kb.LoadElement(
+              static_cast<size_t>(accesses[a].buffer), accesses[a].type,
+              b.CreateAdd(access_base[a], b.CreateMul(o, I64(feature_stride)))));
+        }
+        ACCY_ASSIGN_OR_RETURN(llvm::Value * result, lowering.Emit(*e, args));
+        values[e->result(0)] = result;
+      }
       kb.StoreElement(
-          2, out_type,
+          out_buffer, out_type,
           b.CreateAdd(out_base, b.CreateMul(o, I64(out_strides[dn.output_feature_dimension]))),
-          lowering.ConvertElement(sum, accumulator, out_type));
+          values.at(out));
       return absl::OkStatus();
     });
   }));

@@ -473,9 +473,12 @@ StatusOr<KernelSignature> EmitDotGeneralKernel(const WorkItem& item, const Fusio
 StatusOr<KernelSignature> EmitDotEpilogueKernel(const WorkItem& item, const Value& library_output,
                                                 const FusionPlan& fusion, llvm::Module& module,
                                                 std::string_view symbol) {
-  const std::string prefix = StrCat("jit: dot_general epilogue emitter: work item ", item.id);
+  const std::string prefix = StrCat("jit: library epilogue emitter: work item ", item.id);
   const std::set<const Operation*> members(item.ops.begin(), item.ops.end());
-  if (item.kind != WorkKind::kDotGeneral || members.count(library_output.defining_op()) == 0) {
+  const OpKind contraction =
+      item.kind == WorkKind::kConvolution ? OpKind::kConvolution : OpKind::kDotGeneral;
+  if ((item.kind != WorkKind::kDotGeneral && item.kind != WorkKind::kConvolution) ||
+      members.count(library_output.defining_op()) == 0) {
     return absl::InvalidArgumentError(StrCat(prefix, " (kind ", WorkKindName(item.kind),
                                              ") computes no value %", library_output.id()));
   }
@@ -487,7 +490,7 @@ StatusOr<KernelSignature> EmitDotEpilogueKernel(const WorkItem& item, const Valu
     const Operation* op = pending.back();
     pending.pop_back();
     if (!computed.insert(op).second) continue;
-    has_dot = has_dot || op->kind() == OpKind::kDotGeneral;
+    has_dot = has_dot || op->kind() == contraction;
     for (const Value* operand : op->operands()) {
       const Operation* def = operand->defining_op();
       if (def != nullptr && members.count(def) != 0) pending.push_back(def);
@@ -495,7 +498,7 @@ StatusOr<KernelSignature> EmitDotEpilogueKernel(const WorkItem& item, const Valu
   }
   if (!has_dot) {
     return absl::InvalidArgumentError(
-        StrCat(prefix, ": %", library_output.id(), " does not depend on the dot_general"));
+        StrCat(prefix, ": %", library_output.id(), " does not depend on the ", OpName(contraction)));
   }
   // The rest, in item order, as an elementwise fusion reading library_output from a buffer.
   WorkItem epilogue(std::pmr::get_default_resource());

@@ -54,14 +54,18 @@ StatusOr<KernelSignature> EmitFlashAttentionKernel(const WorkItem& item, const F
 // accumulated in f32 (f64 for f64), integers modulo 2^bits; blocks of output rows x columns.
 StatusOr<KernelSignature> EmitDotGeneralKernel(const WorkItem& item, const FusionPlan& fusion,
                                                llvm::Module& module, std::string_view symbol);
-// kind convolution: a lone convolution (convolution_emitter.cc), every valid one (any dimension
+// kind convolution: a convolution (convolution_emitter.cc), every valid one (any dimension
 // numbers, windows, groups; float and integer types) as a direct loop nest over output pixels
 // vectorized over output features; floats accumulate in f32 (f64 for f64), integers modulo
-// 2^bits. The path for what the library (oneDNN) does not map (kernels/onednn_convolution.cc).
+// 2^bits; then its epilogue (a convolution_epilogue cluster's elementwise ops, item.ops after the
+// convolution) on each output element before the store. The path for what the library (oneDNN)
+// does not map (kernels/onednn_convolution.cc). kUnimplemented when item.ops does not start with
+// a convolution followed by elementwise ops of its result dims ending at the item's output.
 StatusOr<KernelSignature> EmitConvolutionKernel(const WorkItem& item, const FusionPlan& fusion,
                                                 llvm::Module& module, std::string_view symbol);
-// The epilogue of a dot_general item whose dot (and a prefix of whose epilogue) a library
-// computes into `library_output`, a value of the item (dot_general_emitter.cc): the item's ops
+// The epilogue of a dot_general or convolution item whose dot_general or convolution (and a
+// prefix of whose epilogue) a library computes into `library_output`, a value of the item
+// (dot_general_emitter.cc): the item's ops
 // that `library_output` does not depend on, as an elementwise kernel (elementwise_emitter.h)
 // with `library_output` among its input buffers. Errors: kInvalidArgument when library_output is
 // not an item value computed from the dot or nothing is left to compute; kUnimplemented when a

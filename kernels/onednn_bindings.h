@@ -27,9 +27,18 @@ StatusOr<BoundPrimitive> BindDotGeneral(std::span<const Operation* const> ops,
                                         const LibraryKernelOptions& options,
                                         DotClassification* classification, bool classify_only);
 
-// A lone convolution on convolution_forward (onednn_convolution.cc); kUnimplemented naming the
-// reason when it does not map exactly or oneDNN has only its reference implementation.
-StatusOr<BoundPrimitive> BindConvolution(const Operation& convolution,
+// A convolution item on convolution_forward (onednn_convolution.cc): `ops` is the convolution
+// then its epilogue (a convolution_epilogue cluster's elementwise ops, or none), mapped onto
+// bias and post_ops as a dot_general's epilogue is onto matmul's (onednn_dot_mapping.h
+// MapEpilogue; `fusion` tells which broadcasts are elided). Buffers: lhs, rhs, then the first
+// use of each other value the mapped epilogue reads, then the output: the root's result, or
+// with options.allow_jit_epilogue the last mapped op's (the convolution's when none maps, or
+// when post-ops would leave oneDNN only its reference implementation). kUnimplemented naming the
+// reason when the convolution (or, without allow_jit_epilogue, an epilogue op) does not map
+// exactly or oneDNN has only its reference implementation; kInvalidArgument when ops does not
+// start with a convolution.
+StatusOr<BoundPrimitive> BindConvolution(std::span<const Operation* const> ops,
+                                         const FusionPlan* fusion,
                                          const LibraryKernelOptions& options);
 
 // A triangular_solve on Eigen (eigen_triangular_solve.cc): a host kernel (BoundPrimitive::host,

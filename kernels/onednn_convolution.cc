@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "kernels/onednn_bindings.h"
+#include "kernels/onednn_dot_mapping.h"
 #include "src/ir/convolution_attributes.h"
 #include "src/util/str_cat.h"
 
@@ -173,17 +174,45 @@ bool BlockedActivationsPay(const Operation& op) {
   return window > 1;
 }
 
-StatusOr<BoundPrimitive> BindConvolutionPrimitive(const Operation& op, LowPrecision types,
-                                                  const LibraryKernelOptions& options) {
-  ConvMapping m;
+// Maps the item (its convolution, then the epilogue as `mode` says) onto `m` and `e` (the
+// epilogue's post-ops, bias and extra inputs, onednn_dot_mapping.h MapEpilogue).
+Status MapItem(std::span<const Operation* const> ops, const FusionPlan* fusion,
+               LowPrecision types, EpilogueMode mode, ConvMapping& m, Mapping& e) {
+  const Operation& op = *ops.front();
+  m = ConvMapping();
   m.name = StrCat("convolution %", op.result(0)->id());
+  e = Mapping();
+  e.name = m.name;
+  e.dot = &op;
+  e.types = types;
+  e.inputs = {op.operand(0), op.operand(1)};
+  ACCY_RETURN_IF_ERROR(MapConvolution(op, types, m));
+  e.dst_md = m.dst_md;
+  if (m.empty) {
+    // Nothing for post-ops to act on: the convolution alone (its zero fill), the rest on the JIT.
+    e.library_output = op.result(0);
+    if (ops.size() > 1 && mode == EpilogueMode::kWhole) {
+      return Unmapped(m.name, "an empty convolution with an epilogue");
+    }
+    return absl::OkStatus();
+  }
+  return MapEpilogue(e, ops, fusion, mode);
+}
+
+StatusOr<BoundPrimitive> BindConvolutionPrimitive(std::span<const Operation* const> ops,
+                                                  const FusionPlan* fusion, LowPrecision types,
+                                                  const LibraryKernelOptions& options,
+                                                  EpilogueMode mode) {
+  const Operation& op = *ops.front();
+  ConvMapping m;
+  Mapping e;
   BoundPrimitive bound;
-  bound.name = m.name;
-  bound.inputs = {op.operand(0), op.operand(1)};
-  bound.outputs = {op.result(0)};
   bound.output_aliases = {-1};
   try {
-    ACCY_RETURN_IF_ERROR(MapConvolution(op, types, m));
+    ACCY_RETURN_IF_ERROR(MapItem(ops, fusion, types, mode, m, e));
+    bound.name = m.name;
+    bound.inputs = e.inputs;
+    bound.outputs = {e.library_output};
     if (m.empty) {
       // Zero-size output: nothing to do; an empty contraction: the sum of nothing.
       bound.zero_fill_output = op.result(0)->type().element_count() > 0;
@@ -195,12 +224,19 @@ StatusOr<BoundPrimitive> BindConvolutionPrimitive(const Operation& op, LowPrecis
                                          dnnl::memory::format_tag::any);
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    attr.set_post_ops(e.post_ops);
     bool weights_constant_source = false;
     auto make_pd = [&](const dnnl::memory::desc& src_md, const dnnl::memory::desc& weights_md,
                        const dnnl::memory::desc& dst_md) {
-      const dnnl::convolution_forward::desc desc(
-          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_md,
-          weights_md, dst_md, m.strides, m.dilates, m.padding_l, m.padding_r);
+      const dnnl::convolution_forward::desc desc =
+          e.bias_md ? dnnl::convolution_forward::desc(
+                          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                          src_md, weights_md, *e.bias_md, dst_md, m.strides, m.dilates,
+                          m.padding_l, m.padding_r)
+                    : dnnl::convolution_forward::desc(
+                          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                          src_md, weights_md, dst_md, m.strides, m.dilates, m.padding_l,
+                          m.padding_r);
       return dnnl::convolution_forward::primitive_desc(desc, attr, CpuEngine());
     };
     // Constant weights: the primitive's preferred layout, reordered once below. Weights read
@@ -262,8 +298,10 @@ StatusOr<BoundPrimitive> BindConvolutionPrimitive(const Operation& op, LowPrecis
     if (!options.allow_reference_implementation &&
         IsReferenceImplementation(conv_pd.impl_info_str())) {
       return Unmapped(m.name, StrCat("oneDNN offers only its reference implementation (",
-                                     conv_pd.impl_info_str(), ") for these layouts and shapes"));
+                                     conv_pd.impl_info_str(), ") for these layouts, shapes",
+                                     e.post_ops.len() > 0 || e.bias_md ? " and post-ops" : ""));
     }
+    const int out_buffer = static_cast<int>(e.inputs.size());
     bound.primitive = dnnl::convolution_forward(conv_pd);
     const dnnl::engine& engine = CpuEngine();
     if (reorder_activations && conv_pd.src_desc() != m.src_md) {
@@ -285,10 +323,28 @@ StatusOr<BoundPrimitive> BindConvolutionPrimitive(const Operation& op, LowPrecis
           {DNNL_ARG_WEIGHTS, dnnl::memory(m.weights_md, engine, DNNL_MEMORY_NONE), 1});
     }
     if (reorder_activations && conv_pd.dst_desc() != m.dst_md) {
-      bound.arguments.push_back(
-          {DNNL_ARG_DST, dnnl::memory(conv_pd.dst_desc(), engine, DNNL_MEMORY_NONE), 2, m.dst_md});
+      bound.arguments.push_back({DNNL_ARG_DST,
+                                 dnnl::memory(conv_pd.dst_desc(), engine, DNNL_MEMORY_NONE),
+                                 out_buffer, m.dst_md});
     } else {
-      bound.arguments.push_back({DNNL_ARG_DST, dnnl::memory(m.dst_md, engine, DNNL_MEMORY_NONE), 2});
+      bound.arguments.push_back(
+          {DNNL_ARG_DST, dnnl::memory(m.dst_md, engine, DNNL_MEMORY_NONE), out_buffer});
+    }
+    if (e.bias_md) {
+      bound.arguments.push_back(
+          {DNNL_ARG_BIAS, dnnl::memory(*e.bias_md, engine, DNNL_MEMORY_NONE), e.bias_buffer});
+    }
+    for (const Mapping::Binary& binary : e.binaries) {
+      const int arg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(binary.post_op_index) | DNNL_ARG_SRC_1;
+      if (binary.buffer >= 0) {
+        bound.arguments.push_back(
+            {arg, dnnl::memory(binary.md, engine, DNNL_MEMORY_NONE), binary.buffer});
+      } else {
+        // A folded scalar: memory the binding owns, filled once here.
+        dnnl::memory scalar(binary.md, engine);
+        *static_cast<float*>(scalar.get_data_handle()) = binary.scalar;
+        bound.arguments.push_back({arg, scalar, -1});
+      }
     }
     AddScratchpad(conv_pd, bound);
     StageArguments(bound, types);
@@ -299,24 +355,47 @@ StatusOr<BoundPrimitive> BindConvolutionPrimitive(const Operation& op, LowPrecis
                                   ? " (declared-constant weights reordered once)"
                                   : " (weights reordered per run)";
     }
+    const int mapped = e.post_ops.len() + (e.bias_md ? 1 : 0);
+    if (mapped > 0) bound.implementation += StrCat(" (", mapped, " epilogue ops as bias/post-ops)");
   } catch (const dnnl::error& error) {
-    return DnnlErrorStatus(error, m.name, "convolution_forward with these layouts and shapes");
+    return DnnlErrorStatus(error, m.name, "convolution_forward with these layouts, shapes and post-ops");
+  }
+  return bound;
+}
+
+// The item with its epilogue mapped as `mode` says; when post-ops cost oneDNN its optimized
+// implementation (or are refused) in kPrefix mode, the convolution alone and the epilogue on
+// the JIT.
+StatusOr<BoundPrimitive> BindConvolutionItem(std::span<const Operation* const> ops,
+                                             const FusionPlan* fusion, LowPrecision types,
+                                             const LibraryKernelOptions& options,
+                                             EpilogueMode mode) {
+  StatusOr<BoundPrimitive> bound = BindConvolutionPrimitive(ops, fusion, types, options, mode);
+  if (!bound.ok() && absl::IsUnimplemented(bound.status()) && mode == EpilogueMode::kPrefix &&
+      ops.size() > 1) {
+    StatusOr<BoundPrimitive> bare =
+        BindConvolutionPrimitive(ops, fusion, types, options, EpilogueMode::kNone);
+    if (bare.ok()) return bare;
   }
   return bound;
 }
 
 }  // namespace
 
-StatusOr<BoundPrimitive> BindConvolution(const Operation& op, const LibraryKernelOptions& options) {
-  if (op.kind() != OpKind::kConvolution) {
-    return absl::InvalidArgumentError(StrCat("convolution item: root is ", op.name()));
+StatusOr<BoundPrimitive> BindConvolution(std::span<const Operation* const> ops,
+                                         const FusionPlan* fusion,
+                                         const LibraryKernelOptions& options) {
+  if (ops.empty() || ops.front()->kind() != OpKind::kConvolution) {
+    return absl::InvalidArgumentError(StrCat("convolution item: first op is ",
+                                             ops.empty() ? "missing" : ops.front()->name()));
   }
-  StatusOr<BoundPrimitive> native = BindConvolutionPrimitive(op, LowPrecision::kNative, options);
-  const Operation* const root = &op;
-  const std::span<const Operation* const> ops(&root, 1);
+  const EpilogueMode mode =
+      options.allow_jit_epilogue ? EpilogueMode::kPrefix : EpilogueMode::kWhole;
+  StatusOr<BoundPrimitive> native =
+      BindConvolutionItem(ops, fusion, LowPrecision::kNative, options, mode);
   if (!native.ok() && absl::IsUnimplemented(native.status()) && HasLowPrecisionTensor(ops)) {
     StatusOr<BoundPrimitive> staged =
-        BindConvolutionPrimitive(op, LowPrecision::kStagedAsF32, options);
+        BindConvolutionItem(ops, fusion, LowPrecision::kStagedAsF32, options, mode);
     if (staged.ok()) return staged;
   }
   return native;

@@ -1,5 +1,8 @@
-// The epilogue chain of a dot_general item as matmul post_ops
-// (dev_guide_attributes_post_ops.html; onednn_dot_mapping.h MapEpilogue).
+// The epilogue chain of a dot_general item as matmul post_ops, or of a convolution item as
+// convolution_forward post_ops (dev_guide_attributes_post_ops.html; onednn_dot_mapping.h
+// MapEpilogue). For a convolution, tensor operands are described in its dst's logical dims
+// {N, O, spatial...} (ConvolutionSrc1Desc) and a leading add of a per-feature vector is the
+// primitive's bias {O}.
 //
 // Epilogue: each op after the dot_general must take the previous op's result (the chain) as its
 // only in-cluster operand, and map exactly onto one post-op computed in f32 on the accumulator:
@@ -28,6 +31,7 @@
 #include "kernels/onednn_isa.h"
 #include "kernels/onednn_dot_mapping.h"
 #include "src/fusion/fusion_plan.h"
+#include "src/ir/convolution_attributes.h"
 #include "src/util/str_cat.h"
 
 namespace accy::kernels {
@@ -116,12 +120,43 @@ std::optional<dnnl::memory::desc> BinarySrc1Desc(const Mapping& m, const Source&
   return StridedDesc(dims, strides, *type);
 }
 
+// src1 descriptor of a tensor operand of a convolution's epilogue, in the logical dims of
+// convolution_forward's dst ({N, O, spatial...}, each the result dim dimension_numbers names):
+// a dim the operand broadcasts over (stride 0) is 1, the others keep the result's size and the
+// operand's stride. Per-channel vectors (batch norm's affine, a bias) are {1, O, 1...}; a
+// residual is the full dst shape.
+std::optional<dnnl::memory::desc> ConvolutionSrc1Desc(const Mapping& m, const Source& source,
+                                                      dnnl::memory::dims* dims_out = nullptr,
+                                                      dnnl::memory::dims* strides_out = nullptr) {
+  const Operation& conv = *m.dot;
+  const ConvolutionSpec spec = ir_internal::ConvolutionSpecOf(conv);
+  const ConvDimensionNumbers& dn = spec.dimension_numbers;
+  const std::vector<int64_t>& rdims = conv.result(0)->type().dims();
+  std::optional<dt> type = ToDnnlType(source.value->type().element_type(), m.types);
+  if (!type) return std::nullopt;
+  std::vector<int64_t> order = {dn.output_batch_dimension, dn.output_feature_dimension};
+  order.insert(order.end(), dn.output_spatial_dimensions.begin(),
+               dn.output_spatial_dimensions.end());
+  std::vector<int64_t> dims, strides;
+  for (int64_t r : order) {
+    const int64_t stride = source.strides[static_cast<size_t>(r)];
+    const bool broadcast = stride == 0 || rdims[static_cast<size_t>(r)] == 1;
+    dims.push_back(broadcast ? 1 : rdims[static_cast<size_t>(r)]);
+    strides.push_back(broadcast ? 0 : stride);
+  }
+  FillUnitStrides(dims, strides);
+  if (dims_out != nullptr) *dims_out = dims;
+  if (strides_out != nullptr) *strides_out = strides;
+  return StridedDesc(dims, strides, *type);
+}
+
 // Maps one epilogue op reading `chain` onto post-ops (appending them to m only when it maps)
 // and advances `chain` to the value it computes; `consumed` collects the other ops of a matched
 // multi-op activation. kUnimplemented naming the op when it does not map.
 Status MapEpilogueOp(Mapping& m, const Operation* op, std::span<const Operation* const> ops,
                      const FusionPlan* fusion, const Value*& chain,
                      std::vector<const Operation*>& consumed) {
+  const bool convolution = m.dot->kind() == OpKind::kConvolution;
   const ElementType chain_type = m.dot->result(0)->type().element_type();
   const int rank = static_cast<int>(m.dst_md.dims().size());
   const std::string op_name = StrCat(op->name(), " %", op->result(0)->id());
@@ -232,16 +267,26 @@ Status MapEpilogueOp(Mapping& m, const Operation* op, std::span<const Operation*
       } else {
         return Unmapped(m, StrCat("epilogue op ", op_name, " has no exact post-op"));
       }
-      std::optional<dnnl::memory::desc> md = BinarySrc1Desc(m, source);
+      dnnl::memory::dims src1_dims, src1_strides;
+      std::optional<dnnl::memory::desc> md =
+          convolution ? ConvolutionSrc1Desc(m, source, &src1_dims, &src1_strides)
+                      : BinarySrc1Desc(m, source);
       if (!md) {
         return Unmapped(m, StrCat("epilogue op ", op_name, " reads a tensor broadcast over "
                                   "part of a matmul dim group"));
       }
-      const dnnl::memory::dims src1_dims = md->dims();
-      const bool over_n = std::all_of(src1_dims.begin(), src1_dims.end() - 1,
-                                       [](int64_t d) { return d == 1; });
-      if (alg == dnnl::algorithm::binary_add && over_n && m.post_ops.len() == 0 && !m.bias_md) {
-        m.bias_md = *md;
+      src1_dims = md->dims();
+      // A bias: over N for matmul (its own rank), over the output features for a convolution
+      // (convolution_forward's bias is {O}).
+      bool bias_shaped = true;
+      for (size_t d = 0; d < src1_dims.size(); ++d) {
+        const bool bias_dim = convolution ? d == 1 : d + 1 == src1_dims.size();
+        if (!bias_dim && src1_dims[d] != 1) bias_shaped = false;
+      }
+      if (alg == dnnl::algorithm::binary_add && bias_shaped && m.post_ops.len() == 0 &&
+          !m.bias_md) {
+        m.bias_md = convolution ? StridedDesc({src1_dims[1]}, {src1_strides[1]}, md->data_type())
+                                : *md;
         m.bias_buffer = BufferOf(m, source.value);
       } else {
         m.binaries.push_back({m.post_ops.len(), *md, BufferOf(m, source.value), 0});

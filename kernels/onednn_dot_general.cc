@@ -65,8 +65,10 @@ int BufferOf(Mapping& m, const Value* value) {
 }
 
 Status Unmapped(const Mapping& m, std::string_view why) {
-  return absl::UnimplementedError(StrCat(m.name, ": does not map onto oneDNN matmul: ", why,
-                                         " (the JIT runs it)"));
+  const bool convolution = m.dot != nullptr && m.dot->kind() == OpKind::kConvolution;
+  return absl::UnimplementedError(StrCat(m.name, ": does not map onto oneDNN ",
+                                         convolution ? "convolution_forward" : "matmul", ": ",
+                                         why, " (the JIT runs it)"));
 }
 
 namespace {

@@ -103,8 +103,8 @@ StatusOr<LibraryKernel> LibraryKernel::Create(const WorkItem& item, const Fusion
     case WorkKind::kDotGeneral:
       return CreateForDotGeneral(item.ops, fusion, options);
     case WorkKind::kConvolution: {
-      if (item.root == nullptr) {
-        return absl::InvalidArgumentError(StrCat("convolution item ", item.id, " has no root"));
+      if (item.ops.empty()) {
+        return absl::InvalidArgumentError(StrCat("convolution item ", item.id, " has no ops"));
       }
       if (item.resources.estimated_element_ops < options.min_convolution_element_ops) {
         return absl::UnimplementedError(
@@ -112,7 +112,7 @@ StatusOr<LibraryKernel> LibraryKernel::Create(const WorkItem& item, const Fusion
                    " element ops, below the library threshold of ",
                    options.min_convolution_element_ops, " (the JIT runs it)"));
       }
-      ACCY_ASSIGN_OR_RETURN(BoundPrimitive bound, BindConvolution(*item.root, options));
+      ACCY_ASSIGN_OR_RETURN(BoundPrimitive bound, BindConvolution(item.ops, fusion, options));
       ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Impl> impl, MakeImpl(std::move(bound)));
       return LibraryKernel(std::move(impl));
     }

@@ -112,7 +112,8 @@ class LibraryKernel {
   // Binds a work item of kind kernel_call, dot_general, convolution, triangular_solve,
   // rng_bit_generator or lapack (`fusion` tells which broadcasts are elided; null means none are). Errors
   // as the two functions below for the first two; for convolution (oneDNN convolution_forward,
-  // onednn_bindings.h BindConvolution; buffers lhs, rhs, result) kUnimplemented below
+  // onednn_bindings.h BindConvolution, with the item's epilogue as bias and post-ops; buffers
+  // lhs, rhs, the epilogue's other inputs, result) kUnimplemented below
   // options.min_convolution_element_ops or naming what does not map; for triangular_solve
   // (Eigen, BindTriangularSolve; buffers a, b, result; implementation "eigen:trsm") as
   // BindTriangularSolve; for rng_bit_generator (Random123, BindRngBitGenerator; buffers

@@ -251,7 +251,7 @@ Status BindLibraryItems(CompileState& state) {
                             kernels::LibraryKernel::Create(item, &fusion, library_options));
       state.library_single[i] = std::make_unique<kernels::LibraryKernel>(std::move(single));
     }
-    if (item.kind == WorkKind::kDotGeneral &&
+    if ((item.kind == WorkKind::kDotGeneral || item.kind == WorkKind::kConvolution) &&
         state.library[i]->outputs()[0] != item.output_value) {
       state.library_outputs[i] = state.library[i]->outputs()[0];
     }

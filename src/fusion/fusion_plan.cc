@@ -18,6 +18,8 @@ std::string_view ClusterKindName(ClusterKind kind) {
       return "elementwise";
     case ClusterKind::kDotEpilogue:
       return "dot_epilogue";
+    case ClusterKind::kConvolutionEpilogue:
+      return "convolution_epilogue";
     case ClusterKind::kReductionInput:
       return "reduction_input";
     case ClusterKind::kRowPipeline:

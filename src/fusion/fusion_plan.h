@@ -21,7 +21,7 @@
 namespace accy {
 
 // Cluster kinds (docs/work_items.md); the schedule planner maps them to work items
-// elementwise_fusion, dot_general, reduction, row_pipeline and flash_attention.
+// elementwise_fusion, dot_general, reduction, row_pipeline, flash_attention and convolution.
 inline constexpr int64_t kFlashAttentionMaxValueDim = 8192;
 
 enum class ClusterKind : uint8_t {
@@ -30,8 +30,10 @@ enum class ClusterKind : uint8_t {
   kReductionInput,
   kRowPipeline,
   kFlashAttention,
+  kConvolutionEpilogue,
 };
-// "elementwise", "dot_epilogue", "reduction_input", "row_pipeline", "flash_attention".
+// "elementwise", "dot_epilogue", "reduction_input", "row_pipeline", "flash_attention",
+// "convolution_epilogue".
 std::string_view ClusterKindName(ClusterKind kind);
 
 // The rules PlanFusion applies (each cluster has at least two ops; every op of a cluster except
@@ -48,6 +50,8 @@ std::string_view ClusterKindName(ClusterKind kind);
 //     dot_general is the latest one the root is computed from through same-dims elementwise
 //     ops; ops not computed from it stay out. If it cannot join (its result is read elsewhere),
 //     the root's cluster is plain kElementwise; two dot_generals never share a cluster here.
+//     The same with a convolution in the dot_general's place is a kConvolutionEpilogue (batch
+//     norm's affine, relu, a residual add after a convolution).
 //  5. kReductionInput: a reduce (the root) plus the elementwise ops producing its inputs, all of
 //     the inputs' dims (exp(x) feeding a reduce-sum); init values are never fused.
 //  6. kRowPipeline: ops that keep rows independent, rooted at an elementwise op of dims F:

@@ -53,7 +53,7 @@ void FusionPlanner::Number(const Block& block) {
     // The later passes read the role and skip other ops without touching them again.
     uint8_t role = 0;
     if (IsFusableElementwiseOp(op)) role |= kRoleFusable;
-    if (op.kind() == OpKind::kDotGeneral) role |= kRoleDot;
+    if (op.kind() == OpKind::kDotGeneral || op.kind() == OpKind::kConvolution) role |= kRoleDot;
     if (op.kind() == OpKind::kReduce) role |= kRoleReduce;
     if (op.kind() == OpKind::kBroadcastInDim) role |= kRoleBroadcast;
     role_.push_back(role);
@@ -133,7 +133,8 @@ FusionPlanner::Admit FusionPlanner::Classify(uint32_t index, GrowMode mode,
     case GrowMode::kReduction:
       return same_space ? Admit::kMember : Admit::kReject;
     case GrowMode::kEpilogue:
-      // Rule 4: only ops computed from `dot`; the dot's operands are the kernel's inputs.
+      // Rule 4: only ops computed from `dot` (a dot_general or convolution); its operands are
+      // the kernel's inputs.
       if (index == dot) return Admit::kMemberStop;
       return same_space && dot_source_[index] == dot ? Admit::kMember : Admit::kReject;
     case GrowMode::kRow:
@@ -235,7 +236,9 @@ void FusionPlanner::PlanRoot(uint32_t index) {
     if (dot_source_[index] != kNone) {
       BeginAttempt(index);
       if (Grow(GrowMode::kEpilogue, dims, dot_source_[index])) {
-        Accept(ClusterKind::kDotEpilogue);
+        Accept(order_[dot_source_[index]]->kind() == OpKind::kConvolution
+                   ? ClusterKind::kConvolutionEpilogue
+                   : ClusterKind::kDotEpilogue);
         return;
       }
     }
@@ -257,7 +260,8 @@ void FusionPlanner::ComputeHints() {
     ++visits_;
     if ((role_[i] & (kRoleFusable | kRoleDot)) == 0) continue;  // no hint; op not read
     const Operation& op = *order_[i];
-    if (op.kind() == OpKind::kDotGeneral && op.num_results() == 1) {
+    if ((op.kind() == OpKind::kDotGeneral || op.kind() == OpKind::kConvolution) &&
+        op.num_results() == 1) {
       dot_source_[i] = i;
       continue;
     }
@@ -267,7 +271,8 @@ void FusionPlanner::ComputeHints() {
       const uint32_t producer = ProducerIndex(operand);
       if (producer == kNone) continue;
       const Operation& def = *order_[producer];
-      // dot_source_: the latest dot_general this op is computed from through ops of its dims.
+      // dot_source_: the latest dot_general or convolution this op is computed from through
+      // ops of its dims.
       if (HasDims(*operand, dims) && dot_source_[producer] != kNone &&
           (dot_source_[i] == kNone || dot_source_[producer] > dot_source_[i])) {
         dot_source_[i] = dot_source_[producer];

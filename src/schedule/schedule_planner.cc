@@ -38,6 +38,7 @@ bool ElidesBroadcastOperands(WorkKind kind) {
     case WorkKind::kRowPipeline:
     case WorkKind::kIterate:
     case WorkKind::kFlashAttention:
+    case WorkKind::kConvolution:  // its epilogue's operands (rule 8 never elides one it reads)
       return true;
     default:
       return false;
@@ -56,6 +57,8 @@ WorkKind WorkKindForCluster(ClusterKind kind) {
       return WorkKind::kRowPipeline;
     case ClusterKind::kFlashAttention:
       return WorkKind::kFlashAttention;
+    case ClusterKind::kConvolutionEpilogue:
+      return WorkKind::kConvolution;
   }
   return WorkKind::kElementwiseFusion;
 }
@@ -215,6 +218,14 @@ uint64_t EstimatedElementOps(std::span<const Operation* const> ops, uint64_t ele
         break;
     }
     if (estimate) return *estimate;
+  }
+  // A convolution with its epilogue: the convolution's work plus one op per epilogue element.
+  // (A dot_general's epilogue item keeps the seed's element count x ops.)
+  for (const Operation* op : ops) {
+    if (op->kind() == OpKind::kConvolution) {
+      return SaturatedAdd(ConvolutionElementOps(*op),
+                          SaturatedMul(element_count, ops.size() - 1));
+    }
   }
   return SaturatedMul(element_count, ops.size());
 }

@@ -1,0 +1,232 @@
+// convolution_epilogue clusters (fusion_plan.h rule 4 with a convolution): the planner makes
+// one convolution item of a convolution and the elementwise ops computed from it; oneDNN runs
+// them as convolution_forward with bias and post-ops (kernels/onednn_convolution.cc), a prefix
+// of them with the rest on the JIT, or the JIT runs all of it (jit/convolution_emitter.cc).
+// Results are compared with the reference evaluator: oneDNN accumulates in f32 against the
+// reference's double, |accy - ref| <= 2e-6 * W + 2e-6 |ref| (W = 144, the window positions x
+// input features) for inputs in [-1, 1]; integers exactly.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "accy/engine.h"
+#include "accy/stablehlo.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kernels/onednn_kernel.h"
+#include "src/reference/reference_evaluator.h"
+#include "tests/kernels/kernels_test_util.h"
+#include "tests/schedule/schedule_test_util.h"
+
+namespace accy::kernels_test {
+namespace {
+
+using kernels::LibraryKernel;
+using ::testing::HasSubstr;
+
+// NHWC 3x3 convolution of [2, 10, 10, 16] by [3, 3, 16, 32] (padding 1), then `epilogue` (MLIR
+// lines reading %c, the convolution's result, and defining %y), returning %y. Parameters: %x,
+// %w, %scale [32], %shift [32], %res [2, 10, 10, 32], each of type `type`.
+std::string Program(const std::string& epilogue, const std::string& type = "f32") {
+  const std::string out = "tensor<2x10x10x32x" + type + ">";
+  return "func.func @main(%x: tensor<2x10x10x16x" + type + ">, %w: tensor<3x3x16x32x" + type +
+         ">, %scale: tensor<32x" + type + ">, %shift: tensor<32x" + type + ">, %res: " + out +
+         ") -> " + out + " {\n"
+         "  %c = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, "
+         "1, f], window = {pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, "
+         "feature_group_count = 1 : i64} : (tensor<2x10x10x16x" + type + ">, tensor<3x3x16x32x" +
+         type + ">) -> " + out + "\n"
+         "  %s = stablehlo.broadcast_in_dim %scale, dims = [3] : (tensor<32x" + type + ">) -> " +
+         out + "\n"
+         "  %b = stablehlo.broadcast_in_dim %shift, dims = [3] : (tensor<32x" + type + ">) -> " +
+         out + "\n"
+         "  %zero = stablehlo.constant dense<" + std::string(type == "i32" ? "0" : "0.0") +
+         "> : tensor<" + type + ">\n"
+         "  %z = stablehlo.broadcast_in_dim %zero, dims = [] : (tensor<" + type + ">) -> " + out +
+         "\n" + epilogue + "  return %y : " + out + "\n}\n";
+}
+
+// Batch norm's affine, a residual add and relu: four post-ops (the multiply comes first, so
+// the add of %b is a binary post-op, not the bias).
+constexpr char kAffineResidualRelu[] =
+    "  %m = stablehlo.multiply %c, %s : tensor<2x10x10x32xf32>\n"
+    "  %a = stablehlo.add %m, %b : tensor<2x10x10x32xf32>\n"
+    "  %r = stablehlo.add %a, %res : tensor<2x10x10x32xf32>\n"
+    "  %y = stablehlo.maximum %r, %z : tensor<2x10x10x32xf32>\n";
+// A bias (convolution_forward's own argument) and relu.
+constexpr char kBiasRelu[] =
+    "  %a = stablehlo.add %c, %b : tensor<2x10x10x32xf32>\n"
+    "  %y = stablehlo.maximum %a, %z : tensor<2x10x10x32xf32>\n";
+// Relu, then cosine, which has no post-op: the prefix (bias, relu) on oneDNN.
+constexpr char kBiasReluCosine[] =
+    "  %a = stablehlo.add %c, %b : tensor<2x10x10x32xf32>\n"
+    "  %r = stablehlo.maximum %a, %z : tensor<2x10x10x32xf32>\n"
+    "  %y = stablehlo.cosine %r : tensor<2x10x10x32xf32>\n";
+
+std::vector<Tensor> Inputs(ElementType type) {
+  return {Random(T(type, {2, 10, 10, 16}), 1), Random(T(type, {3, 3, 16, 32}), 2),
+          Random(T(type, {32}), 3), Random(T(type, {32}), 4),
+          Random(T(type, {2, 10, 10, 32}), 5)};
+}
+
+void ExpectMatchesReference(const Module& module, const std::vector<Tensor>& got) {
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> want, Evaluate(module, "main", Inputs(ElementType::kF32)));
+  ASSERT_EQ(got.size(), 1u);
+  ExpectClose(got[0], want[0], 2e-6 * 144, 2e-6);
+}
+
+// The planned program and its convolution item.
+struct Planned {
+  std::unique_ptr<testing_util::PlannedModule> planned;
+  const Module* module = nullptr;
+  const WorkItem* item = nullptr;
+  const FusionPlan* fusion = nullptr;
+};
+
+StatusOr<Planned> Plan(const std::string& text) {
+  ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, ParseStableHlo(text));
+  Planned p;
+  p.module = module.get();
+  p.planned = std::make_unique<testing_util::PlannedModule>(std::move(module), "main");
+  ACCY_ASSIGN_OR_RETURN(const SchedulePlan* plan, p.planned->Plan());
+  ACCY_ASSIGN_OR_RETURN(auto fusion,
+                        p.planned->cache().Get<FusionPlanAnalysis>(p.planned->function()));
+  p.fusion = &fusion->plan();
+  for (const WorkItem& item : plan->items()) {
+    if (item.kind == WorkKind::kConvolution) {
+      if (p.item != nullptr) return absl::InternalError("test: two convolution items");
+      p.item = &item;
+    }
+  }
+  if (p.item == nullptr) return absl::InternalError("test: no convolution item");
+  return p;
+}
+
+TEST(ConvolutionEpilogueTest, PlannerFusesTheEpilogueIntoTheConvolutionItem) {
+  ASSERT_OK_AND_ASSIGN(Planned p, Plan(Program(kAffineResidualRelu)));
+  std::vector<std::string> names;
+  for (const Operation* op : p.item->ops) names.push_back(std::string(op->name()));
+  EXPECT_EQ(names, (std::vector<std::string>{"convolution", "multiply", "add", "add", "maximum"}));
+  EXPECT_EQ(p.item->output_value, p.item->ops.back()->result(0));
+  // 2 x 6,400 outputs x 144 window elements, plus one op per output for each epilogue op.
+  EXPECT_EQ(p.item->resources.estimated_element_ops, 2u * 6400 * 144 + 6400 * 4);
+  ASSERT_EQ(p.fusion->clusters().size(), 1u);
+  EXPECT_EQ(p.fusion->clusters()[0].kind, ClusterKind::kConvolutionEpilogue);
+  EXPECT_EQ(ClusterKindName(ClusterKind::kConvolutionEpilogue), "convolution_epilogue");
+}
+
+TEST(ConvolutionEpilogueTest, AffineResidualAndReluRunAsPostOps) {
+  ASSERT_OK_AND_ASSIGN(Planned p, Plan(Program(kAffineResidualRelu)));
+  ASSERT_OK_AND_ASSIGN(LibraryKernel kernel, LibraryKernel::Create(*p.item, p.fusion));
+  EXPECT_THAT(kernel.implementation(), HasSubstr("(4 epilogue ops as bias/post-ops)"));
+  ASSERT_EQ(kernel.outputs().size(), 1u);
+  EXPECT_EQ(kernel.outputs()[0], p.item->output_value);
+  // Buffers: x, w, then the epilogue's scale, shift and residual in the order it reads them.
+  ASSERT_EQ(kernel.inputs().size(), 5u);
+  EXPECT_EQ(kernel.inputs()[2], p.planned->function().parameter(2));
+  EXPECT_EQ(kernel.inputs()[4], p.planned->function().parameter(4));
+  const std::vector<Tensor> inputs = Inputs(ElementType::kF32);
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> got, RunKernel(kernel, inputs));
+  ExpectMatchesReference(*p.module, got);
+}
+
+TEST(ConvolutionEpilogueTest, LeadingPerFeatureAddIsTheBias) {
+  ASSERT_OK_AND_ASSIGN(Planned p, Plan(Program(kBiasRelu)));
+  ASSERT_OK_AND_ASSIGN(LibraryKernel kernel, LibraryKernel::Create(*p.item, p.fusion));
+  EXPECT_THAT(kernel.implementation(), HasSubstr("(2 epilogue ops as bias/post-ops)"));
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> got, RunKernel(kernel, Inputs(ElementType::kF32)));
+  ExpectMatchesReference(*p.module, got);
+}
+
+TEST(ConvolutionEpilogueTest, UnmappedOpIsNamedOrLeftToTheJit) {
+  ASSERT_OK_AND_ASSIGN(Planned p, Plan(Program(kBiasReluCosine)));
+  ASSERT_EQ(p.item->ops.size(), 4u);
+  // The whole epilogue or nothing: kUnimplemented naming the cosine.
+  StatusOr<LibraryKernel> whole = LibraryKernel::Create(*p.item, p.fusion);
+  ASSERT_FALSE(whole.ok());
+  EXPECT_TRUE(absl::IsUnimplemented(whole.status())) << whole.status();
+  EXPECT_THAT(whole.status().message(), HasSubstr("does not map onto oneDNN convolution_forward"));
+  EXPECT_THAT(whole.status().message(), HasSubstr("epilogue op cosine"));
+  // A prefix: oneDNN outputs relu's result, from which the JIT computes the cosine.
+  kernels::LibraryKernelOptions prefix;
+  prefix.allow_jit_epilogue = true;
+  ASSERT_OK_AND_ASSIGN(LibraryKernel kernel, LibraryKernel::Create(*p.item, p.fusion, prefix));
+  EXPECT_EQ(kernel.outputs()[0], p.item->ops[2]->result(0));
+  EXPECT_THAT(kernel.implementation(), HasSubstr("(2 epilogue ops as bias/post-ops)"));
+}
+
+// End to end through Engine: one convolution item, on the library or the JIT, at 1 and 2
+// threads, and nothing else to run.
+struct EngineCase {
+  std::string name;
+  const char* epilogue;
+  std::string type;
+  // The steps of the convolution item (a library item whose epilogue is partly on the JIT runs
+  // as two: the library's, then the JIT's).
+  std::vector<std::string> runs_on;
+  int64_t items;        // work items in all
+};
+
+class ConvolutionEpilogueEngineTest : public ::testing::TestWithParam<EngineCase> {};
+
+TEST_P(ConvolutionEpilogueEngineTest, MatchesReference) {
+  const EngineCase& c = GetParam();
+  std::string epilogue = c.epilogue;
+  if (c.type != "f32") {
+    for (size_t at; (at = epilogue.find("xf32>")) != std::string::npos;) {
+      epilogue.replace(at, 5, "x" + c.type + ">");
+    }
+  }
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(Program(epilogue, c.type)));
+  const ElementType element = c.type == "i32" ? ElementType::kI32 : ElementType::kF32;
+  std::vector<Tensor> inputs;
+  if (element == ElementType::kI32) {
+    for (const Tensor& t : Inputs(ElementType::kF32)) {
+      Tensor i = Tensor::Allocate(T(element, t.type().dims())).value();
+      for (int64_t k = 0; k < t.element_count(); ++k) {
+        i.SetFromDouble(k, static_cast<double>(static_cast<int64_t>(t.GetAsDouble(k) * 8)));
+      }
+      inputs.push_back(i);
+    }
+  } else {
+    inputs = Inputs(element);
+  }
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> want, Evaluate(*module, "main", inputs));
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(testing::Message() << threads << " threads");
+    EngineOptions options;
+    options.num_threads = threads;
+    options.enable_profiling = true;
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create(options));
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, engine->Compile(*module));
+    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> got, exe->Run(inputs));
+    ASSERT_EQ(got.size(), 1u);
+    if (element == ElementType::kI32) {
+      const TensorComparison exact = CompareClose(got[0], want[0], 0, 0);
+      EXPECT_TRUE(exact.ok) << exact.message;
+    } else {
+      ExpectClose(got[0], want[0], 2e-6 * 144, 2e-6);
+    }
+    const ExecutableStats stats = exe->Stats();
+    EXPECT_EQ(stats.work_items_by_kind.at("convolution"), 1);
+    int64_t items = 0;
+    std::vector<std::string> conv_runs_on;
+    for (const auto& [kind, count] : stats.work_items_by_kind) items += count;
+    for (const ItemProfile& profile : stats.item_profiles) {
+      if (profile.kind == "convolution") conv_runs_on.push_back(profile.runs_on);
+    }
+    EXPECT_EQ(items, c.items);
+    EXPECT_EQ(conv_runs_on, c.runs_on);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Epilogues, ConvolutionEpilogueEngineTest,
+    ::testing::Values(EngineCase{"affine_residual_relu", kAffineResidualRelu, "f32", {"library"}, 1},
+                      EngineCase{"bias_relu_cosine", kBiasReluCosine, "f32", {"library", "jit"}, 1},
+                                      // oneDNN has no integer convolution: the JIT runs it all, exactly.
+                      EngineCase{"integer_on_the_jit", kAffineResidualRelu, "i32", {"jit"}, 1}),
+    [](const ::testing::TestParamInfo<EngineCase>& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace accy::kernels_test
