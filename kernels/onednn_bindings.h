@@ -28,9 +28,10 @@ StatusOr<BoundPrimitive> BindDotGeneral(std::span<const Operation* const> ops,
                                         DotClassification* classification, bool classify_only);
 
 // A convolution item on convolution_forward (onednn_convolution.cc): `ops` is the convolution
-// then its epilogue (a convolution_epilogue cluster's elementwise ops, or none), mapped onto
-// bias and post_ops as a dot_general's epilogue is onto matmul's (onednn_dot_mapping.h
-// MapEpilogue; `fusion` tells which broadcasts are elided). Buffers: lhs, rhs, then the first
+// then its epilogue (a convolution_epilogue cluster's elementwise ops, or none), mapped onto its
+// bias and eltwise post_ops (no binary post-ops: onednn_dot_epilogue.cc) as a dot_general's
+// epilogue is onto matmul's (onednn_dot_mapping.h MapEpilogue; `fusion` tells which broadcasts
+// are elided). Buffers: lhs, rhs, then the first
 // use of each other value the mapped epilogue reads, then the output: the root's result, or
 // with options.allow_jit_epilogue the last mapped op's (the convolution's when none maps, or
 // when post-ops would leave oneDNN only its reference implementation). kUnimplemented naming the

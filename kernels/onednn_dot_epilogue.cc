@@ -1,8 +1,8 @@
 // The epilogue chain of a dot_general item as matmul post_ops, or of a convolution item as
 // convolution_forward post_ops (dev_guide_attributes_post_ops.html; onednn_dot_mapping.h
-// MapEpilogue). For a convolution, tensor operands are described in its dst's logical dims
-// {N, O, spatial...} (ConvolutionSrc1Desc) and a leading add of a per-feature vector is the
-// primitive's bias {O}.
+// MapEpilogue). For a convolution only a leading add of a per-feature vector (the primitive's
+// bias {O}, described through ConvolutionSrc1Desc) and eltwise post-ops map; binary post-ops
+// do not (kConvolutionBinaryPostOpsNote).
 //
 // Epilogue: each op after the dot_general must take the previous op's result (the chain) as its
 // only in-cluster operand, and map exactly onto one post-op computed in f32 on the accumulator:
@@ -120,6 +120,19 @@ std::optional<dnnl::memory::desc> BinarySrc1Desc(const Mapping& m, const Source&
   return StridedDesc(dims, strides, *type);
 }
 
+// Why a convolution's epilogue maps only onto its bias and eltwise post-ops. Measured with
+// `accy bench --runs 300` on single ResNet-50 layers (batch 1, NHWC f32, batch norm's
+// subtract/multiply/add by per-feature vectors and relu after the convolution; Xeon family 6
+// model 207, 1 thread): as convolution_forward's binary post-ops against the convolution alone
+// and a JIT pass over its output, 1x1 64->256 at 56x56 1.22-1.49 vs 0.94-1.15 ms, 3x3 64->64
+// at 56x56 1.63-2.09 vs 1.60-1.95, 1x1 256->64 0.99-1.06 vs 0.95-0.98; capped to AVX2 2.78-2.90
+// vs 1.76-1.83, 3.67-3.86 vs 3.39-3.63, 1.88 vs 1.52-1.69. The im2col + GEMM convolution
+// (gemm:jit, oneDNN's pick for 1x1 NHWC weights in their own layout) applies binary post-ops
+// element by element: 176-258 ms instead of about 1 ms.
+constexpr char kConvolutionBinaryPostOpsNote[] =
+    "oneDNN 2.6's convolutions run slower than the convolution alone and a JIT pass over its "
+    "output";
+
 // src1 descriptor of a tensor operand of a convolution's epilogue, in the logical dims of
 // convolution_forward's dst ({N, O, spatial...}, each the result dim dimension_numbers names):
 // a dim the operand broadcasts over (stride 0) is 1, the others keep the result's size and the
@@ -232,7 +245,22 @@ Status MapEpilogueOp(Mapping& m, const Operation* op, std::span<const Operation*
     const Source source = ResolveSource(op->operand(1 - chain_index), fusion);
     const bool chain_first = chain_index == 0;
     const OpKind kind = op->kind();
-    if (source.scalar) {
+    if (source.scalar && convolution) {
+      // No binary post-ops on a convolution (kConvolutionBinaryPostOpsNote): x + c, x - c,
+      // c - x and relu as eltwise (alpha x + beta rounds once, as the add does).
+      const float c = static_cast<float>(*source.scalar);
+      if (kind == OpKind::kAdd) {
+        status = eltwise(dnnl::algorithm::eltwise_linear, 1, c);
+      } else if (kind == OpKind::kSubtract) {
+        status = chain_first ? eltwise(dnnl::algorithm::eltwise_linear, 1, -c)
+                             : eltwise(dnnl::algorithm::eltwise_linear, -1, c);
+      } else if (kind == OpKind::kMaximum && c == 0) {
+        status = eltwise(dnnl::algorithm::eltwise_relu, 0, 0);
+      } else {
+        return Unmapped(m, StrCat("epilogue op ", op_name, " with constant ", c, " would be a "
+                                  "binary post-op, which ", kConvolutionBinaryPostOpsNote));
+      }
+    } else if (source.scalar) {
       // Scalars become binary post-ops on a folded one-element src1 (exact f32 arithmetic);
       // only relu and c - x use eltwise (see the injector note at `eltwise`).
       const float c = static_cast<float>(*source.scalar);
@@ -282,6 +310,12 @@ Status MapEpilogueOp(Mapping& m, const Operation* op, std::span<const Operation*
       for (size_t d = 0; d < src1_dims.size(); ++d) {
         const bool bias_dim = convolution ? d == 1 : d + 1 == src1_dims.size();
         if (!bias_dim && src1_dims[d] != 1) bias_shaped = false;
+      }
+      if (convolution && !(alg == dnnl::algorithm::binary_add && bias_shaped &&
+                           m.post_ops.len() == 0 && !m.bias_md)) {
+        return Unmapped(m, StrCat("epilogue op ", op_name, " reads a tensor other than a "
+                                  "leading bias: a binary post-op, which ",
+                                  kConvolutionBinaryPostOpsNote));
       }
       if (alg == dnnl::algorithm::binary_add && bias_shaped && m.post_ops.len() == 0 &&
           !m.bias_md) {
