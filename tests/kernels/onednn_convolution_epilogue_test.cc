@@ -179,6 +179,40 @@ TEST(ConvolutionEpilogueTest, ScalarAddSubtractAndReluAreEltwisePostOps) {
               HasSubstr("repeats an eltwise post-op kind with other parameters"));
 }
 
+// A 1x1 NHWC convolution reading its weights from a buffer gets oneDNN's im2col + GEMM
+// convolution, which applies a bias and post-ops element by element: it then computes the
+// convolution alone and leaves the epilogue to the JIT.
+TEST(ConvolutionEpilogueTest, GemmConvolutionTakesNoEpilogue) {
+  const std::string text =
+      "func.func @main(%x: tensor<1x56x56x64xf32>, %w: tensor<1x1x64x256xf32>, %bias: "
+      "tensor<256xf32>) -> tensor<1x56x56x256xf32> {\n"
+      "  %c = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, "
+      "f], window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : "
+      "(tensor<1x56x56x64xf32>, tensor<1x1x64x256xf32>) -> tensor<1x56x56x256xf32>\n"
+      "  %b = stablehlo.broadcast_in_dim %bias, dims = [3] : (tensor<256xf32>) -> "
+      "tensor<1x56x56x256xf32>\n"
+      "  %zero = stablehlo.constant dense<0.0> : tensor<f32>\n"
+      "  %z = stablehlo.broadcast_in_dim %zero, dims = [] : (tensor<f32>) -> "
+      "tensor<1x56x56x256xf32>\n"
+      "  %a = stablehlo.add %c, %b : tensor<1x56x56x256xf32>\n"
+      "  %y = stablehlo.maximum %a, %z : tensor<1x56x56x256xf32>\n"
+      "  return %y : tensor<1x56x56x256xf32>\n}\n";
+  ASSERT_OK_AND_ASSIGN(Planned p, Plan(text));
+  ASSERT_EQ(p.item->ops.size(), 3u);
+  kernels::LibraryKernelOptions prefix;
+  prefix.allow_jit_epilogue = true;
+  ASSERT_OK_AND_ASSIGN(LibraryKernel kernel, LibraryKernel::Create(*p.item, p.fusion, prefix));
+  if (kernel.implementation().find("gemm") != std::string::npos) {
+    EXPECT_EQ(kernel.outputs()[0], p.item->ops[0]->result(0));
+    EXPECT_THAT(kernel.implementation(), ::testing::Not(HasSubstr("epilogue ops")));
+    StatusOr<LibraryKernel> whole = LibraryKernel::Create(*p.item, p.fusion);
+    ASSERT_FALSE(whole.ok());
+    EXPECT_THAT(whole.status().message(), HasSubstr("applies a bias and post-ops element by element"));
+  } else {
+    EXPECT_EQ(kernel.outputs()[0], p.item->output_value);
+  }
+}
+
 TEST(ConvolutionEpilogueTest, UnmappedOpIsNamedOrLeftToTheJit) {
   ASSERT_OK_AND_ASSIGN(Planned p, Plan(Program(kBiasReluCosine)));
   ASSERT_EQ(p.item->ops.size(), 4u);
