@@ -150,34 +150,51 @@ void CopyRows(const void* from, int64_t from_stride, void* to, int64_t to_stride
 namespace {
 
 // One element's bits is a NaN: exponent all ones, mantissa nonzero (IEEE 754 binary32, bfloat16,
-// binary16). Integer compares, so the scan loops vectorize.
-template <typename Bits, Bits kAbsMask, Bits kInfinity>
-void FillNanRowsOf(Bits* data, const BoundPrimitive::NanRows& rows, Bits quiet_nan) {
+// binary16), i.e. (bits & kAbsMask) > kInfinity. Held as signed integers so the compare is
+// SSE2's pcmpgtd / pcmpgtw (the masked bits are non-negative) and the scans vectorize: an
+// all-ones lane per NaN, OR-reduced. `Signed` is int32_t for f32, int16_t for bf16 / f16.
+template <typename Signed, Signed kAbsMask, Signed kInfinity>
+Signed NanLanes(Signed bits) {
+  return static_cast<Signed>(-static_cast<Signed>((bits & kAbsMask) > kInfinity));
+}
+
+template <typename Signed, Signed kAbsMask, Signed kInfinity>
+void FillNanRowsOf(Signed* data, const BoundPrimitive::NanRows& rows, Signed quiet_nan) {
   const int64_t block = rows.extent * rows.inner;
-  const int64_t total_bytes = rows.outer * block * static_cast<int64_t>(sizeof(Bits));
+  const int64_t total_bytes = rows.outer * block * static_cast<int64_t>(sizeof(Signed));
   constexpr int64_t kMinParallelBytes = int64_t{256} << 10;
   const int threads = total_bytes < kMinParallelBytes
                           ? 1
                           : static_cast<int>(std::min<int64_t>(omp_get_max_threads(), rows.outer));
+  if (rows.inner == 1) {  // contiguous rows (the last axis): one OR-reduction per row
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+    for (int64_t o = 0; o < rows.outer; ++o) {
+      Signed* row = data + o * block;
+      Signed any = 0;
+      for (int64_t j = 0; j < rows.extent; ++j) {
+        any |= NanLanes<Signed, kAbsMask, kInfinity>(row[j]);
+      }
+      if (any != 0) std::fill(row, row + rows.extent, quiet_nan);
+    }
+    return;
+  }
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
-    std::vector<uint8_t> has_nan(static_cast<size_t>(rows.inner));
+    std::vector<Signed> has_nan(static_cast<size_t>(rows.inner));
 #pragma omp for schedule(static)
     for (int64_t o = 0; o < rows.outer; ++o) {
-      Bits* base = data + o * block;
-      std::fill(has_nan.begin(), has_nan.end(), uint8_t{0});
-      uint8_t any = 0;
+      Signed* base = data + o * block;
+      std::fill(has_nan.begin(), has_nan.end(), Signed{0});
       for (int64_t j = 0; j < rows.extent; ++j) {
-        const Bits* row = base + j * rows.inner;
+        const Signed* row = base + j * rows.inner;
+        Signed* flags = has_nan.data();
         for (int64_t k = 0; k < rows.inner; ++k) {
-          const uint8_t nan = static_cast<Bits>(row[k] & kAbsMask) > kInfinity ? 1 : 0;
-          has_nan[static_cast<size_t>(k)] |= nan;
-          any |= nan;
+          flags[k] |= NanLanes<Signed, kAbsMask, kInfinity>(row[k]);
         }
       }
-      if (any == 0) continue;
+      if (std::all_of(has_nan.begin(), has_nan.end(), [](Signed f) { return f == 0; })) continue;
       for (int64_t j = 0; j < rows.extent; ++j) {
-        Bits* row = base + j * rows.inner;
+        Signed* row = base + j * rows.inner;
         for (int64_t k = 0; k < rows.inner; ++k) {
           if (has_nan[static_cast<size_t>(k)] != 0) row[k] = quiet_nan;
         }
@@ -192,14 +209,14 @@ void FillRowsHoldingNan(void* data, const BoundPrimitive::NanRows& rows) {
   if (rows.outer <= 0 || rows.extent <= 0 || rows.inner <= 0) return;
   switch (rows.type) {
     case ElementType::kF32:
-      FillNanRowsOf<uint32_t, 0x7fffffffu, 0x7f800000u>(static_cast<uint32_t*>(data), rows,
-                                                         0x7fc00000u);
+      FillNanRowsOf<int32_t, 0x7fffffff, 0x7f800000>(static_cast<int32_t*>(data), rows,
+                                                      0x7fc00000);
       return;
     case ElementType::kBF16:
-      FillNanRowsOf<uint16_t, 0x7fff, 0x7f80>(static_cast<uint16_t*>(data), rows, 0x7fc0);
+      FillNanRowsOf<int16_t, 0x7fff, 0x7f80>(static_cast<int16_t*>(data), rows, 0x7fc0);
       return;
     case ElementType::kF16:
-      FillNanRowsOf<uint16_t, 0x7fff, 0x7c00>(static_cast<uint16_t*>(data), rows, 0x7e00);
+      FillNanRowsOf<int16_t, 0x7fff, 0x7c00>(static_cast<int16_t*>(data), rows, 0x7e00);
       return;
     default:
       return;  // the softmax contract admits f32, bf16 and f16 only (ValidateSoftmax)
