@@ -14,7 +14,7 @@ namespace {
 // The op table's rows (accy/ops.def) as OpInfo; the work column is the schedule's.
 constexpr OpInfo kOpInfos[] = {
 #define ACCY_OP(kind, name, category, operands, results, classes, regions, pure, commutative, \
-                work, rule, evaluate)                                                          \
+                work, rule, evaluate, print)                                                   \
   {OpKind::kind, name, OpCategory::category, operands, results, ElementClass::classes, regions, \
    pure, commutative},
 #include "accy/ops.def"

@@ -226,282 +226,213 @@ class ModulePrinter {
     out_ += "\n";
   }
 
-  // Everything after `%N = `; ops with regions span several lines.
+  // Everything after `%N = `; ops with regions span several lines. The form is the op table's
+  // `print` column (include/accy/ops.def): ModulePrinter::Print<print>.
   void PrintOpBody(const Operation& op, int depth) {
-    const std::string name = QualifiedOpName(op.kind());
-    switch (op.kind()) {
-      case OpKind::kConstant: {
-        const DenseElements* value = op.GetDense("value");
-        out_ += StrCat(name, " ", value != nullptr ? FormatDenseElements(*value) : "dense<>",
-                       " : ", op.result(0)->type().ToString());
-        return;
-      }
-      case OpKind::kAbs:
-      case OpKind::kNegate:
-      case OpKind::kSign:
-      case OpKind::kNot:
-      case OpKind::kExponential:
-      case OpKind::kExponentialMinusOne:
-      case OpKind::kLog:
-      case OpKind::kLogPlusOne:
-      case OpKind::kLogistic:
-      case OpKind::kTanh:
-      case OpKind::kSqrt:
-      case OpKind::kRsqrt:
-      case OpKind::kCbrt:
-      case OpKind::kSine:
-      case OpKind::kCosine:
-      case OpKind::kFloor:
-      case OpKind::kCeil:
-      case OpKind::kRoundNearestEven:
-      case OpKind::kRoundNearestAfz:
-      case OpKind::kPopcnt:
-      case OpKind::kCountLeadingZeros:
-      case OpKind::kConvert:
-      case OpKind::kAdd:
-      case OpKind::kSubtract:
-      case OpKind::kMultiply:
-      case OpKind::kDivide:
-      case OpKind::kRemainder:
-      case OpKind::kMaximum:
-      case OpKind::kMinimum:
-      case OpKind::kPower:
-      case OpKind::kAtan2:
-      case OpKind::kAnd:
-      case OpKind::kOr:
-      case OpKind::kXor:
-      case OpKind::kShiftLeft:
-      case OpKind::kShiftRightLogical:
-      case OpKind::kShiftRightArithmetic:
-      case OpKind::kClamp:
-        out_ += StrCat(name, " ", Operands(op), " : ", SameOperandsAndResultType(op));
-        return;
-      case OpKind::kTan:
-        out_ += StrCat(name, " ", Operands(op), " : ", SameOperandsAndResultType(op));
-        return;
-      case OpKind::kReducePrecision:
-        out_ += StrCat(name, " ", Operands(op), ", format = e",
-                       op.GetInt("exponent_bits").value_or(0), "m",
-                       op.GetInt("mantissa_bits").value_or(0), " : ",
-                       SameOperandsAndResultType(op));
-        return;
-      case OpKind::kAsin:
-      case OpKind::kAcos:
-      case OpKind::kAtan:
-      case OpKind::kSinh:
-      case OpKind::kCosh:
-      case OpKind::kAsinh:
-      case OpKind::kAcosh:
-      case OpKind::kAtanh:
-      case OpKind::kErf:
-      case OpKind::kErfc:
-      case OpKind::kErfInv:
-      case OpKind::kLgamma:
-      case OpKind::kDigamma:
-      case OpKind::kBesselI1e:
-      case OpKind::kIsInf:
-      case OpKind::kIsPosInf:
-      case OpKind::kIsNegInf:
-      case OpKind::kNextAfter:
-      case OpKind::kMulhi:
-        out_ += StrCat(name, " ", Operands(op), " : ", ChloType(op));
-        return;
-      case OpKind::kIsFinite:
-      case OpKind::kBitcastConvert:
-      case OpKind::kReshape:
-      case OpKind::kDynamicUpdateSlice:
-        out_ += StrCat(name, " ", Operands(op), " : ", FunctionalType(op));
-        return;
-      case OpKind::kCompare: {
-        // The enum attributes print with a leading space of their own, hence two spaces.
-        out_ += StrCat(name, "  ", op.GetString("comparison_direction").value_or(""), ", ",
-                       Operands(op));
-        if (std::optional<std::string> type = op.GetString("compare_type")) {
-          out_ += StrCat(",  ", *type);
-        }
-        out_ += StrCat(" : ", FunctionalType(op));
-        return;
-      }
-      case OpKind::kSelect: {
-        // stablehlo's SelectOpType: `pred_type, result_type` when both branches have the
-        // result's type.
-        const TensorType& result = op.result(0)->type();
-        if (op.num_operands() == 3 && op.operand(1)->type() == result &&
-            op.operand(2)->type() == result) {
-          out_ += StrCat(name, " ", Operands(op), " : ", op.operand(0)->type().ToString(), ", ",
-                         result.ToString());
-        } else {
-          out_ += StrCat(name, " ", Operands(op), " : ", FunctionalType(op));
-        }
-        return;
-      }
-      case OpKind::kBroadcastInDim:
-        out_ += StrCat(name, " ", Operands(op), ", dims = ",
-                       FormatIntList(op.GetInts("broadcast_dimensions")), " : ",
-                       FunctionalType(op));
-        return;
-      case OpKind::kTranspose:
-        out_ += StrCat(name, " ", Operands(op), ", dims = ",
-                       FormatIntList(op.GetInts("permutation")), " : ", FunctionalType(op));
-        return;
-      case OpKind::kReverse:
-        out_ += StrCat(name, " ", Operands(op), ", dims = ",
-                       FormatIntList(op.GetInts("dimensions")), " : ",
-                       SameOperandsAndResultType(op));
-        return;
-      case OpKind::kSlice:
-        out_ += StrCat(name, " ", Operands(op), " ", SliceRanges(op), " : ", FunctionalType(op));
-        return;
-      case OpKind::kPad:
-        out_ += StrCat(name, " ", Operands(op),
-                       ", low = ", FormatIntList(op.GetInts("edge_padding_low")),
-                       ", high = ", FormatIntList(op.GetInts("edge_padding_high")),
-                       ", interior = ", FormatIntList(op.GetInts("interior_padding")), " : ",
-                       FunctionalType(op));
-        return;
-      case OpKind::kConcatenate:
-        out_ += StrCat(name, " ", Operands(op), ", dim = ", op.GetInt("dimension").value_or(0),
-                       " : ", FunctionalType(op));
-        return;
-      case OpKind::kIota:
-        out_ += StrCat(name, " dim = ", op.GetInt("iota_dimension").value_or(0), " : ",
-                       op.result(0)->type().ToString());
-        return;
-      case OpKind::kDynamicSlice:
-        if (op.num_operands() < 2) {
-          // The pretty form of a rank-0 dynamic_slice ends its empty index list with a comma
-          // the parser rejects; the generic form has no such problem.
-          out_ += StrCat("\"", name, "\"(", Operands(op), ") <{slice_sizes = ",
-                         FormatI64Array(op.GetInts("slice_sizes")), "}> : ", FunctionalType(op));
-          return;
-        }
-        out_ += StrCat(name, " ", Operands(op), ", sizes = ",
-                       FormatIntList(op.GetInts("slice_sizes")), " : ", FunctionalType(op));
-        return;
-      case OpKind::kGather:
-        PrintGather(op, name);
-        return;
-      case OpKind::kScatter:
-        PrintScatter(op, name, depth);
-        return;
-      case OpKind::kDotGeneral:
-        PrintDotGeneral(op, name);
-        return;
-      case OpKind::kConvolution:
-        out_ += StrCat(name, "(", Operands(op), ") ", FormatConvolutionAttributes(op), " : ",
-                       FunctionalType(op));
-        return;
-      case OpKind::kReduce:
-        PrintReduce(op, name, depth);
-        return;
-      case OpKind::kReduceWindow:
-      case OpKind::kSelectAndScatter:
-        PrintWindowOp(op, name, depth);
-        return;
-      case OpKind::kSort: {
-        // sort has no pretty form: the generic one JAX writes.
-        out_ += StrCat("\"", name, "\"(", Operands(op), ") <{dimension = ",
-                       op.GetInt("dimension").value_or(0), " : i64, is_stable = ",
-                       Bool(op.GetBool("is_stable").value_or(false)), "}> (");
-        if (op.num_regions() > 0) AppendRegion(*op.region(0), depth, /*block_header=*/true);
-        out_ += StrCat(") : ", FunctionalType(op));
-        return;
-      }
-      case OpKind::kTopK:
-        // CHLO's assembly format: `chlo.top_k(%x, k = 3) : tensor<..> -> (tensor<..>, ..)`.
-        out_ += StrCat("chlo.top_k(", Operands(op), ", k = ", op.GetInt("k").value_or(0),
-                       ") : ", op.operand(0)->type().ToString(), " -> (",
-                       TypeList(ResultTypes(op)), ")");
-        return;
-      case OpKind::kTriangularSolve:
-        // No pretty form: the generic one with properties, attributes in MLIR's (alphabetical)
-        // order, as JAX and stablehlo-opt write it.
-        out_ += StrCat("\"", name, "\"(", Operands(op),
-                       ") <{left_side = ", Bool(op.GetBool("left_side").value_or(false)),
-                       ", lower = ", Bool(op.GetBool("lower").value_or(false)),
-                       ", transpose_a = #stablehlo<transpose ",
-                       op.GetString("transpose_a").value_or("NO_TRANSPOSE"),
-                       ">, unit_diagonal = ", Bool(op.GetBool("unit_diagonal").value_or(false)),
-                       "}> : ", FunctionalType(op));
-        return;
-      case OpKind::kRngBitGenerator:
-        // StablehloOps.td's `$initial_state `,` `algorithm` `=` $rng_algorithm attr-dict `:`
-        // functional-type`; the two spaces after '=' are what stablehlo-opt prints (its enum
-        // printer adds one), as in the testdata files.
-        out_ += StrCat(name, " ", Operands(op), ", algorithm =  ",
-                       op.GetString("rng_algorithm").value_or("DEFAULT"), " : ",
-                       FunctionalType(op));
-        return;
-      case OpKind::kWhile:
-        PrintWhile(op, name, depth);
-        return;
-      case OpKind::kBatchNormInference:
-      case OpKind::kBatchNormTraining:
-      case OpKind::kBatchNormGrad: {
-        // The properties form stablehlo-opt prints; epsilon is the spec's f32 constant.
-        const AttributeValue* epsilon = op.attribute("epsilon");
-        const double* value = epsilon != nullptr ? std::get_if<double>(epsilon) : nullptr;
-        const float f32 = static_cast<float>(value != nullptr ? *value : 0.0);
-        uint8_t bytes[sizeof(float)];
-        std::memcpy(bytes, &f32, sizeof(float));
-        out_ += StrCat("\"", name, "\"(", Operands(op), ") <{epsilon = ",
-                       printer_internal::FormatElement(ElementType::kF32, bytes),
-                       " : f32, feature_index = ", op.GetInt("feature_index").value_or(0),
-                       " : i64}> : ", FunctionalType(op));
-        return;
-      }
-      case OpKind::kCase:
-        // The generic form, as stablehlo-opt prints case: `"stablehlo.case"(%i) ({...}, ...)`.
-        out_ += StrCat("\"", name, "\"(", Operands(op), ") (");
-        for (int64_t r = 0; r < op.num_regions(); ++r) {
-          if (r > 0) out_ += ", ";
-          AppendRegion(*op.region(r), depth, /*block_header=*/false);
-        }
-        out_ += StrCat(") : ", FunctionalType(op));
-        return;
-      case OpKind::kReplicaId:
-      case OpKind::kPartitionId:
-      case OpKind::kAllReduce:
-      case OpKind::kAllGather:
-      case OpKind::kReduceScatter:
-      case OpKind::kAllToAll:
-      case OpKind::kCollectivePermute:
-      case OpKind::kCollectiveBroadcast:
-      case OpKind::kCollectiveReduce:
-        // The generic form with the attribute dictionary, as the StableHLO test files write
-        // collectives: `"stablehlo.all_reduce"(%x) ({...}) {replica_groups = ...} : (..) -> ..`.
-        out_ += StrCat("\"", name, "\"(", Operands(op), ")");
-        if (op.num_regions() > 0) {
-          out_ += " (";
-          AppendRegion(*op.region(0), depth, /*block_header=*/true);
-          out_ += ")";
-        }
-        out_ += StrCat(printer_internal::FormatCollectiveAttributes(op), " : ",
-                       FunctionalType(op));
-        return;
-      case OpKind::kCumsum:
-        out_ += StrCat("stablehlo.custom_call @accy.cumsum(", Operands(op),
-                       ") {accy.dimension = ", op.GetInt("dimension").value_or(0), " : i64} : ",
-                       FunctionalType(op));
-        return;
-      case OpKind::kLapack:
-        PrintLapackCall(op);
-        return;
-      case OpKind::kKernelCall:
-        PrintKernelCall(op);
-        return;
-      case OpKind::kReturn: {
-        const Region* region = op.parent_block() != nullptr ? op.parent_block()->parent() : nullptr;
-        const bool in_function = region == nullptr || region->parent_op() == nullptr;
-        out_ += in_function ? "return" : "stablehlo.return";
-        if (op.num_operands() > 0) {
-          out_ += StrCat(" ", Operands(op), " : ", TypeList(OperandTypes(op)));
-        }
-        return;
-      }
-    }
-    ACCY_CHECK(false && "PrintModule: unknown op kind");
+    const PrintForm form = FormOf(op.kind());
+    ACCY_CHECK(form != nullptr && "PrintModule: unknown op kind");
+    (this->*form)(op, QualifiedOpName(op.kind()), depth);
   }
+
+  // An op form: prints `op` (called `name`, its qualified name) nested `depth` levels deep.
+  using PrintForm = void (ModulePrinter::*)(const Operation& op, const std::string& name,
+                                            int depth);
+  // The form of the op table's `print` column for `kind`; null outside the table.
+  static PrintForm FormOf(OpKind kind);
+
+  // The op forms of the `print` column, one per row of include/accy/ops.def.
+  void PrintConstant(const Operation& op, const std::string& name, int /*depth*/) {
+    const DenseElements* value = op.GetDense("value");
+    out_ += StrCat(name, " ", value != nullptr ? FormatDenseElements(*value) : "dense<>",
+                   " : ", op.result(0)->type().ToString());
+  }
+
+  void PrintSameType(const Operation& op, const std::string& name, int /*depth*/) {
+    out_ += StrCat(name, " ", Operands(op), " : ", SameOperandsAndResultType(op));
+  }
+
+  void PrintReducePrecision(const Operation& op, const std::string& name, int /*depth*/) {
+    out_ += StrCat(name, " ", Operands(op), ", format = e",
+                   op.GetInt("exponent_bits").value_or(0), "m",
+                   op.GetInt("mantissa_bits").value_or(0), " : ",
+                   SameOperandsAndResultType(op));
+  }
+
+  void PrintChlo(const Operation& op, const std::string& name, int /*depth*/) {
+    out_ += StrCat(name, " ", Operands(op), " : ", ChloType(op));
+  }
+
+  void PrintFunctional(const Operation& op, const std::string& name, int /*depth*/) {
+    out_ += StrCat(name, " ", Operands(op), " : ", FunctionalType(op));
+  }
+
+  void PrintCompare(const Operation& op, const std::string& name, int /*depth*/) {
+    // The enum attributes print with a leading space of their own, hence two spaces.
+    out_ += StrCat(name, "  ", op.GetString("comparison_direction").value_or(""), ", ",
+                   Operands(op));
+    if (std::optional<std::string> type = op.GetString("compare_type")) {
+      out_ += StrCat(",  ", *type);
+    }
+    out_ += StrCat(" : ", FunctionalType(op));
+  }
+
+  void PrintSelect(const Operation& op, const std::string& name, int /*depth*/) {
+    // stablehlo's SelectOpType: `pred_type, result_type` when both branches have the
+    // result's type.
+    const TensorType& result = op.result(0)->type();
+    if (op.num_operands() == 3 && op.operand(1)->type() == result &&
+        op.operand(2)->type() == result) {
+      out_ += StrCat(name, " ", Operands(op), " : ", op.operand(0)->type().ToString(), ", ",
+                     result.ToString());
+    } else {
+      out_ += StrCat(name, " ", Operands(op), " : ", FunctionalType(op));
+    }
+  }
+
+  void PrintBroadcastInDim(const Operation& op, const std::string& name, int /*depth*/) {
+    out_ += StrCat(name, " ", Operands(op), ", dims = ",
+                   FormatIntList(op.GetInts("broadcast_dimensions")), " : ",
+                   FunctionalType(op));
+  }
+
+  void PrintTranspose(const Operation& op, const std::string& name, int /*depth*/) {
+    out_ += StrCat(name, " ", Operands(op), ", dims = ",
+                   FormatIntList(op.GetInts("permutation")), " : ", FunctionalType(op));
+  }
+
+  void PrintReverse(const Operation& op, const std::string& name, int /*depth*/) {
+    out_ += StrCat(name, " ", Operands(op), ", dims = ",
+                   FormatIntList(op.GetInts("dimensions")), " : ",
+                   SameOperandsAndResultType(op));
+  }
+
+  void PrintSlice(const Operation& op, const std::string& name, int /*depth*/) {
+    out_ += StrCat(name, " ", Operands(op), " ", SliceRanges(op), " : ", FunctionalType(op));
+  }
+
+  void PrintPad(const Operation& op, const std::string& name, int /*depth*/) {
+    out_ += StrCat(name, " ", Operands(op),
+                   ", low = ", FormatIntList(op.GetInts("edge_padding_low")),
+                   ", high = ", FormatIntList(op.GetInts("edge_padding_high")),
+                   ", interior = ", FormatIntList(op.GetInts("interior_padding")), " : ",
+                   FunctionalType(op));
+  }
+
+  void PrintConcatenate(const Operation& op, const std::string& name, int /*depth*/) {
+    out_ += StrCat(name, " ", Operands(op), ", dim = ", op.GetInt("dimension").value_or(0),
+                   " : ", FunctionalType(op));
+  }
+
+  void PrintIota(const Operation& op, const std::string& name, int /*depth*/) {
+    out_ += StrCat(name, " dim = ", op.GetInt("iota_dimension").value_or(0), " : ",
+                   op.result(0)->type().ToString());
+  }
+
+  void PrintDynamicSlice(const Operation& op, const std::string& name, int /*depth*/) {
+    if (op.num_operands() < 2) {
+      // The pretty form of a rank-0 dynamic_slice ends its empty index list with a comma
+      // the parser rejects; the generic form has no such problem.
+      out_ += StrCat("\"", name, "\"(", Operands(op), ") <{slice_sizes = ",
+                     FormatI64Array(op.GetInts("slice_sizes")), "}> : ", FunctionalType(op));
+      return;
+    }
+    out_ += StrCat(name, " ", Operands(op), ", sizes = ",
+                   FormatIntList(op.GetInts("slice_sizes")), " : ", FunctionalType(op));
+  }
+
+  void PrintConvolution(const Operation& op, const std::string& name, int /*depth*/) {
+    out_ += StrCat(name, "(", Operands(op), ") ", FormatConvolutionAttributes(op), " : ",
+                   FunctionalType(op));
+  }
+
+  void PrintSort(const Operation& op, const std::string& name, int depth) {
+    // sort has no pretty form: the generic one JAX writes.
+    out_ += StrCat("\"", name, "\"(", Operands(op), ") <{dimension = ",
+                   op.GetInt("dimension").value_or(0), " : i64, is_stable = ",
+                   Bool(op.GetBool("is_stable").value_or(false)), "}> (");
+    if (op.num_regions() > 0) AppendRegion(*op.region(0), depth, /*block_header=*/true);
+    out_ += StrCat(") : ", FunctionalType(op));
+  }
+
+  void PrintTopK(const Operation& op, const std::string& /*name*/, int /*depth*/) {
+    // CHLO's assembly format: `chlo.top_k(%x, k = 3) : tensor<..> -> (tensor<..>, ..)`.
+    out_ += StrCat("chlo.top_k(", Operands(op), ", k = ", op.GetInt("k").value_or(0),
+                   ") : ", op.operand(0)->type().ToString(), " -> (",
+                   TypeList(ResultTypes(op)), ")");
+  }
+
+  void PrintTriangularSolve(const Operation& op, const std::string& name, int /*depth*/) {
+    // No pretty form: the generic one with properties, attributes in MLIR's (alphabetical)
+    // order, as JAX and stablehlo-opt write it.
+    out_ += StrCat("\"", name, "\"(", Operands(op),
+                   ") <{left_side = ", Bool(op.GetBool("left_side").value_or(false)),
+                   ", lower = ", Bool(op.GetBool("lower").value_or(false)),
+                   ", transpose_a = #stablehlo<transpose ",
+                   op.GetString("transpose_a").value_or("NO_TRANSPOSE"),
+                   ">, unit_diagonal = ", Bool(op.GetBool("unit_diagonal").value_or(false)),
+                   "}> : ", FunctionalType(op));
+  }
+
+  void PrintRngBitGenerator(const Operation& op, const std::string& name, int /*depth*/) {
+    // StablehloOps.td's `$initial_state `,` `algorithm` `=` $rng_algorithm attr-dict `:`
+    // functional-type`; the two spaces after '=' are what stablehlo-opt prints (its enum
+    // printer adds one), as in the testdata files.
+    out_ += StrCat(name, " ", Operands(op), ", algorithm =  ",
+                   op.GetString("rng_algorithm").value_or("DEFAULT"), " : ",
+                   FunctionalType(op));
+  }
+
+  void PrintBatchNorm(const Operation& op, const std::string& name, int /*depth*/) {
+    // The properties form stablehlo-opt prints; epsilon is the spec's f32 constant.
+    const AttributeValue* epsilon = op.attribute("epsilon");
+    const double* value = epsilon != nullptr ? std::get_if<double>(epsilon) : nullptr;
+    const float f32 = static_cast<float>(value != nullptr ? *value : 0.0);
+    uint8_t bytes[sizeof(float)];
+    std::memcpy(bytes, &f32, sizeof(float));
+    out_ += StrCat("\"", name, "\"(", Operands(op), ") <{epsilon = ",
+                   printer_internal::FormatElement(ElementType::kF32, bytes),
+                   " : f32, feature_index = ", op.GetInt("feature_index").value_or(0),
+                   " : i64}> : ", FunctionalType(op));
+  }
+
+  void PrintCase(const Operation& op, const std::string& name, int depth) {
+    // The generic form, as stablehlo-opt prints case: `"stablehlo.case"(%i) ({...}, ...)`.
+    out_ += StrCat("\"", name, "\"(", Operands(op), ") (");
+    for (int64_t r = 0; r < op.num_regions(); ++r) {
+      if (r > 0) out_ += ", ";
+      AppendRegion(*op.region(r), depth, /*block_header=*/false);
+    }
+    out_ += StrCat(") : ", FunctionalType(op));
+  }
+
+  void PrintCollective(const Operation& op, const std::string& name, int depth) {
+    // The generic form with the attribute dictionary, as the StableHLO test files write
+    // collectives: `"stablehlo.all_reduce"(%x) ({...}) {replica_groups = ...} : (..) -> ..`.
+    out_ += StrCat("\"", name, "\"(", Operands(op), ")");
+    if (op.num_regions() > 0) {
+      out_ += " (";
+      AppendRegion(*op.region(0), depth, /*block_header=*/true);
+      out_ += ")";
+    }
+    out_ += StrCat(printer_internal::FormatCollectiveAttributes(op), " : ",
+                   FunctionalType(op));
+  }
+
+  void PrintCumsum(const Operation& op, const std::string& /*name*/, int /*depth*/) {
+    out_ += StrCat("stablehlo.custom_call @accy.cumsum(", Operands(op),
+                   ") {accy.dimension = ", op.GetInt("dimension").value_or(0), " : i64} : ",
+                   FunctionalType(op));
+  }
+
+  void PrintReturn(const Operation& op, const std::string& /*name*/, int /*depth*/) {
+    const Region* region = op.parent_block() != nullptr ? op.parent_block()->parent() : nullptr;
+    const bool in_function = region == nullptr || region->parent_op() == nullptr;
+    out_ += in_function ? "return" : "stablehlo.return";
+    if (op.num_operands() > 0) {
+      out_ += StrCat(" ", Operands(op), " : ", TypeList(OperandTypes(op)));
+    }
+  }
+
 
   // `[1:3, 0:4:2]`: start:limit, with `:stride` only when the stride is not 1.
   static std::string SliceRanges(const Operation& op) {
@@ -519,7 +450,7 @@ class ModulePrinter {
     return out;
   }
 
-  void PrintGather(const Operation& op, const std::string& name) {
+  void PrintGather(const Operation& op, const std::string& name, int /*depth*/) {
     StructFields fields;
     fields.AddList("offset_dims", op.GetInts("offset_dims"));
     fields.AddList("collapsed_slice_dims", op.GetInts("collapsed_slice_dims"));
@@ -553,7 +484,7 @@ class ModulePrinter {
     out_ += StrCat(") : ", FunctionalType(op));
   }
 
-  void PrintDotGeneral(const Operation& op, const std::string& name) {
+  void PrintDotGeneral(const Operation& op, const std::string& name, int /*depth*/) {
     const std::vector<int64_t> lhs_batching = op.GetInts("lhs_batching_dimensions");
     const std::vector<int64_t> rhs_batching = op.GetInts("rhs_batching_dimensions");
     out_ += StrCat(name, " ", Operands(op), ", ");
@@ -580,7 +511,7 @@ class ModulePrinter {
   // reduce_window and select_and_scatter have no pretty form: the generic one JAX writes, with
   // the window attributes present on the op in alphabetical order and padding as the spec's
   // [rank, 2] tensor.
-  void PrintWindowOp(const Operation& op, const std::string& name, int depth) {
+  void PrintWindow(const Operation& op, const std::string& name, int depth) {
     std::vector<std::string> attrs;
     for (std::string_view attr : {"base_dilations", "padding", "window_dilations",
                                   "window_dimensions", "window_strides"}) {
@@ -655,7 +586,7 @@ class ModulePrinter {
 
   // `stablehlo.custom_call @target(...) {accy.operand_effects = [...], accy.version = N : i64,
   // output_operand_aliases = [...]} : <type>`; attributes sorted by name as MLIR prints them.
-  void PrintKernelCall(const Operation& op) {
+  void PrintKernelCall(const Operation& op, const std::string& /*name*/, int /*depth*/) {
     std::vector<std::string> attributes;
     if (op.attribute("operand_effects") != nullptr) {
       std::string effects = "accy.operand_effects = [";
@@ -708,7 +639,7 @@ class ModulePrinter {
 
   // A lapack op as JAX writes its custom_call: the routine's backend_config fields as ui8,
   // column-major matrix layouts (lapack_mapping.h LapackLayout) and factor aliasing a.
-  void PrintLapackCall(const Operation& op) {
+  void PrintLapack(const Operation& op, const std::string& /*name*/, int /*depth*/) {
     const std::string target = op.GetString("call_target_name").value_or("");
     std::string config;
     StatusOr<LapackTarget> parsed = ParseLapackTarget(target);
@@ -746,6 +677,19 @@ class ModulePrinter {
   std::string out_;
   std::optional<SsaNames> names_;  // of the function being printed
 };
+
+ModulePrinter::PrintForm ModulePrinter::FormOf(OpKind kind) {
+  static constexpr PrintForm kForms[] = {
+#define ACCY_OP(kind, name, category, operands, results, classes, regions, pure, commutative, \
+                work, rule, evaluate, print)                                                  \
+  &ModulePrinter::Print##print,
+#include "accy/ops.def"
+#undef ACCY_OP
+  };
+  static_assert(std::size(kForms) == kNumOpKinds, "one print form per op table row");
+  const size_t k = static_cast<size_t>(kind);
+  return k < std::size(kForms) ? kForms[k] : nullptr;
+}
 
 }  // namespace
 

@@ -88,7 +88,7 @@ constexpr TypeRule kReturnRule{.check_given_results = CheckReturnResults};
 // One entry per op table row, in OpKind order: the row's `rule` column names k<rule>Rule.
 constexpr const TypeRule* kRules[] = {
 #define ACCY_OP(kind, name, category, operands, results, classes, regions, pure, commutative, \
-                work, rule, evaluate)                                                          \
+                work, rule, evaluate, print)                                                   \
   &k##rule##Rule,
 #include "accy/ops.def"
 #undef ACCY_OP

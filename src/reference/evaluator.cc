@@ -355,7 +355,7 @@ class Evaluator {
 // One entry per op table row, in OpKind order: the row's `evaluate` column names the entry.
 const Evaluator::Entry Evaluator::kEntries[kNumOpKinds] = {
 #define ACCY_OP(kind, name, category, operands, results, classes, regions, pure, commutative, \
-                work, rule, evaluate)                                                          \
+                work, rule, evaluate, print)                                                   \
   Evaluator::k##evaluate,
 #include "accy/ops.def"
 #undef ACCY_OP

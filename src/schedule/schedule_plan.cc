@@ -62,7 +62,7 @@ constexpr LoneOpPlan Plan(LoneOpPlan plan) { return plan; }
 
 constexpr LoneOpPlan kPlans[] = {
 #define ACCY_OP(kind, name, category, operands, results, classes, regions, pure, commutative, \
-                work, rule, evaluate)                                                          \
+                work, rule, evaluate, print)                                                   \
   Plan(work),
 #include "accy/ops.def"
 #undef ACCY_OP
