@@ -92,9 +92,13 @@ def peer_env(engine, threads, wait_policy="passive"):
                MKL_NUM_THREADS=str(threads))
     if engine != "accy":
         if os.environ.get("ACCY_MAX_ISA") == "avx2":
-            # A capped run (docs/isa.md): the peers are capped the same way.
+            # A capped run (docs/isa.md): the peers are capped the same way -- ATen's kernels,
+            # OpenBLAS, and the oneDNN torch calls for convolutions (which ATEN_CPU_CAPABILITY
+            # does not cap: it ran AVX-512 kernels in the capped ResNet-50 rows before 2026-12-06).
             env["ATEN_CPU_CAPABILITY"] = "avx2"
             env["OPENBLAS_CORETYPE"] = "Haswell"
+            env["ONEDNN_MAX_CPU_ISA"] = "AVX2"
+            env["DNNL_MAX_CPU_ISA"] = "AVX2"
         elif "avx512f" in open("/proc/cpuinfo").read():
             env["ATEN_CPU_CAPABILITY"] = "avx512"
         env["OMP_WAIT_POLICY"] = wait_policy
@@ -303,7 +307,7 @@ def main():
     avx512 = "avx512f" in open("/proc/cpuinfo").read()
     capped = os.environ.get("ACCY_MAX_ISA") == "avx2"
     info["peer_env"] = (("capped to AVX2 like accy (ACCY_MAX_ISA=avx2): ATEN_CPU_CAPABILITY=avx2, "
-                         "OPENBLAS_CORETYPE=Haswell; " if capped else
+                         "OPENBLAS_CORETYPE=Haswell, ONEDNN_MAX_CPU_ISA=AVX2; " if capped else
                          "OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset; ")
                         + "OMP_NUM_THREADS = OPENBLAS_NUM_THREADS = threads; torch: "
                         "set_num_threads(threads), "
