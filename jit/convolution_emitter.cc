@@ -264,27 +264,16 @@ StatusOr<KernelSignature> EmitConvolutionKernel(const WorkItem& item, const Fusi
       llvm::Value* sum = b.CreateLoad(acc_type, b.CreateInBoundsGEP(acc_type, sums, o));
       std::map<const Value*, llvm::Value*> values;
       values[conv_out] = lowering.ConvertElement(sum, accumulator, conv_type);
-      for (const Operation* e : epilogue) {
-        std::vector<llvm::Value*> args;
-        for (int64_t i = 0; i < e->num_operands(); ++i) {
-          auto use = access_of_use.find({e, i});
-          if (use == access_of_use.end()) {
-            args.push_back(values.at(e->operand(i)));
-            continue;
-          }
-          const size_t a = use->second;
-          if (constants[a] != nullptr) {
-            args.push_back(constants[a]);
-            continue;
-          }
-          const int64_t feature_stride = accesses[a].strides[dn.output_feature_dimension];
-          args.push_back(kb.LoadElement(
-              static_cast<size_t>(accesses[a].buffer), accesses[a].type,
-              b.CreateAdd(access_base[a], b.CreateMul(o, I64(feature_stride)))));
-        }
-        ACCY_ASSIGN_OR_RETURN(llvm::Value * result, lowering.Emit(*e, args));
-        values[e->result(0)] = result;
-      }
+      ACCY_RETURN_IF_ERROR(lowering.EmitChain(
+          epilogue,
+          [&](const Operation& e, int64_t i) -> llvm::Value* {
+            const size_t a = access_of_use.at({&e, i});
+            if (constants[a] != nullptr) return constants[a];
+            const int64_t feature_stride = accesses[a].strides[dn.output_feature_dimension];
+            return kb.LoadElement(static_cast<size_t>(accesses[a].buffer), accesses[a].type,
+                                  b.CreateAdd(access_base[a], b.CreateMul(o, I64(feature_stride))));
+          },
+          values));
       kb.StoreElement(
           out_buffer, out_type,
           b.CreateAdd(out_base, b.CreateMul(o, I64(out_strides[dn.output_feature_dimension]))),

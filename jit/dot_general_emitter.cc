@@ -323,26 +323,16 @@ StatusOr<KernelSignature> EmitDotGeneralKernel(const WorkItem& item, const Fusio
     values[dot->result(0)] = lowering.ConvertElement(sum, acc_element, dot_type);
     std::vector<llvm::Value*> column_offsets;
     if (!accesses.empty()) column_offsets = offsets(column, n_dims);
-    for (const Operation* op : epilogue) {
-      std::vector<llvm::Value*> args;
-      for (int64_t i = 0; i < op->num_operands(); ++i) {
-        auto use = access_of_use.find({op, i});
-        if (use == access_of_use.end()) {
-          args.push_back(values.at(op->operand(i)));
-          continue;
-        }
-        const size_t a = static_cast<size_t>(use->second);
-        if (constants[a] != nullptr) {
-          args.push_back(constants[a]);
-        } else {
+    ACCY_RETURN_IF_ERROR(lowering.EmitChain(
+        epilogue,
+        [&](const Operation& op, int64_t i) -> llvm::Value* {
+          const size_t a = static_cast<size_t>(access_of_use.at({&op, i}));
+          if (constants[a] != nullptr) return constants[a];
           const size_t s = kFirstAccess + a;
-          args.push_back(load(accesses[a].buffer, accesses[a].type,
-                              b.CreateAdd(row_offsets[s], column_offsets[s])));
-        }
-      }
-      ACCY_ASSIGN_OR_RETURN(llvm::Value * result, lowering.Emit(*op, args));
-      values[op->result(0)] = result;
-    }
+          return load(accesses[a].buffer, accesses[a].type,
+                      b.CreateAdd(row_offsets[s], column_offsets[s]));
+        },
+        values));
     const ElementType out_type = item.output_value->type().element_type();
     llvm::Type* out_memory = MemoryType(context, out_type);
     llvm::StoreInst* store = b.CreateAlignedStore(

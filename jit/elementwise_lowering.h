@@ -9,6 +9,8 @@
 #ifndef ACCY_JIT_ELEMENTWISE_LOWERING_H_
 #define ACCY_JIT_ELEMENTWISE_LOWERING_H_
 
+#include <functional>
+#include <map>
 #include <span>
 
 #include "accy/ir.h"
@@ -36,6 +38,15 @@ class ElementwiseLowering {
   // the op and element type for a combination the JIT does not support (e.g. bitcast_convert
   // of i1), kInvalidArgument for a malformed compare attribute.
   StatusOr<llvm::Value*> Emit(const Operation& op, std::span<llvm::Value* const> operands);
+
+  // Emits `chain` (elementwise ops, in order) for one element, as an epilogue does after its
+  // contraction: operand i of an op is values[operand] when that value is already in `values`
+  // (computed in registers: the contraction's result, earlier ops of the chain), else
+  // read(op, i) (an operand read from memory or folded). Adds each op's result to `values`.
+  // Errors: Emit's, for the first op that fails.
+  Status EmitChain(std::span<const Operation* const> chain,
+                   const std::function<llvm::Value*(const Operation& op, int64_t i)>& read,
+                   std::map<const Value*, llvm::Value*>& values);
 
   // Storage-form element from memory form (i8 -> i1 is `!= 0`), and back (i1 -> zext i8).
   llvm::Value* FromMemory(llvm::Value* loaded, ElementType type);

@@ -817,4 +817,20 @@ StatusOr<llvm::Value*> ElementwiseLowering::Emit(const Operation& op,
       StrCat("jit: elementwise emitter: op ", op.name(), " is not an elementwise op"));
 }
 
+Status ElementwiseLowering::EmitChain(
+    std::span<const Operation* const> chain,
+    const std::function<llvm::Value*(const Operation& op, int64_t i)>& read,
+    std::map<const Value*, llvm::Value*>& values) {
+  for (const Operation* op : chain) {
+    std::vector<llvm::Value*> args;
+    for (int64_t i = 0; i < op->num_operands(); ++i) {
+      auto computed = values.find(op->operand(i));
+      args.push_back(computed != values.end() ? computed->second : read(*op, i));
+    }
+    ACCY_ASSIGN_OR_RETURN(llvm::Value * result, Emit(*op, args));
+    values[op->result(0)] = result;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace accy::jit
