@@ -29,7 +29,7 @@ StatusOr<BoundPrimitive> BindDotGeneral(std::span<const Operation* const> ops,
 
 // A convolution item on convolution_forward (onednn_convolution.cc): `ops` is the convolution
 // then its epilogue (a convolution_epilogue cluster's elementwise ops, or none), mapped onto its
-// bias and eltwise post_ops (no binary post-ops: onednn_dot_epilogue.cc) as a dot_general's
+// bias and eltwise post_ops (no binary post-ops, relu or exp: onednn_dot_epilogue.cc) as a dot_general's
 // epilogue is onto matmul's (onednn_dot_mapping.h MapEpilogue; `fusion` tells which broadcasts
 // are elided). Buffers: lhs, rhs, then the first
 // use of each other value the mapped epilogue reads, then the output: the root's result, or

@@ -381,8 +381,9 @@ StatusOr<BoundPrimitive> BindConvolutionItem(std::span<const Operation* const> o
                                              const LibraryKernelOptions& options,
                                              EpilogueMode mode) {
   StatusOr<BoundPrimitive> bound = BindConvolutionPrimitive(ops, fusion, types, options, mode);
-  if (!bound.ok() && absl::IsUnimplemented(bound.status()) && mode == EpilogueMode::kPrefix &&
-      ops.size() > 1) {
+  // Any failure with an epilogue (oneDNN refusing a post-op combination is kInternal from
+  // DnnlErrorStatus) retries the convolution alone; its own failure is then the one reported.
+  if (!bound.ok() && mode == EpilogueMode::kPrefix && ops.size() > 1) {
     StatusOr<BoundPrimitive> bare =
         BindConvolutionPrimitive(ops, fusion, types, options, EpilogueMode::kNone);
     if (bare.ok()) return bare;

@@ -6,6 +6,8 @@
 // Results are compared with the reference evaluator: oneDNN accumulates in f32 against the
 // reference's double, |accy - ref| <= 2e-6 * W + 2e-6 |ref| (W = 144, the window positions x
 // input features) for inputs in [-1, 1]; integers exactly.
+#include <cmath>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -58,7 +60,7 @@ constexpr char kAffineResidualRelu[] =
 constexpr char kBiasRelu[] =
     "  %a = stablehlo.add %c, %b : tensor<2x10x10x32xf32>\n"
     "  %y = stablehlo.maximum %a, %z : tensor<2x10x10x32xf32>\n";
-// Relu, then cosine, which has no post-op: the prefix (bias, relu) on oneDNN.
+// Relu (not a post-op on a convolution), then cosine: the prefix (the bias) on oneDNN.
 constexpr char kBiasReluCosine[] =
     "  %a = stablehlo.add %c, %b : tensor<2x10x10x32xf32>\n"
     "  %r = stablehlo.maximum %a, %z : tensor<2x10x10x32xf32>\n"
@@ -136,22 +138,34 @@ TEST(ConvolutionEpilogueTest, PerFeatureMultiplyIsNotAPostOp) {
   EXPECT_THAT(kernel.implementation(), ::testing::Not(HasSubstr("epilogue ops")));
 }
 
-TEST(ConvolutionEpilogueTest, LeadingPerFeatureAddIsTheBiasAndReluAPostOp) {
+// The bias is convolution_forward's; relu is not a post-op (eltwise_relu gives 0 for NaN,
+// maximum propagates it), so oneDNN outputs the biased convolution and the JIT takes relu.
+TEST(ConvolutionEpilogueTest, LeadingPerFeatureAddIsTheBiasAndReluIsLeftToTheJit) {
   ASSERT_OK_AND_ASSIGN(Planned p, Plan(Program(kBiasRelu)));
-  ASSERT_OK_AND_ASSIGN(LibraryKernel kernel, LibraryKernel::Create(*p.item, p.fusion));
-  EXPECT_THAT(kernel.implementation(), HasSubstr("(2 epilogue ops as bias/post-ops)"));
+  StatusOr<LibraryKernel> whole = LibraryKernel::Create(*p.item, p.fusion);
+  ASSERT_FALSE(whole.ok());
+  EXPECT_THAT(whole.status().message(),
+              HasSubstr("is relu, and oneDNN's eltwise_relu gives 0 for a NaN"));
+  kernels::LibraryKernelOptions prefix;
+  prefix.allow_jit_epilogue = true;
+  ASSERT_OK_AND_ASSIGN(LibraryKernel kernel, LibraryKernel::Create(*p.item, p.fusion, prefix));
+  EXPECT_THAT(kernel.implementation(), HasSubstr("(1 epilogue ops as bias/post-ops)"));
   ASSERT_EQ(kernel.outputs().size(), 1u);
-  EXPECT_EQ(kernel.outputs()[0], p.item->output_value);
+  EXPECT_EQ(kernel.outputs()[0], p.item->ops[1]->result(0));
   // Buffers: x, w, then the bias (the broadcast's input).
   ASSERT_EQ(kernel.inputs().size(), 3u);
   EXPECT_EQ(kernel.inputs()[2], p.planned->function().parameter(3));
+  // The biased convolution, against the reference evaluator's conv + bias.
+  ASSERT_OK_AND_ASSIGN(
+      Planned bias_only,
+      Plan(Program("  %y = stablehlo.add %c, %b : tensor<2x10x10x32xf32>\n")));
   ASSERT_OK_AND_ASSIGN(std::vector<Tensor> got, RunKernel(kernel, Inputs(ElementType::kF32)));
-  ExpectMatchesReference(*p.module, got);
+  ExpectMatchesReference(*bias_only.module, got);
 }
 
-// Adding or subtracting a one-element constant (either side) and relu are eltwise post-ops; a
-// second eltwise_linear with other parameters is refused (oneDNN 2.6's brgemm kernels share one
-// injector per algorithm), so its op is left to the JIT.
+// Adding or subtracting a one-element constant (either side) is an eltwise_linear post-op, and
+// tanh an eltwise one; a second eltwise_linear with other parameters is refused (oneDNN 2.6's
+// brgemm kernels share one injector per algorithm), so its op is left to the JIT.
 TEST(ConvolutionEpilogueTest, ScalarAddSubtractAndReluAreEltwisePostOps) {
   const std::string half =
       "  %h = stablehlo.constant dense<0.5> : tensor<f32>\n"
@@ -161,7 +175,7 @@ TEST(ConvolutionEpilogueTest, ScalarAddSubtractAndReluAreEltwisePostOps) {
     SCOPED_TRACE(op);
     ASSERT_OK_AND_ASSIGN(
         Planned p, Plan(Program(half + "  %a = stablehlo." + op + " : tensor<2x10x10x32xf32>\n"
-                                "  %y = stablehlo.maximum %a, %z : tensor<2x10x10x32xf32>\n")));
+                                "  %y = stablehlo.tanh %a : tensor<2x10x10x32xf32>\n")));
     ASSERT_EQ(p.item->ops.size(), 3u);
     ASSERT_OK_AND_ASSIGN(LibraryKernel kernel, LibraryKernel::Create(*p.item, p.fusion));
     EXPECT_THAT(kernel.implementation(), HasSubstr("(2 epilogue ops as bias/post-ops)"));
@@ -205,11 +219,8 @@ TEST(ConvolutionEpilogueTest, GemmConvolutionTakesNoEpilogue) {
   if (kernel.implementation().find("gemm") != std::string::npos) {
     EXPECT_EQ(kernel.outputs()[0], p.item->ops[0]->result(0));
     EXPECT_THAT(kernel.implementation(), ::testing::Not(HasSubstr("epilogue ops")));
-    StatusOr<LibraryKernel> whole = LibraryKernel::Create(*p.item, p.fusion);
-    ASSERT_FALSE(whole.ok());
-    EXPECT_THAT(whole.status().message(), HasSubstr("applies a bias and post-ops element by element"));
   } else {
-    EXPECT_EQ(kernel.outputs()[0], p.item->output_value);
+    EXPECT_EQ(kernel.outputs()[0], p.item->ops[1]->result(0));  // the bias; relu on the JIT
   }
 }
 
@@ -221,13 +232,39 @@ TEST(ConvolutionEpilogueTest, UnmappedOpIsNamedOrLeftToTheJit) {
   ASSERT_FALSE(whole.ok());
   EXPECT_TRUE(absl::IsUnimplemented(whole.status())) << whole.status();
   EXPECT_THAT(whole.status().message(), HasSubstr("does not map onto oneDNN convolution_forward"));
-  EXPECT_THAT(whole.status().message(), HasSubstr("epilogue op cosine"));
-  // A prefix: oneDNN outputs relu's result, from which the JIT computes the cosine.
+  EXPECT_THAT(whole.status().message(), HasSubstr("epilogue op maximum"));
+  // A prefix: oneDNN outputs the biased convolution, from which the JIT computes relu and the
+  // cosine.
   kernels::LibraryKernelOptions prefix;
   prefix.allow_jit_epilogue = true;
   ASSERT_OK_AND_ASSIGN(LibraryKernel kernel, LibraryKernel::Create(*p.item, p.fusion, prefix));
-  EXPECT_EQ(kernel.outputs()[0], p.item->ops[2]->result(0));
-  EXPECT_THAT(kernel.implementation(), HasSubstr("(2 epilogue ops as bias/post-ops)"));
+  EXPECT_EQ(kernel.outputs()[0], p.item->ops[1]->result(0));
+  EXPECT_THAT(kernel.implementation(), HasSubstr("(1 epilogue ops as bias/post-ops)"));
+}
+
+// A NaN in the input reaches every output it touches through the whole epilogue, as the
+// reference gives (relu and exp are not post-ops: oneDNN's give 0 and +inf for NaN).
+TEST(ConvolutionEpilogueTest, NanPropagatesThroughReluAndExp) {
+  for (const char* epilogue :
+       {kBiasRelu, "  %y = stablehlo.exponential %c : tensor<2x10x10x32xf32>\n"}) {
+    SCOPED_TRACE(epilogue);
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(Program(epilogue)));
+    std::vector<Tensor> inputs = Inputs(ElementType::kF32);
+    // x[0, 3, 4, 5] of [2, 10, 10, 16]: an inner pixel.
+    inputs[0].SetFromDouble((3 * 10 + 4) * 16 + 5, std::numeric_limits<double>::quiet_NaN());
+    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> want, Evaluate(*module, "main", inputs));
+    EngineOptions options;
+    options.num_threads = 1;
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create(options));
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, engine->Compile(*module));
+    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> got, exe->Run(inputs));
+    int64_t nans = 0;
+    for (int64_t i = 0; i < got[0].element_count(); ++i) nans += std::isnan(got[0].GetAsDouble(i));
+    EXPECT_EQ(nans, 9 * 32);  // the 3x3 output pixels around it, every feature
+    // exp turns the convolution's absolute error (2e-6 * 144) into a relative one.
+    const bool exp = std::string(epilogue).find("exponential") != std::string::npos;
+    ExpectClose(got[0], want[0], exp ? 0 : 2e-6 * 144, exp ? 1e-3 : 2e-6);
+  }
 }
 
 // End to end through Engine: one convolution item, on the library or the JIT, at 1 and 2
@@ -298,7 +335,7 @@ TEST_P(ConvolutionEpilogueEngineTest, MatchesReference) {
 INSTANTIATE_TEST_SUITE_P(
     Epilogues, ConvolutionEpilogueEngineTest,
     ::testing::Values(EngineCase{"affine_residual_relu", kAffineResidualRelu, "f32", {"library", "jit"}, 1},
-                      EngineCase{"bias_relu", kBiasRelu, "f32", {"library"}, 1},
+                      EngineCase{"bias_relu", kBiasRelu, "f32", {"library", "jit"}, 1},
                       EngineCase{"bias_relu_cosine", kBiasReluCosine, "f32", {"library", "jit"}, 1},
                                       // oneDNN has no integer convolution: the JIT runs it all, exactly.
                       EngineCase{"integer_on_the_jit", kAffineResidualRelu, "i32", {"jit"}, 1}),
