@@ -19,6 +19,12 @@
 // result go through the layouts the primitive picks (blocked nChw16c / nChw8c), reordered
 // before and after each run (BlockedActivationsPay). oneDNN's reference implementation
 // ("ref:any") is refused: the JIT is faster.
+//
+// A convolution_epilogue item's elementwise ops map as far as they go onto convolution_forward's
+// bias (a leading add of a per-feature vector) and eltwise post-ops (MapEpilogue,
+// onednn_dot_epilogue.cc: no binary post-ops, relu or exp); the item's output is then the last
+// mapped value and the JIT computes the rest over it. oneDNN's im2col + GEMM convolution takes
+// no bias or post-op (it applies them element by element).
 #include <algorithm>
 #include <optional>
 #include <string>
