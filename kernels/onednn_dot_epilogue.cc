@@ -6,8 +6,9 @@
 //
 // Epilogue: each op after the dot_general must take the previous op's result (the chain) as its
 // only in-cluster operand, and map exactly onto one post-op computed in f32 on the accumulator:
-//   tanh, logistic, exponential, log, abs, sqrt, negate         -> eltwise
-//   maximum(chain, scalar constant 0)                           -> eltwise_relu (alpha 0)
+//   tanh, logistic, log, abs, sqrt, negate                      -> eltwise
+//   (not relu, maximum(chain, 0), nor exponential: oneDNN 2.6's eltwise_relu gives 0 and its
+//   eltwise_exp +inf for a NaN, where the spec's ops give NaN; the JIT computes them)
 //   add / subtract / multiply with a one-element constant       -> eltwise_linear
 //   divide(chain, one-element constant)                         -> binary_div with a folded scalar
 //   add(chain, bias over N) as the first op                     -> matmul's bias argument
@@ -236,13 +237,9 @@ Status MapEpilogueOp(Mapping& m, const Operation* op, std::span<const Operation*
       case OpKind::kLogistic: status = eltwise(dnnl::algorithm::eltwise_logistic, 0, 0); break;
       case OpKind::kExponential:
         // oneDNN 2.6's eltwise_exp clamps its input first: exp(NaN) comes out +inf (found by
-        // review on a convolution). Left to the JIT for convolutions.
-        if (convolution) {
-          return Unmapped(m, StrCat("epilogue op ", op_name, " is exponential, and oneDNN's "
-                                    "eltwise_exp gives +inf for a NaN"));
-        }
-        status = eltwise(dnnl::algorithm::eltwise_exp, 0, 0);
-        break;
+        // review; measured on matmul and convolution, AVX-512 and AVX2). Left to the JIT.
+        return Unmapped(m, StrCat("epilogue op ", op_name, " is exponential, and oneDNN's "
+                                  "eltwise_exp gives +inf for a NaN"));
       case OpKind::kLog: status = eltwise(dnnl::algorithm::eltwise_log, 0, 0); break;
       case OpKind::kAbs: status = eltwise(dnnl::algorithm::eltwise_abs, 0, 0); break;
       case OpKind::kSqrt: status = eltwise(dnnl::algorithm::eltwise_sqrt, 0, 0); break;
@@ -257,7 +254,7 @@ Status MapEpilogueOp(Mapping& m, const Operation* op, std::span<const Operation*
       // No binary post-ops on a convolution (kConvolutionBinaryPostOpsNote): x + c, x - c and
       // c - x as eltwise_linear (alpha x + beta rounds once, as the add does). Not relu:
       // oneDNN 2.6's eltwise_relu (and clip, clip_v2) gives 0 for a NaN, where maximum(x, 0)
-      // is NaN (found by review; measured AVX-512 and AVX2).
+      // is NaN (found by review; measured AVX-512 and AVX2, matmul and convolution).
       const float c = static_cast<float>(*source.scalar);
       if (kind == OpKind::kAdd) {
         status = eltwise(dnnl::algorithm::eltwise_linear, 1, c);
@@ -288,7 +285,9 @@ Status MapEpilogueOp(Mapping& m, const Operation* op, std::span<const Operation*
       } else if (kind == OpKind::kSubtract) {
         status = eltwise(dnnl::algorithm::eltwise_linear, -1, c);
       } else if (kind == OpKind::kMaximum && c == 0) {
-        status = eltwise(dnnl::algorithm::eltwise_relu, 0, 0);
+        // oneDNN 2.6's eltwise_relu gives 0 for a NaN (see the convolution case above).
+        return Unmapped(m, StrCat("epilogue op ", op_name, " is relu, and oneDNN's eltwise_relu "
+                                  "gives 0 for a NaN where maximum propagates it"));
       } else {
         return Unmapped(m, StrCat("epilogue op ", op_name, " with constant ", c,
                                   " has no exact post-op"));

@@ -147,10 +147,11 @@ Value* AddRowBias(FunctionBuilder& f, Value* x) {  // x + bias[n], bias broadcas
 INSTANTIATE_TEST_SUITE_P(
     Epilogues, DotLibraryEpilogueTest,
     ::testing::Values(
-        // exp, abs, sqrt and a divide by a same-shape tensor have exact post-ops: one library
-        // item. exp's relative error is the argument's absolute error (plus oneDNN's ~1 ulp).
+        // abs, sqrt and a divide by a same-shape tensor have exact post-ops: one library item.
+        // exp has none (oneDNN 2.6's eltwise_exp gives +inf for a NaN): matmul, then the JIT
+        // pass. exp's relative error is the argument's absolute error.
         Case{"exp", {}, [](FunctionBuilder& f, Value* x) { return *f.Exponential(x); },
-             "library", 0, kDotError + std::ldexp(1.0, -20)},
+             "library+jit", 0, kDotError + std::ldexp(1.0, -20)},
         // sqrt(|x|) moves by at most sqrt(error) near 0.
         Case{"sqrt_abs", {},
              [](FunctionBuilder& f, Value* x) { return *f.Sqrt(*f.Abs(x)); },
@@ -160,7 +161,7 @@ INSTANTIATE_TEST_SUITE_P(
              "library", kDotError, std::ldexp(1.0, -22), false, true},
         Case{"bias_then_exp", {F32({kN})},
              [](FunctionBuilder& f, Value* x) { return *f.Exponential(AddRowBias(f, x)); },
-             "library", 0, kDotError + std::ldexp(1.0, -20)},
+             "library+jit", 0, kDotError + std::ldexp(1.0, -20)},
         // compare/select has no post-op: matmul alone, then the JIT pass.
         Case{"leaky_relu_select", {}, LeakyRelu, "library+jit", kDotError,
              std::ldexp(1.0, -22)},

@@ -15,7 +15,7 @@ TensorType F32(std::vector<int64_t> dims) {
   return *TensorType::Create(ElementType::kF32, std::move(dims));
 }
 
-// y = exp(-(x @ w)) (oneDNN matmul with eltwise post-ops: 2*32*128*64 element ops, above
+// y = logistic(-(x @ w)) (oneDNN matmul with eltwise post-ops: 2*32*128*64 element ops, above
 // kernels::kMinLibraryDotElementOps), s = sum(y) (JIT reduction), z = tanh(x) * x (JIT
 // elementwise fusion).
 std::unique_ptr<Module> Program() {
@@ -23,7 +23,7 @@ std::unique_ptr<Module> Program() {
   FunctionBuilder f = *builder.BeginFunction("main", {F32({32, 64}), F32({64, 128})},
                                              {F32({32, 128}), F32({}), F32({32, 64})});
   Value* prod = *f.DotGeneral(f.Parameter(0), f.Parameter(1), F32({32, 128}), {1}, {0}, {}, {});
-  Value* y = *f.Exponential(*f.Negate(prod));
+  Value* y = *f.Logistic(*f.Negate(prod));
   Value* s = *f.Reduce(y, *f.ConstantScalar(ElementType::kF32, 0), F32({}), "sum", {0, 1});
   Value* z = *f.Multiply(*f.Tanh(f.Parameter(0)), f.Parameter(0));
   EXPECT_TRUE(f.Return({y, s, z}).ok());
@@ -58,7 +58,7 @@ TEST(StatsTest, ProfilesCountEveryRunOfEveryItem) {
   }
   for (std::thread& thread : threads) thread.join();
   ExecutableStats stats = exe->Stats();
-  // Fusion clusters first: dot_general+negate+exponential (oneDNN, root exponential) and
+  // Fusion clusters first: dot_general+negate+logistic (oneDNN, root logistic) and
   // tanh+multiply (root multiply), then the reduce.
   ASSERT_EQ(stats.item_profiles.size(), 3u);
   std::map<std::string, std::string> runs_on;
@@ -69,7 +69,7 @@ TEST(StatsTest, ProfilesCountEveryRunOfEveryItem) {
     EXPECT_GT(p.total_milliseconds, 0.0) << p.kind;
     runs_on[p.kind] = p.runs_on;
   }
-  EXPECT_EQ(stats.item_profiles[0].root, "exponential");
+  EXPECT_EQ(stats.item_profiles[0].root, "logistic");
   EXPECT_EQ(stats.item_profiles[1].root, "multiply");
   EXPECT_EQ(stats.item_profiles[2].root, "reduce");
   EXPECT_EQ(runs_on["dot_general"], "library");
