@@ -350,18 +350,7 @@ StatusOr<BoundPrimitive> BindConvolutionPrimitive(std::span<const Operation* con
       bound.arguments.push_back(
           {DNNL_ARG_BIAS, dnnl::memory(*e.bias_md, engine, DNNL_MEMORY_NONE), e.bias_buffer});
     }
-    for (const Mapping::Binary& binary : e.binaries) {
-      const int arg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(binary.post_op_index) | DNNL_ARG_SRC_1;
-      if (binary.buffer >= 0) {
-        bound.arguments.push_back(
-            {arg, dnnl::memory(binary.md, engine, DNNL_MEMORY_NONE), binary.buffer});
-      } else {
-        // A folded scalar: memory the binding owns, filled once here.
-        dnnl::memory scalar(binary.md, engine);
-        *static_cast<float*>(scalar.get_data_handle()) = binary.scalar;
-        bound.arguments.push_back({arg, scalar, -1});
-      }
-    }
+    // No binary post-op arguments: MapEpilogue gives a convolution none (e.binaries is empty).
     AddScratchpad(conv_pd, bound);
     StageArguments(bound, types);
     if (types == LowPrecision::kStagedAsF32) bound.implementation += " (bf16/f16 staged as f32)";
