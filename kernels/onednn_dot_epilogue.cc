@@ -134,14 +134,14 @@ constexpr char kConvolutionBinaryPostOpsNote[] =
     "oneDNN 2.6's convolutions run slower than the convolution alone and a JIT pass over its "
     "output";
 
-// src1 descriptor of a tensor operand of a convolution's epilogue, in the logical dims of
+// src1 descriptor (and in *strides_out its strides) of a tensor operand of a convolution's
+// epilogue, in the logical dims of
 // convolution_forward's dst ({N, O, spatial...}, each the result dim dimension_numbers names):
 // a dim the operand broadcasts over (stride 0) is 1, the others keep the result's size and the
 // operand's stride. Per-channel vectors (batch norm's affine, a bias) are {1, O, 1...}; a
 // residual is the full dst shape.
 std::optional<dnnl::memory::desc> ConvolutionSrc1Desc(const Mapping& m, const Source& source,
-                                                      dnnl::memory::dims* dims_out = nullptr,
-                                                      dnnl::memory::dims* strides_out = nullptr) {
+                                                      dnnl::memory::dims* strides_out) {
   const Operation& conv = *m.dot;
   const ConvolutionSpec spec = ir_internal::ConvolutionSpecOf(conv);
   const ConvDimensionNumbers& dn = spec.dimension_numbers;
@@ -159,8 +159,7 @@ std::optional<dnnl::memory::desc> ConvolutionSrc1Desc(const Mapping& m, const So
     strides.push_back(broadcast ? 0 : stride);
   }
   FillUnitStrides(dims, strides);
-  if (dims_out != nullptr) *dims_out = dims;
-  if (strides_out != nullptr) *strides_out = strides;
+  *strides_out = strides;
   return StridedDesc(dims, strides, *type);
 }
 
@@ -305,15 +304,15 @@ Status MapEpilogueOp(Mapping& m, const Operation* op, std::span<const Operation*
       } else {
         return Unmapped(m, StrCat("epilogue op ", op_name, " has no exact post-op"));
       }
-      dnnl::memory::dims src1_dims, src1_strides;
+      dnnl::memory::dims src1_strides;  // a convolution's, for its bias
       std::optional<dnnl::memory::desc> md =
-          convolution ? ConvolutionSrc1Desc(m, source, &src1_dims, &src1_strides)
+          convolution ? ConvolutionSrc1Desc(m, source, &src1_strides)
                       : BinarySrc1Desc(m, source);
       if (!md) {
         return Unmapped(m, StrCat("epilogue op ", op_name, " reads a tensor broadcast over "
                                   "part of a matmul dim group"));
       }
-      src1_dims = md->dims();
+      const dnnl::memory::dims src1_dims = md->dims();
       // A bias: over N for matmul (its own rank), over the output features for a convolution
       // (convolution_forward's bias is {O}).
       bool bias_shaped = true;
