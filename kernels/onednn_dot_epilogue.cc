@@ -135,9 +135,9 @@ constexpr char kConvolutionBinaryPostOpsNote[] =
     "output";
 
 // src1 descriptor (and in *strides_out its strides) of a tensor operand of a convolution's
-// epilogue, in the logical dims of convolution_forward's dst ({N, O, spatial...}, each the result dim dimension_numbers names):
-// a dim the operand broadcasts over (stride 0) is 1, the others keep the result's size and the
-// operand's stride. Per-channel vectors (batch norm's affine, a bias) are {1, O, 1...}; a
+// epilogue, in the logical dims of convolution_forward's dst ({N, O, spatial...}, each the
+// result dim dimension_numbers names): a dim the operand broadcasts over (stride 0) is 1, the
+// others keep the result's size and the operand's stride. Per-channel vectors (batch norm's affine, a bias) are {1, O, 1...}; a
 // residual is the full dst shape.
 std::optional<dnnl::memory::desc> ConvolutionSrc1Desc(const Mapping& m, const Source& source,
                                                       dnnl::memory::dims* strides_out) {
