@@ -35,6 +35,8 @@ constexpr char kCommand[] = "bench-load";
 constexpr char kUsage[] =
     "usage: accy bench-load [--workloads block,mlp] [--threads T] [--spinners N] [--pin]\n"
     "                       [--reps R] [--batch-ms M] [--seq L] [--fixed-threads]\n"
+    "       accy bench-load --mechanism-cost [--workloads block,mlp] [--threads T] [--reps R]\n"
+    "                       [--batch-ms M] [--seq L]\n"
     "  Times the `accy demo` transformer block (seq L, default 128) and the MLP 784-512-512-10\n"
     "  (batch 64) at 1 and T threads (default 2), unloaded and beside N busy-looping spinner\n"
     "  processes (default: one per core) that it starts and stops itself, R times each\n"
@@ -42,7 +44,10 @@ constexpr char kUsage[] =
     "  --pin            pin spinner i to CPU i mod cores\n"
     "  --fixed-threads  EngineOptions::reduce_threads_under_load = false (every run uses T)\n"
     "  Prints per cell the median ms per run over the repetitions (min-max), the paired ratios\n"
-    "  T-thread / 1-thread, and the T-thread runs that used one thread.\n";
+    "  T-thread / 1-thread, and the T-thread runs that used one thread.\n"
+    "  --mechanism-cost  no spinners: times T-thread runs with reduce_threads_under_load on\n"
+    "                    and off, batches interleaved, on the machine as it is, and prints the\n"
+    "                    paired ratio on / off (what the mechanism costs an unloaded run).\n";
 
 double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
@@ -245,13 +250,102 @@ int BenchLoad(const std::vector<std::string>& names, int threads, int spinners, 
   return kExitOk;
 }
 
+
+// The unloaded cost of EngineOptions::reduce_threads_under_load: the same T-thread program
+// compiled with the mechanism on and off, batches of each interleaved (order alternating per
+// repetition) on the machine as it is. Prints per workload the median ms per run of each over
+// the repetitions (min-max), the paired per-repetition ratio on / off, the runs the mechanism
+// put on one thread, and other processes' CPU share during the batches (a loaded machine makes
+// the ratio meaningless; the mechanism is meant to reduce there).
+int MechanismCost(const std::vector<std::string>& names, int threads, int reps, int batch_ms,
+                  int64_t seq) {
+  auto fail = [](const Status& status) { return ReportError(kCommand, status); };
+  std::printf("accy bench-load --mechanism-cost: %d threads, reduce_threads_under_load on vs "
+              "off, %d repetitions, no spinners\n",
+              threads, reps);
+  int64_t others_busy = 0, others_total = 0;
+  for (const std::string& name : names) {
+    Case c;  // single = mechanism on, multi = mechanism off; both at `threads`
+    c.name = name;
+    StatusOr<bench::Workload> workload =
+        name == "block" ? bench::BuildBlock(seq) : bench::BuildMlp(64);
+    if (!workload.ok()) return fail(workload.status());
+    c.workload = *std::move(workload);
+    c.inputs = bench::DeterministicInputs(*c.workload.module);
+    c.outputs = bench::AllocateOutputs(*c.workload.module);
+    for (bool on : {true, false}) {
+      EngineOptions options;
+      options.num_threads = threads;
+      options.reduce_threads_under_load = on;
+      StatusOr<std::unique_ptr<Engine>> engine = Engine::Create(options);
+      if (!engine.ok()) return fail(engine.status());
+      StatusOr<std::unique_ptr<Executable>> exe = (*engine)->Compile(*c.workload.module);
+      if (!exe.ok()) return fail(exe.status());
+      (on ? c.single : c.multi) = *std::move(exe);
+    }
+    StatusOr<double> warm = Batch(*c.single, c, 3);
+    if (!warm.ok()) return fail(warm.status());
+    if (StatusOr<double> w = Batch(*c.multi, c, 3); !w.ok()) return fail(w.status());
+    c.runs_per_batch = std::clamp(static_cast<int>(batch_ms / std::max(*warm, 1e-3)), 5, 5000);
+    for (int rep = 0; rep < reps; ++rep) {
+      int64_t busy0 = 0, total0 = 0;
+      const bool jiffies = MachineJiffies(&busy0, &total0);
+      const double cpu0 = ProcessCpuSeconds();
+      double cell[2] = {0, 0};
+      for (int k = 0; k < 2; ++k) {
+        const int which = (rep % 2 == 0) ? k : 1 - k;  // mechanism on first on even repetitions
+        const Executable& exe = which == 0 ? *c.single : *c.multi;
+        const int64_t before = c.single->Stats().runs_with_fewer_threads;
+        StatusOr<double> ms = Batch(exe, c, c.runs_per_batch);
+        if (!ms.ok()) return fail(ms.status());
+        cell[which] = *ms;
+        c.cells[0][which].push_back(*ms);
+        if (which == 0) {
+          c.reduced[0] += c.single->Stats().runs_with_fewer_threads - before;
+          c.multi_runs[0] += c.runs_per_batch;
+        }
+      }
+      c.ratios[0].push_back(cell[0] / cell[1]);
+      int64_t busy1 = 0, total1 = 0;
+      if (jiffies && MachineJiffies(&busy1, &total1)) {
+        const double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
+        others_busy += (busy1 - busy0) - static_cast<int64_t>((ProcessCpuSeconds() - cpu0) * ticks);
+        others_total += total1 - total0;
+      }
+    }
+    std::printf("\n%s (%s, %d runs per batch):\n", c.name.c_str(), c.workload.name.c_str(),
+                c.runs_per_batch);
+    const char* labels[2] = {"on", "off"};
+    for (int which = 0; which < 2; ++which) {
+      const std::vector<double>& v = c.cells[0][which];
+      std::printf("  mechanism %-3s %dT: median %8.3f ms per run (min %.3f, max %.3f over %zu "
+                  "batches)\n",
+                  labels[which], threads, Median(v), *std::min_element(v.begin(), v.end()),
+                  *std::max_element(v.begin(), v.end()), v.size());
+    }
+    const std::vector<double>& r = c.ratios[0];
+    std::printf("  on/off ratio: median %.3f (min %.3f, max %.3f, paired per repetition); runs "
+                "on one thread with the mechanism on: %lld of %lld\n",
+                Median(r), *std::min_element(r.begin(), r.end()),
+                *std::max_element(r.begin(), r.end()), static_cast<long long>(c.reduced[0]),
+                static_cast<long long>(c.multi_runs[0]));
+  }
+  if (others_total > 0) {
+    std::printf("\nother processes' CPU during the batches: %.0f%% of the machine\n",
+                100.0 * static_cast<double>(std::max<int64_t>(others_busy, 0)) /
+                    static_cast<double>(others_total));
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 int BenchLoadCommand(std::span<const std::string> args) {
   static const OptionSpec kSpecs[] = {
       {"workloads", true, false}, {"threads", true, false}, {"spinners", true, false},
       {"pin", false, false},      {"reps", true, false},    {"batch-ms", true, false},
-      {"seq", true, false},       {"fixed-threads", false, false}};
+      {"seq", true, false},       {"fixed-threads", false, false},
+      {"mechanism-cost", false, false}};
   StatusOr<ParsedArgs> parsed = ParseArgs(args, kSpecs);
   if (!parsed.ok()) return ReportUsage(kCommand, std::string(parsed.status().message()), kUsage);
   if (parsed->help) {
@@ -280,6 +374,15 @@ int BenchLoadCommand(std::span<const std::string> args) {
   StatusOr<int> seq = ParseIntOption("seq", parsed->Get("seq", "128"), 1, 4096);
   for (const StatusOr<int>* value : {&threads, &spinners, &reps, &batch_ms, &seq}) {
     if (!value->ok()) return ReportUsage(kCommand, std::string(value->status().message()), kUsage);
+  }
+  if (parsed->Has("mechanism-cost")) {
+    if (parsed->Has("spinners") || parsed->Has("pin") || parsed->Has("fixed-threads")) {
+      return ReportUsage(kCommand,
+                         "--mechanism-cost runs without spinners and times the mechanism on and "
+                         "off; it takes no --spinners, --pin or --fixed-threads",
+                         kUsage);
+    }
+    return MechanismCost(names, *threads, *reps, *batch_ms, *seq);
   }
   return BenchLoad(names, *threads, *spinners, parsed->Has("pin"), *reps, *batch_ms, *seq,
                    parsed->Has("fixed-threads"));

@@ -151,6 +151,23 @@ TEST_F(CliTest, BenchLoadReportsEveryCellAndStopsItsSpinners) {
   EXPECT_EQ(Accy("bench-load --threads 1").exit_code, 2);
 }
 
+// --mechanism-cost times the mechanism on and off at T threads and prints their paired ratio;
+// it refuses the options of the spinner mode.
+TEST_F(CliTest, BenchLoadMechanismCostPrintsThePairedRatio) {
+  const CommandResult result =
+      Accy("bench-load --mechanism-cost --workloads mlp --reps 2 --batch-ms 5");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("2 threads, reduce_threads_under_load on vs off, 2 "
+                                       "repetitions, no spinners"));
+  for (const char* line : {"mechanism on  2T: median", "mechanism off 2T: median",
+                           "on/off ratio: median", "over 2 batches"}) {
+    EXPECT_THAT(result.output, HasSubstr(line)) << result.output;
+  }
+  const CommandResult bad = Accy("bench-load --mechanism-cost --spinners 2");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_THAT(bad.output, HasSubstr("--mechanism-cost runs without spinners"));
+}
+
 TEST_F(CliTest, RunWithoutParametersNeedsNoInputs) {
   Write("iota.mlir", R"(func.func @only() -> tensor<4xi32> {
   %0 = stablehlo.iota dim = 0 : tensor<4xi32>
