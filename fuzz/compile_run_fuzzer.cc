@@ -207,6 +207,7 @@ accy::Engine& SharedEngine(bool fused) {
     }
     options.num_threads = 1;
     options.optimization_level = 1;
+    options.verify_each_pass = true;  // a pass that leaves an invalid module is named
     if (const char* level = std::getenv("ACCY_FUZZ_OPT_LEVEL")) {
       options.optimization_level = std::atoi(level);
     }

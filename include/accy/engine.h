@@ -97,6 +97,12 @@ struct EngineOptions {
   // own copy of the module; the caller's module is never changed. Create fails with
   // kInvalidArgument naming an unknown pass. Results are the same with any set turned off.
   std::vector<std::string> disabled_passes;
+  // Run the verifier (Verify, accy/ir.h) after every graph pass, so that a pass that leaves an
+  // invalid module is named: Compile fails with kInternal "graph pass '<name>' left a module the
+  // verifier rejects: ...". Without it the module is verified once, after the last pass (the
+  // error then names no pass). A debugging and fuzzing aid: it costs one Verify per pass.
+  // Also set by the environment variable ACCY_VERIFY_EACH_PASS=1 (options() then shows it).
+  bool verify_each_pass = false;
   // The highest ISA level this engine's JIT code may use (include/accy/isa.h); unset = the
   // process ISA (the host's, capped by ACCY_MAX_ISA). A lower level turns the host's higher
   // features off for this engine's JIT kernels only: oneDNN's ISA is process-wide, so library

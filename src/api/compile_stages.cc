@@ -93,6 +93,7 @@ Status RunGraphPasses(const Module& caller_module, std::string_view entry,
   GraphPipelineOptions graph;
   graph.disabled_passes = state.options.disabled_passes;
   graph.dump_dir = state.options.dump_dir;
+  graph.verify_each_pass = state.options.verify_each_pass;
   graph.entry = std::string(entry);
   graph.constant_parameters.assign(constant_parameters.begin(), constant_parameters.end());
   passes::WorkLedger graph_ledger(state.planning);

@@ -98,6 +98,10 @@ StatusOr<std::unique_ptr<Engine>> Engine::Create(EngineOptions options) {
   if (!options.max_isa.has_value()) options.max_isa = process_isa;
   // The folders Compile writes are checked (and created) now, not at the first Compile.
   ACCY_RETURN_IF_ERROR(EnsureWritableDirectory(options.cache_dir, "cache_dir"));
+  if (const char* env = std::getenv("ACCY_VERIFY_EACH_PASS"); env != nullptr &&
+                                                               std::string_view(env) == "1") {
+    options.verify_each_pass = true;
+  }
   // The one place the dump folder is resolved: the option, else ACCY_DUMP_DIR.
   if (const char* env = std::getenv("ACCY_DUMP_DIR"); options.dump_dir.empty() && env != nullptr) {
     ACCY_RETURN_IF_ERROR(EnsureWritableDirectory(env, "dump_dir (from ACCY_DUMP_DIR)"));

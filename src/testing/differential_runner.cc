@@ -81,6 +81,8 @@ Status Runner::MakeEngines() {
     // comparison of 1 and 2 threads would compare one thread with itself.
     engine_options.reduce_threads_under_load = false;
     engine_options.max_while_iterations = options_.max_while_iterations;
+    // A graph pass that leaves an invalid module fails Compile naming the pass.
+    engine_options.verify_each_pass = true;
     ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Create(engine_options));
     engines_.push_back(std::move(engine));
   }

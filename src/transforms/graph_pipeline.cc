@@ -89,6 +89,14 @@ Status CheckGraphPassNames(std::span<const std::string> names) {
   return absl::OkStatus();
 }
 
+Status VerifyAfterPass(const Module& module, std::string_view pass) {
+  if (Status status = Verify(module); !status.ok()) {
+    return absl::InternalError(
+        StrCat("graph pass '", pass, "' left a module the verifier rejects: ", status.message()));
+  }
+  return absl::OkStatus();
+}
+
 Status RunGraphPipeline(Module& module, const GraphPipelineOptions& options,
                         passes::AnalysisCache& cache) {
   ACCY_RETURN_IF_ERROR(CheckGraphPassNames(options.disabled_passes));
@@ -105,6 +113,14 @@ Status RunGraphPipeline(Module& module, const GraphPipelineOptions& options,
     ACCY_RETURN_IF_ERROR(manager.Run(module, cache));
     ++index;
     if (dump) ACCY_RETURN_IF_ERROR(WriteDump(DumpPath(options.dump_dir, module, index, name), module));
+    if (options.verify_each_pass) ACCY_RETURN_IF_ERROR(VerifyAfterPass(module, name));
+  }
+  if (!options.verify_each_pass && index > 0) {
+    if (Status status = Verify(module); !status.ok()) {
+      return absl::InternalError(StrCat("the graph passes left a module the verifier rejects (",
+                                        "EngineOptions::verify_each_pass names the pass): ",
+                                        status.message()));
+    }
   }
   return absl::OkStatus();
 }

@@ -42,6 +42,9 @@ struct GraphPipelineOptions {
   // path.
   std::string entry;
   std::vector<int64_t> constant_parameters;
+  // Verify the module after every pass that ran (EngineOptions::verify_each_pass), naming the
+  // pass that left it invalid; otherwise it is verified once, after the last pass.
+  bool verify_each_pass = false;
 };
 
 // The pipeline's pass names, in the order they run.
@@ -51,9 +54,18 @@ std::vector<std::string_view> GraphPassNames();
 // listing the passes.
 Status CheckGraphPassNames(std::span<const std::string> names);
 
+// Status of the verifier (Verify, accy/ir.h) on `module` after graph pass `pass` ran: OK, or
+// kInternal "graph pass '<pass>' left a module the verifier rejects: <the verifier's message>".
+// A pass is a rewrite to an equivalent valid program, so this is an accy bug, reported instead
+// of the internal checks later stages make on verified ops (ConvolutionSpecOf, ...).
+Status VerifyAfterPass(const Module& module, std::string_view pass);
+
 // Runs the enabled passes over every function of `module`, charging each run to `cache`'s
-// ledger (PassManager::Run). Errors: CheckGraphPassNames's; refused or overflowing charges as
-// PassManager::Run; kInternal naming the file when a dump cannot be written.
+// ledger (PassManager::Run), and verifies the result (after each pass with
+// `options.verify_each_pass`, else once at the end; VerifyAfterPass). Errors:
+// CheckGraphPassNames's; refused or overflowing charges as PassManager::Run; VerifyAfterPass's
+// kInternal (naming the pass; at the end, "the graph passes left a module the verifier rejects"); kInternal naming
+// the file when a dump cannot be written.
 Status RunGraphPipeline(Module& module, const GraphPipelineOptions& options,
                         passes::AnalysisCache& cache);
 

@@ -363,7 +363,9 @@ TEST(OnednnConvolutionLayoutTest, NchwWindowsRunDirectOverBlockedActivations) {
                   std::string::npos,
               c.blocked)
         << implementation;
-    if (c.blocked) EXPECT_THAT(implementation, ::testing::Not(HasSubstr("gemm"))) << implementation;
+    if (c.blocked) {
+      EXPECT_THAT(implementation, ::testing::Not(HasSubstr("gemm"))) << implementation;
+    }
     for (uint64_t seed : {1u, 2u}) {
       Tensor x = Random(main.parameter_types()[0], seed);
       Tensor w = Random(main.parameter_types()[1], seed + 10);

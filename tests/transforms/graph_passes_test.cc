@@ -315,6 +315,54 @@ TEST(GraphPipelineTest, CompileRewritesACopyAndKeepsTheResults) {
   EXPECT_EQ(0, std::memcmp(x[0].data(), z[0].data(), 256));
 }
 
+// VerifyAfterPass names the pass and the verifier's complaint; a valid module passes.
+TEST(GraphPipelineTest, VerifyAfterPassNamesThePassThatBrokeTheModule) {
+  std::unique_ptr<Module> module = Parse(kDuplicatedOrdered);
+  ASSERT_NE(module, nullptr);
+  EXPECT_OK(VerifyAfterPass(*module, "simplify-arithmetic"));
+  // A rewrite that reads a value before it is defined: the first multiply's operand 0 becomes
+  // the exponential's result (same type, defined three ops later).
+  Block& body = *module->functions().front()->entry_block();
+  Operation* first = body.operations()[1].get();
+  Operation* last = body.operations()[5].get();
+  ASSERT_EQ(first->name(), "multiply");
+  ASSERT_EQ(last->name(), "exponential");
+  Value* original = first->operand(0);
+  first->SetOperand(0, last->result(0));
+  const Status status = VerifyAfterPass(*module, "simplify-arithmetic");
+  EXPECT_TRUE(absl::IsInternal(status)) << status;
+  EXPECT_THAT(std::string(status.message()),
+              HasSubstr("graph pass 'simplify-arithmetic' left a module the verifier rejects: "));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("is not defined before its use"));
+  // Blocks destroy their ops last to first, so the use must point backwards again.
+  first->SetOperand(0, original);
+  EXPECT_OK(VerifyAfterPass(*module, "simplify-arithmetic"));
+}
+
+// With verify_each_pass (or ACCY_VERIFY_EACH_PASS=1) Compile verifies after every pass and
+// still compiles a valid program to the same results; the option shows in options().
+TEST(GraphPipelineTest, VerifyEachPassCompilesValidPrograms) {
+  std::unique_ptr<Module> module = Parse(kDuplicatedOrdered);
+  ASSERT_NE(module, nullptr);
+  EngineOptions options;
+  options.verify_each_pass = true;
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create(options));
+  EXPECT_TRUE(engine->options().verify_each_pass);
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, engine->Compile(*module));
+  TensorType t = *TensorType::Create(ElementType::kF32, {64});
+  std::vector<float> a(64, 0.5f), b(64, 3.0f);
+  std::vector<Tensor> inputs = {*Tensor::FromVector(t, a), *Tensor::FromVector(t, b)};
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> x, exe->Run(inputs));
+  EXPECT_EQ(x[0].data_as<float>()[5], 1.0f);  // exp(a*b - a*b) = exp(0)
+  ::setenv("ACCY_VERIFY_EACH_PASS", "1", 1);
+  StatusOr<std::unique_ptr<Engine>> from_env = Engine::Create();
+  ::unsetenv("ACCY_VERIFY_EACH_PASS");
+  ASSERT_OK(from_env.status());
+  EXPECT_TRUE((*from_env)->options().verify_each_pass);
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> plain, Engine::Create());
+  EXPECT_FALSE(plain->options().verify_each_pass);
+}
+
 TEST(GraphPipelineTest, DumpsTheModuleAfterEachPass) {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() /
