@@ -478,9 +478,18 @@ class Function {
   // differ, or the parameter or the result is in an alias already.
   Status AddInputOutputAlias(InputOutputAlias alias);
 
+  // A deep copy of this function added to `module` (this function's module or another) under
+  // `name`: visibility, signature, input-output aliases, ops, attributes and regions, with every
+  // operand pointing at the copy's values; ids numbered as Renumber does; constants' payloads
+  // copied. A `call` in the body keeps its callee's name, which `module` must define for the
+  // copy to verify. Errors (kInvalidArgument; `module` is then unchanged): `module` has a
+  // function named `name` already, or an op reads a value that is not defined before it in this
+  // function (a body that fails Verify's dominance rule, e.g. after SetOperand to a later value,
+  // or a value of another function).
+  StatusOr<Function*> CloneInto(Module& module, std::string name) const;
+
  private:
   friend class Block;
-  friend class Module;  // Clone copies the aliases
   // Numbers `op`, its results and everything nested in it that has no id yet.
   void AssignIds(Operation& op);
   // Clears (-1) the ids of `op`, its results and everything nested in it.
@@ -511,9 +520,11 @@ class Module {
   const std::vector<std::unique_ptr<Function>>& functions() const { return functions_; }
   // Null when absent.
   Function* FindFunction(std::string_view name) const;
-  // A deep copy: same name, functions (name, visibility, signature), ops, attributes and
-  // regions, with every operand pointing at the copy's values; ids are numbered as Renumber
-  // does. Constants' payloads are copied.
+  // A deep copy: same name, grid, functions (name, visibility, signature, input-output
+  // aliases), ops, attributes and regions, with every operand pointing at the copy's values;
+  // ids are numbered as Renumber does. Constants' payloads are copied. The module must satisfy
+  // Verify's dominance rule (every operand defined before its use), as every module the
+  // builder, the parser or a pass makes does; Function::CloneInto returns an error instead.
   std::unique_ptr<Module> Clone() const;
 
   // The SPMD grid the module's programs run on (spec "Parallel execution"): num_replicas x
@@ -527,6 +538,8 @@ class Module {
   Status SetGrid(int64_t num_replicas, int64_t num_partitions);
 
  private:
+  friend class Function;  // CloneInto adds the finished copy
+
   std::string name_;
   std::vector<std::unique_ptr<Function>> functions_;
   int64_t num_replicas_ = 1;

@@ -472,14 +472,18 @@ void Function::Renumber() {
 namespace {
 
 // Copies `op` (with its regions) into a detached op whose operands are `mapping`'s images of
-// op's operands; records op's results and nested values in `mapping`.
-std::unique_ptr<Operation> CloneOperation(const Operation& op,
-                                          std::unordered_map<const Value*, Value*>& mapping) {
+// op's operands; records op's results and nested values in `mapping`. kInvalidArgument when an
+// operand has no image (it is not defined before `op`).
+StatusOr<std::unique_ptr<Operation>> CloneOperation(
+    const Operation& op, std::unordered_map<const Value*, Value*>& mapping) {
   std::vector<Value*> operands;
   operands.reserve(static_cast<size_t>(op.num_operands()));
-  for (const Value* operand : op.operands()) {
-    auto it = mapping.find(operand);
-    ACCY_CHECK(it != mapping.end());  // a verified module defines operands before their uses
+  for (int64_t i = 0; i < op.num_operands(); ++i) {
+    auto it = mapping.find(op.operand(i));
+    if (it == mapping.end()) {
+      return absl::InvalidArgumentError(StrCat("clone: operand ", i, " of ", op.name(),
+                                               " is not defined before its use"));
+    }
     operands.push_back(it->second);
   }
   std::vector<TensorType> result_types;
@@ -497,11 +501,32 @@ std::unique_ptr<Operation> CloneOperation(const Operation& op,
         mapping[block->argument(a)] = target->argument(a);
       }
       for (const auto& nested : block->operations()) {
-        target->Append(CloneOperation(*nested, mapping));
+        ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Operation> nested_copy,
+                              CloneOperation(*nested, mapping));
+        target->Append(std::move(nested_copy));
       }
     }
   }
   return copy;
+}
+
+// Fills `target` (same signature as `source`) with copies of `source`'s body, visibility and
+// aliases, and numbers it. CloneOperation's errors.
+Status CloneBody(const Function& source, Function& target) {
+  std::unordered_map<const Value*, Value*> mapping;
+  for (int64_t p = 0; p < source.entry_block()->num_arguments(); ++p) {
+    mapping[source.parameter(p)] = target.parameter(p);
+  }
+  for (const auto& op : source.entry_block()->operations()) {
+    ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Operation> copy, CloneOperation(*op, mapping));
+    target.entry_block()->Append(std::move(copy));
+  }
+  target.set_public(source.is_public());
+  for (const InputOutputAlias& alias : source.input_output_aliases()) {
+    ACCY_RETURN_IF_ERROR(target.AddInputOutputAlias(alias));
+  }
+  target.Renumber();
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -528,18 +553,22 @@ std::unique_ptr<Module> Module::Clone() const {
   for (const auto& function : functions_) {
     Function* target = *copy->AddFunction(function->name(), function->parameter_types(),
                                           function->result_types());
-    target->set_public(function->is_public());
-    target->aliases_ = function->aliases_;
-    std::unordered_map<const Value*, Value*> mapping;
-    for (int64_t p = 0; p < function->entry_block()->num_arguments(); ++p) {
-      mapping[function->parameter(p)] = target->parameter(p);
-    }
-    for (const auto& op : function->entry_block()->operations()) {
-      target->entry_block()->Append(CloneOperation(*op, mapping));
-    }
-    target->Renumber();
+    const Status cloned = CloneBody(*function, *target);
+    ACCY_CHECK(cloned.ok());  // the documented precondition: operands defined before use
   }
   return copy;
+}
+
+StatusOr<Function*> Function::CloneInto(Module& module, std::string name) const {
+  if (name.empty()) return absl::InvalidArgumentError("function name must not be empty");
+  if (module.FindFunction(name) != nullptr) {
+    return absl::InvalidArgumentError(StrCat("function '", name, "' is already defined"));
+  }
+  // Built detached and added only once complete, so an error leaves `module` unchanged.
+  auto copy = std::make_unique<Function>(std::move(name), parameter_types_, result_types_, &module);
+  ACCY_RETURN_IF_ERROR(CloneBody(*this, *copy));
+  module.functions_.push_back(std::move(copy));
+  return module.functions_.back().get();
 }
 
 StatusOr<Function*> Module::AddFunction(std::string name, std::vector<TensorType> parameter_types,

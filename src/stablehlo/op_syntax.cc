@@ -45,13 +45,6 @@ std::string SyntheticName(std::string_view role, size_t index) {
   return StrCat("\x01", role, index);
 }
 
-// Ops whose pretty form is `operands attr-dict : type-or-functional-type`.
-bool HasSameTypeForm(OpKind kind) {
-  return ((IsElementwiseUnary(kind) || IsElementwiseBinary(kind)) && kind != OpKind::kCompare) ||
-         kind == OpKind::kClamp || kind == OpKind::kReshape ||
-         kind == OpKind::kDynamicUpdateSlice;
-}
-
 }  // namespace
 
 Status Parser::ParsePrettyOp(OpSyntax* op) {
@@ -75,58 +68,101 @@ Status Parser::ParsePrettyOp(OpSyntax* op) {
     return UnimplementedAt(loc, StrCat("op '", name, "' is not supported: it is the StableHLO "
                                        "reference interpreter's own I/O, not a StableHLO op"));
   }
-  if (name == "chlo.top_k") return ParseTopK(op);  // the one CHLO op with a form of its own
-  if (name.starts_with("chlo.")) {
-    // chlo's elementwise format `operands attr-dict : operand types -> result type`
-    // (ParseOpTypes reads the arrow form; the same-type form is accepted too).
-    StatusOr<OpKind> kind = ParseQualifiedOpKind(name);
-    if (kind.ok() && HasSameTypeForm(*kind)) return ParseSameTypeOp(op);
+  if (!name.starts_with("stablehlo.") && !name.starts_with("chlo.")) {
     return UnimplementedAt(loc, StrCat("op '", name, "' is not supported"));
   }
-  if (!name.starts_with("stablehlo.")) {
-    return UnimplementedAt(loc, StrCat("op '", name, "' is not supported"));
+  // Syntax that is not an op of the table: the importer rewrites or flattens it.
+  if (name.starts_with("stablehlo.")) {
+    const std::string_view short_name = std::string_view(name).substr(10);
+    if (short_name == "dot") return ParseDotGeneral(op);
+    if (short_name == "custom_call") return ParseCustomCall(op);
+    if (short_name == "optimization_barrier") return ParseOptimizationBarrier(op);
+    if (short_name == "tuple") return ParseTuple(op);
+    if (short_name == "get_tuple_element") return ParseGetTupleElement(op);
+    if (short_name == "composite") return ParseComposite(op);
+    if (short_name == "dynamic_iota") return ParseDynamicShapeOp(op, "iota_dimension");
+    if (short_name == "get_dimension_size") return ParseDynamicShapeOp(op, "dimension");
+    if (short_name == "dynamic_reshape" || short_name == "dynamic_pad" ||
+        short_name == "dynamic_broadcast_in_dim") {
+      return ParseDynamicShapeOp(op, "");
+    }
+    // real / imag: `operand attr-dict : type` or `: (operand type) -> result type`; the
+    // importer rewrites them (real_imag.h).
+    if (short_name == "real" || short_name == "imag") return ParseSameTypeOp(op);
   }
-  const std::string_view short_name = std::string_view(name).substr(10);
-  if (short_name == "constant") return ParseConstant(op);
-  if (short_name == "compare") return ParseCompare(op);
-  if (short_name == "select") return ParseSelect(op);
-  if (short_name == "broadcast_in_dim") return ParseDimsOp(op, "dims", "broadcast_dimensions");
-  if (short_name == "transpose") return ParseDimsOp(op, "dims", "permutation");
-  if (short_name == "reverse") return ParseDimsOp(op, "dims", "dimensions");
-  if (short_name == "slice") return ParseSlice(op);
-  if (short_name == "pad") return ParsePad(op);
-  if (short_name == "concatenate") return ParseConcatenate(op);
-  if (short_name == "iota") return ParseIota(op);
-  if (short_name == "dynamic_slice") return ParseDynamicSlice(op);
-  if (short_name == "dot_general" || short_name == "dot") return ParseDotGeneral(op);
-  if (short_name == "reduce") return ParseReduce(op);
-  if (short_name == "convolution") return ParseConvolution(op);
-  if (short_name == "while") return ParseWhile(op);
-  if (short_name == "custom_call") return ParseCustomCall(op);
-  if (short_name == "reduce_precision") return ParseReducePrecision(op);
-  if (short_name == "optimization_barrier") return ParseOptimizationBarrier(op);
-  if (short_name == "tuple") return ParseTuple(op);
-  if (short_name == "get_tuple_element") return ParseGetTupleElement(op);
-  if (short_name == "composite") return ParseComposite(op);
-  if (short_name == "dynamic_iota") return ParseDynamicShapeOp(op, "iota_dimension");
-  if (short_name == "get_dimension_size") return ParseDynamicShapeOp(op, "dimension");
-  if (short_name == "dynamic_reshape" || short_name == "dynamic_pad" ||
-      short_name == "dynamic_broadcast_in_dim") {
-    return ParseDynamicShapeOp(op, "");
+  StatusOr<OpKind> kind = ParseQualifiedOpKind(name);
+  if (!kind.ok()) return UnimplementedAt(loc, StrCat("op '", name, "' is not supported"));
+  return (this->*PrettyFormParser(*kind))(op);
+}
+
+Parser::PrettyParse Parser::PrettyFormParser(OpKind kind) {
+  // One parser per print form of the op table (ModulePrinter::Print<form>, src/ir/printer.cc).
+  constexpr PrettyParse kSameType = &Parser::ParseSameTypeOp;
+  constexpr PrettyParse kFunctional = &Parser::ParseSameTypeOp;
+  constexpr PrettyParse kChlo = &Parser::ParseSameTypeOp;  // also the arrow form
+  constexpr PrettyParse kConstant = &Parser::ParseConstant;
+  constexpr PrettyParse kCompare = &Parser::ParseCompare;
+  constexpr PrettyParse kSelect = &Parser::ParseSelect;
+  constexpr PrettyParse kBroadcastInDim = &Parser::ParseBroadcastInDim;
+  constexpr PrettyParse kTranspose = &Parser::ParseTranspose;
+  constexpr PrettyParse kReverse = &Parser::ParseReverse;
+  constexpr PrettyParse kSlice = &Parser::ParseSlice;
+  constexpr PrettyParse kPad = &Parser::ParsePad;
+  constexpr PrettyParse kConcatenate = &Parser::ParseConcatenate;
+  constexpr PrettyParse kIota = &Parser::ParseIota;
+  constexpr PrettyParse kDynamicSlice = &Parser::ParseDynamicSlice;
+  constexpr PrettyParse kDotGeneral = &Parser::ParseDotGeneral;
+  constexpr PrettyParse kReduce = &Parser::ParseReduce;
+  constexpr PrettyParse kConvolution = &Parser::ParseConvolution;
+  constexpr PrettyParse kWhile = &Parser::ParseWhile;
+  constexpr PrettyParse kReducePrecision = &Parser::ParseReducePrecision;
+  constexpr PrettyParse kRngBitGenerator = &Parser::ParseRngBitGenerator;
+  constexpr PrettyParse kTopK = &Parser::ParseTopK;
+  constexpr PrettyParse kReturn = &Parser::ParseReturn;
+  constexpr PrettyParse kCollective = &Parser::ParseCollective;
+  // Generic form only (StableHLO has no assembly format for them) or accy's custom_calls.
+  constexpr PrettyParse kGather = &Parser::ParseGenericOnly;
+  constexpr PrettyParse kScatter = &Parser::ParseGenericOnly;
+  constexpr PrettyParse kSort = &Parser::ParseGenericOnly;
+  constexpr PrettyParse kWindow = &Parser::ParseGenericOnly;
+  constexpr PrettyParse kCase = &Parser::ParseGenericOnly;
+  constexpr PrettyParse kBatchNorm = &Parser::ParseGenericOnly;
+  constexpr PrettyParse kTriangularSolve = &Parser::ParseGenericOnly;
+  constexpr PrettyParse kCumsum = &Parser::ParseGenericOnly;
+  constexpr PrettyParse kLapack = &Parser::ParseGenericOnly;
+  constexpr PrettyParse kKernelCall = &Parser::ParseGenericOnly;
+  static constexpr PrettyParse kParsers[] = {
+#define ACCY_OP(kind, name, category, operands, results, classes, regions, pure, commutative, \
+                work, rule, evaluate, print)                                                  \
+  k##print,
+#include "accy/ops.def"
+#undef ACCY_OP
+  };
+  static_assert(std::size(kParsers) == kNumOpKinds, "one pretty-form parser per op table row");
+  return kParsers[static_cast<size_t>(kind)];
+}
+
+Status Parser::ParseBroadcastInDim(OpSyntax* op) {
+  return ParseDimsOp(op, "dims", "broadcast_dimensions");
+}
+Status Parser::ParseTranspose(OpSyntax* op) { return ParseDimsOp(op, "dims", "permutation"); }
+Status Parser::ParseReverse(OpSyntax* op) { return ParseDimsOp(op, "dims", "dimensions"); }
+
+Status Parser::ParseCollective(OpSyntax* op) {
+  if (op->name != "stablehlo.replica_id" && op->name != "stablehlo.partition_id") {
+    return ParseGenericOnly(op);
   }
-  if (short_name == "rng_bit_generator") return ParseRngBitGenerator(op);
-  // real / imag: `operand attr-dict : type` or `: (operand type) -> result type`; the importer
-  // rewrites them (real_imag.h).
-  if (short_name == "real" || short_name == "imag") return ParseSameTypeOp(op);
-  if (short_name == "replica_id" || short_name == "partition_id") {
-    // `stablehlo.replica_id attr-dict : tensor<ui32>` (no operands).
-    ACCY_RETURN_IF_ERROR(ParseFunctionalTail(op));
-    if (!op->operand_types.has_value()) op->operand_types = std::vector<TensorType>{};
-    return absl::OkStatus();
-  }
-  StatusOr<OpKind> kind = ParseOpKind(short_name);
-  if (kind.ok() && HasSameTypeForm(*kind)) return ParseSameTypeOp(op);
-  return UnimplementedAt(loc, StrCat("op '", name, "' is not supported"));
+  // `stablehlo.replica_id attr-dict : tensor<ui32>` (no operands).
+  ACCY_RETURN_IF_ERROR(ParseFunctionalTail(op));
+  if (!op->operand_types.has_value()) op->operand_types = std::vector<TensorType>{};
+  return absl::OkStatus();
+}
+
+Status Parser::ParseGenericOnly(OpSyntax* op) {
+  return UnimplementedAt(op->loc, StrCat("op '", op->name, "' is not supported in pretty form: "
+                                         "write it in the generic form (\"", op->name,
+                                         "\"(operands) ... : functional type), as StableHLO "
+                                         "prints it"));
 }
 
 Status Parser::ParseFunctionalTail(OpSyntax* op) {

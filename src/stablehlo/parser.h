@@ -98,7 +98,28 @@ class Parser {
   StatusOr<std::vector<int64_t>> ParseIntegerList();
 
   // ---- Pretty op forms (op_syntax.cc) ----
+  // An op in pretty form (`%r = stablehlo.add %a, %b : tensor<4xf32>`), the current token its
+  // bare name: func ops, check ops and the syntax the importer rewrites (dot, custom_call,
+  // tuple, composite, the dynamic ops, ...) by name; every op of the op table by its row's print
+  // form (PrettyFormParser).
   Status ParsePrettyOp(OpSyntax* op);
+  // The parser of op `kind`'s pretty form: the op table's `print` column (include/accy/ops.def)
+  // names the form an op prints in, and the op parses from the same form, so printing and
+  // parsing cannot drift apart op by op (tests/stablehlo: every op's printed form parses back).
+  using PrettyParse = Status (Parser::*)(OpSyntax*);
+  static PrettyParse PrettyFormParser(OpKind kind);
+  // ParseDimsOp of the three `dims = [..]` forms: broadcast_in_dim (broadcast_dimensions),
+  // transpose (permutation), reverse (dimensions).
+  Status ParseBroadcastInDim(OpSyntax* op);
+  Status ParseTranspose(OpSyntax* op);
+  Status ParseReverse(OpSyntax* op);
+  // replica_id / partition_id: `attr-dict : type`; the other collectives have no pretty form
+  // (ParseGenericOnly's error).
+  Status ParseCollective(OpSyntax* op);
+  // Ops StableHLO writes only in the generic form (gather, scatter, sort, reduce_window, case,
+  // the batch norms, ...) or accy writes as a custom_call (cumsum, lapack, kernel_call):
+  // kUnimplemented naming the op and the form to write.
+  Status ParseGenericOnly(OpSyntax* op);
   Status ParseSameTypeOp(OpSyntax* op);
   Status ParseCompare(OpSyntax* op);
   Status ParseReducePrecision(OpSyntax* op);

@@ -202,5 +202,64 @@ TEST(IrMutationTest, CloneIsADeepCopyThatPrintsTheSame) {
   EXPECT_OK(Verify(*original));
 }
 
+// Function::CloneInto copies a function into its own module under a new name and into another
+// module, aliases and visibility included; the copy verifies, prints as the original but for
+// its name, and shares no value with it.
+TEST(IrMutationTest, FunctionCloneIntoCopiesUnderANewName) {
+  std::unique_ptr<Module> module = AddMul();
+  Function& main = *module->functions()[0];
+  main.set_public(false);
+  ASSERT_OK(main.AddInputOutputAlias({0, 0}));
+  const std::string before = PrintModule(*module);
+  ASSERT_OK_AND_ASSIGN(Function * twin, main.CloneInto(*module, "twin"));
+  ASSERT_EQ(module->functions().size(), 2u);
+  EXPECT_EQ(module->FindFunction("twin"), twin);
+  EXPECT_EQ(twin->parent(), module.get());
+  EXPECT_FALSE(twin->is_public());
+  EXPECT_EQ(twin->input_output_aliases(), main.input_output_aliases());
+  EXPECT_EQ(twin->entry_block()->operations().size(), 3u);
+  ExpectConsistentUses(*twin);
+  ExpectConsistentUses(main);
+  EXPECT_OK(Verify(*module));
+  for (const auto& op : twin->entry_block()->operations()) {
+    for (const Value* operand : op->operands()) {
+      const Block* where = operand->is_block_argument() ? operand->owner_block()
+                                                        : operand->defining_op()->parent_block();
+      EXPECT_EQ(where, twin->entry_block());
+    }
+  }
+  // Into another module of the same name: it prints as the original module did.
+  Module other("add_mul");
+  ASSERT_OK_AND_ASSIGN(Function * copied, main.CloneInto(other, "main"));
+  EXPECT_EQ(copied->parent(), &other);
+  EXPECT_EQ(PrintModule(other), before);
+}
+
+// CloneInto refuses a name the module has, and a body that reads a value before it is defined;
+// the module is unchanged either way.
+TEST(IrMutationTest, FunctionCloneIntoErrorsLeaveTheModuleUnchanged) {
+  std::unique_ptr<Module> module = AddMul();
+  Function& main = *module->functions()[0];
+  StatusOr<Function*> taken = main.CloneInto(*module, "main");
+  EXPECT_TRUE(absl::IsInvalidArgument(taken.status()));
+  EXPECT_THAT(std::string(taken.status().message()),
+              ::testing::HasSubstr("function 'main' is already defined"));
+  EXPECT_TRUE(absl::IsInvalidArgument(main.CloneInto(*module, "").status()));
+  // The add reads the multiply's result, defined after it.
+  Operation* add = main.entry_block()->operations()[0].get();
+  Operation* multiply = main.entry_block()->operations()[1].get();
+  ASSERT_EQ(add->name(), "add");
+  Value* original = add->operand(1);
+  add->SetOperand(1, multiply->result(0));
+  StatusOr<Function*> broken = main.CloneInto(*module, "broken");
+  EXPECT_TRUE(absl::IsInvalidArgument(broken.status()));
+  EXPECT_THAT(std::string(broken.status().message()),
+              ::testing::HasSubstr("clone: operand 1 of add is not defined before its use"));
+  EXPECT_EQ(module->functions().size(), 1u);
+  EXPECT_EQ(module->FindFunction("broken"), nullptr);
+  add->SetOperand(1, original);  // blocks destroy ops last to first
+  EXPECT_OK(Verify(*module));
+}
+
 }  // namespace
 }  // namespace accy

@@ -45,6 +45,12 @@ TEST(ErrorTest, MalformedAndUnsupportedInputsNameLineColumnAndCause) {
       {"unknown generic op",
        Function("  %0 = \"stablehlo.fft\"(%a) : (tensor<4xf32>) -> tensor<4xf32>\n"),
        Code::kUnimplemented, "2:8: ", "op 'stablehlo.fft' is not supported"},
+      {"sort in pretty form (StableHLO has only the generic one)",
+       Function("  %0 = stablehlo.sort %a : tensor<4xf32>\n"), Code::kUnimplemented, "2:8: ",
+       "op 'stablehlo.sort' is not supported in pretty form: write it in the generic form "
+       "(\"stablehlo.sort\"(operands) ... : functional type), as StableHLO prints it"},
+      {"all_reduce in pretty form", Function("  %0 = stablehlo.all_reduce %a : tensor<4xf32>\n"),
+       Code::kUnimplemented, "2:8: ", "op 'stablehlo.all_reduce' is not supported in pretty form"},
       {"unknown chlo op", Function("  %0 = chlo.polygamma %a, %a : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>\n"),
        Code::kUnimplemented, "2:8: ", "op 'chlo.polygamma' is not supported"},
       {"chlo op on integers",
