@@ -134,35 +134,39 @@ StatusOr<double> Batch(const Executable& exe, Case& c, int runs) {
   return Median(std::move(ms));
 }
 
+// A case with its workload, inputs and outputs, `single` compiled with `first` and `multi` with
+// `second`, both warmed up, and the batch size from `single`'s warm-up time (about `batch_ms`
+// per batch).
+StatusOr<Case> MakeCase(const std::string& name, int64_t seq, int batch_ms,
+                        const EngineOptions& first, const EngineOptions& second) {
+  Case c;
+  c.name = name;
+  ACCY_ASSIGN_OR_RETURN(c.workload, name == "block" ? bench::BuildBlock(seq) : bench::BuildMlp(64));
+  c.inputs = bench::DeterministicInputs(*c.workload.module);
+  c.outputs = bench::AllocateOutputs(*c.workload.module);
+  for (const EngineOptions* options : {&first, &second}) {
+    ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Create(*options));
+    ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, engine->Compile(*c.workload.module));
+    (options == &first ? c.single : c.multi) = std::move(exe);
+  }
+  ACCY_ASSIGN_OR_RETURN(double warm, Batch(*c.single, c, 3));
+  ACCY_RETURN_IF_ERROR(Batch(*c.multi, c, 3).status());
+  c.runs_per_batch = std::clamp(static_cast<int>(batch_ms / std::max(warm, 1e-3)), 5, 5000);
+  return c;
+}
+
 int BenchLoad(const std::vector<std::string>& names, int threads, int spinners, bool pin,
               int reps, int batch_ms, int64_t seq, bool fixed) {
   auto fail = [](const Status& status) { return ReportError(kCommand, status); };
   std::vector<Case> cases;
   for (const std::string& name : names) {
-    Case c;
-    c.name = name;
-    StatusOr<bench::Workload> workload =
-        name == "block" ? bench::BuildBlock(seq) : bench::BuildMlp(64);
-    if (!workload.ok()) return fail(workload.status());
-    c.workload = *std::move(workload);
-    c.inputs = bench::DeterministicInputs(*c.workload.module);
-    c.outputs = bench::AllocateOutputs(*c.workload.module);
-    for (int t : {1, threads}) {
-      EngineOptions options;
-      options.num_threads = t;
-      options.reduce_threads_under_load = !fixed;
-      StatusOr<std::unique_ptr<Engine>> engine = Engine::Create(options);
-      if (!engine.ok()) return fail(engine.status());
-      StatusOr<std::unique_ptr<Executable>> exe = (*engine)->Compile(*c.workload.module);
-      if (!exe.ok()) return fail(exe.status());
-      (t == 1 ? c.single : c.multi) = *std::move(exe);
-    }
-    // Warm-up, and the batch size from the unloaded 1-thread time.
-    StatusOr<double> warm = Batch(*c.single, c, 3);
-    if (!warm.ok()) return fail(warm.status());
-    if (StatusOr<double> w = Batch(*c.multi, c, 3); !w.ok()) return fail(w.status());
-    c.runs_per_batch = std::clamp(static_cast<int>(batch_ms / std::max(*warm, 1e-3)), 5, 5000);
-    cases.push_back(std::move(c));
+    EngineOptions single, multi;
+    single.num_threads = 1;
+    multi.num_threads = threads;
+    single.reduce_threads_under_load = multi.reduce_threads_under_load = !fixed;
+    StatusOr<Case> c = MakeCase(name, seq, batch_ms, single, multi);
+    if (!c.ok()) return fail(c.status());
+    cases.push_back(*std::move(c));
   }
   std::printf("accy bench-load: threads 1 vs %d, %d spinner processes%s, %d repetitions, "
               "reduce_threads_under_load %s\n",
@@ -265,28 +269,13 @@ int MechanismCost(const std::vector<std::string>& names, int threads, int reps, 
               threads, reps);
   int64_t others_busy = 0, others_total = 0;
   for (const std::string& name : names) {
-    Case c;  // single = mechanism on, multi = mechanism off; both at `threads`
-    c.name = name;
-    StatusOr<bench::Workload> workload =
-        name == "block" ? bench::BuildBlock(seq) : bench::BuildMlp(64);
-    if (!workload.ok()) return fail(workload.status());
-    c.workload = *std::move(workload);
-    c.inputs = bench::DeterministicInputs(*c.workload.module);
-    c.outputs = bench::AllocateOutputs(*c.workload.module);
-    for (bool on : {true, false}) {
-      EngineOptions options;
-      options.num_threads = threads;
-      options.reduce_threads_under_load = on;
-      StatusOr<std::unique_ptr<Engine>> engine = Engine::Create(options);
-      if (!engine.ok()) return fail(engine.status());
-      StatusOr<std::unique_ptr<Executable>> exe = (*engine)->Compile(*c.workload.module);
-      if (!exe.ok()) return fail(exe.status());
-      (on ? c.single : c.multi) = *std::move(exe);
-    }
-    StatusOr<double> warm = Batch(*c.single, c, 3);
-    if (!warm.ok()) return fail(warm.status());
-    if (StatusOr<double> w = Batch(*c.multi, c, 3); !w.ok()) return fail(w.status());
-    c.runs_per_batch = std::clamp(static_cast<int>(batch_ms / std::max(*warm, 1e-3)), 5, 5000);
+    EngineOptions on, off;  // `single` runs with the mechanism, `multi` without
+    on.num_threads = off.num_threads = threads;
+    on.reduce_threads_under_load = true;
+    off.reduce_threads_under_load = false;
+    StatusOr<Case> made = MakeCase(name, seq, batch_ms, on, off);
+    if (!made.ok()) return fail(made.status());
+    Case& c = *made;
     for (int rep = 0; rep < reps; ++rep) {
       int64_t busy0 = 0, total0 = 0;
       const bool jiffies = MachineJiffies(&busy0, &total0);
