@@ -11,11 +11,6 @@
 namespace accy {
 namespace {
 
-bool CopiedIntoRegion(const Operation& op) {
-  return op.kind() == OpKind::kConstant || op.kind() == OpKind::kBroadcastInDim ||
-         op.kind() == OpKind::kIota;
-}
-
 Status Prefixed(const Status& status, std::string_view prefix) {
   return absl::Status(status.code(), StrCat(prefix, status.message()));
 }
@@ -49,7 +44,7 @@ StatusOr<CompiledIterate> CompileCase(const Engine& engine, const Operation& cas
   std::vector<std::vector<int64_t>> branch_slots;
   for (int64_t b = 0; b < case_op.num_regions(); ++b) {
     auto branch = OutlineRegion(*case_op.region(b), module, StrCat("branch", b), results,
-                                CopiedIntoRegion);
+                                IsCopiedIntoOutlinedRegion);
     if (!branch.ok()) return Prefixed(branch.status(), prefix);
     branch_slots.push_back(captured.slots(branch->captured));
   }
@@ -98,9 +93,9 @@ StatusOr<CompiledIterate> CompileIterate(const Engine& engine, const Operation& 
   // Named by the item, so two whiles' graph-pass dumps do not overwrite each other.
   Module module(StrCat("accy_while", item_index));
   ACCY_RETURN_IF_ERROR(module.SetGrid(num_replicas, num_partitions));
-  auto cond = OutlineRegion(*while_op.region(0), module, "cond", {pred}, CopiedIntoRegion);
+  auto cond = OutlineRegion(*while_op.region(0), module, "cond", {pred}, IsCopiedIntoOutlinedRegion);
   if (!cond.ok()) return Prefixed(cond.status(), prefix);
-  auto body = OutlineRegion(*while_op.region(1), module, "body", carried, CopiedIntoRegion);
+  auto body = OutlineRegion(*while_op.region(1), module, "body", carried, IsCopiedIntoOutlinedRegion);
   if (!body.ok()) return Prefixed(body.status(), prefix);
 
   CompiledIterate compiled;

@@ -98,6 +98,11 @@ void CopyOp(const Operation& op, Block& dest, ValueMap& map) {
 
 }  // namespace
 
+bool IsCopiedIntoOutlinedRegion(const Operation& op) {
+  return op.kind() == OpKind::kConstant || op.kind() == OpKind::kBroadcastInDim ||
+         op.kind() == OpKind::kIota;
+}
+
 StatusOr<OutlinedRegion> OutlineRegion(const Region& region, Module& module, std::string name,
                                        std::vector<TensorType> result_types,
                                        const std::function<bool(const Operation&)>& clone_def) {

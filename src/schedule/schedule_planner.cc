@@ -11,6 +11,7 @@
 #include "src/fusion/fusion_plan.h"
 #include "src/ir/convolution_attributes.h"
 #include "src/ir/lapack_targets.h"
+#include "src/ir/outline.h"
 #include "src/passes/work_contract.h"
 #include "src/schedule/schedule_plan.h"
 #include "src/util/str_cat.h"
@@ -392,13 +393,17 @@ class SchedulePlanner {
     input_begin_.push_back(static_cast<int64_t>(input_ids_.size()));
   }
 
-  // A while's cond and body may read values of the enclosing blocks (StableHLO regions are not
-  // isolated from above; src/ir/outline.h passes them to the outlined functions): the item
-  // depends on their producers as on its operands (found by accy fuzz: a while whose body read a
-  // convert's result ran before the convert). Elided broadcasts are copied into the outlined
-  // functions, so the item reads their operands. Each captured value is an operand use of a
-  // nested op, which no item records (the regions are opaque), so input_ids_ keeps within its
-  // reservation; duplicates are dropped with a scan of this item's inputs.
+  // A while's cond and body, and a case's branches, may read values of the enclosing blocks
+  // (StableHLO regions are not isolated from above; src/ir/outline.h passes them to the outlined
+  // functions): the item depends on their producers as on its operands (found by accy fuzz: a
+  // while whose body read a convert's result ran before the convert). The outliner copies
+  // constants, iotas and broadcasts into the outlined functions and passes their operands
+  // instead (IsCopiedIntoOutlinedRegion), so the item reads those: a case branch that read a
+  // broadcast of a convert, the broadcast used nowhere else, ran before the convert (accy fuzz
+  // --seed 20261206, program 16211). Each captured value is an operand use of a nested op,
+  // which no item records (the regions are opaque), and stands for at most one input (a copied
+  // op has at most one operand), so input_ids_ keeps within its reservation; duplicates are
+  // dropped with a scan of this item's inputs.
   void RecordCapturedInputs(const Operation& loop) {
     const int64_t begin = input_begin_.back();
     for (int64_t r = 0; r < loop.num_regions(); ++r) {
@@ -407,12 +412,13 @@ class SchedulePlanner {
           for (const Value* operand : op->operands()) {
             if (!DefinedOutside(*operand, loop)) continue;
             const Value* input = operand;
-            while (input->defining_op() != nullptr &&
-                   input->defining_op()->kind() == OpKind::kBroadcastInDim &&
-                   input->defining_op()->num_operands() == 1 &&
-                   fusion_.IsElided(input->defining_op())) {
-              input = input->defining_op()->operand(0);
+            while (input != nullptr && input->defining_op() != nullptr &&
+                   input->defining_op()->num_regions() == 0 &&
+                   IsCopiedIntoOutlinedRegion(*input->defining_op())) {
+              const Operation* def = input->defining_op();
+              input = def->num_operands() == 1 ? def->operand(0) : nullptr;
             }
+            if (input == nullptr) continue;  // a constant or iota: copied, nothing read
             const int64_t id = input->id();
             if (std::find(input_ids_.begin() + begin, input_ids_.end(), id) != input_ids_.end()) {
               continue;

@@ -234,5 +234,39 @@ module @fuzz {
 })");
 }
 
+// accy fuzz --seed 20261206, program 16211 (reduced): case branches read a broadcast of a
+// convert that nothing outside the case reads. The outliner copies the broadcast into each
+// branch and passes the convert's result, but the schedule only looked through broadcasts that
+// fusion elided, so the case item had no dependency on the convert and ran before it: buffer
+// assignment refused the plan ("item 0 reads a tensor<i1> value that is neither a parameter, a
+// constant nor an earlier item's output"). The broadcast feeding the reduce is materialized as
+// the last item, so the reduce and the convert waited for it while the case was ready first.
+TEST(FuzzRegressionTest, CaseDependsOnTheOperandOfABroadcastItsBranchesCopy) {
+  ExpectMatchesReference(R"(
+module @fuzz {
+  func.func public @main(%arg0: tensor<f32>, %arg1: tensor<i32>, %arg2: tensor<8xi1>) -> tensor<8xi1> {
+    %0 = stablehlo.broadcast_in_dim %arg0, dims = [] : (tensor<f32>) -> tensor<17xf32>
+    %1 = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %2 = stablehlo.reduce(%0 init: %1) across dimensions = [0] : (tensor<17xf32>, tensor<f32>) -> tensor<f32>
+     reducer(%arg3: tensor<f32>, %arg4: tensor<f32>)  {
+      %6 = stablehlo.maximum %arg3, %arg4 : tensor<f32>
+      stablehlo.return %6 : tensor<f32>
+    }
+    %3 = stablehlo.convert %2 : (tensor<f32>) -> tensor<i1>
+    %4 = stablehlo.broadcast_in_dim %3, dims = [] : (tensor<i1>) -> tensor<8xi1>
+    %5 = "stablehlo.case"(%arg1) ({
+      %6 = stablehlo.add %4, %arg2 : tensor<8xi1>
+      stablehlo.return %6 : tensor<8xi1>
+    }, {
+      %6 = stablehlo.maximum %4, %arg2 : tensor<8xi1>
+      stablehlo.return %6 : tensor<8xi1>
+    }, {
+      stablehlo.return %4 : tensor<8xi1>
+    }) : (tensor<i32>) -> tensor<8xi1>
+    return %5 : tensor<8xi1>
+  }
+})");
+}
+
 }  // namespace
 }  // namespace accy
