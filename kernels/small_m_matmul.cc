@@ -19,9 +19,10 @@ constexpr int64_t kPanel512 = 48;
 constexpr int kRows512 = 8;
 constexpr int64_t kPanel256 = 24;
 constexpr int kRows256 = 4;
-// How many k rows ahead of the one being read the panel stream is prefetched (16 rows of a
-// 48-float panel: 3 KiB).
-constexpr int64_t kPrefetchRows = 16;
+// How many k rows ahead of the one being read the panel stream is prefetched (48 rows: 9 KiB
+// of a 48-float panel, 4.5 KiB of a 24-float one). 16 rows (3 KiB) left the memory stream
+// short on an Intel Xeon family 6 model 207 host (docs/small_m_matmul.md, "Prefetch distance").
+constexpr int64_t kPrefetchRows = 48;
 
 template <int MR>
 __attribute__((target("avx512f"))) void Panel512(const float* lhs, int64_t lhs_row_stride,

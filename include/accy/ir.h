@@ -481,11 +481,12 @@ class Function {
   // A deep copy of this function added to `module` (this function's module or another) under
   // `name`: visibility, signature, input-output aliases, ops, attributes and regions, with every
   // operand pointing at the copy's values; ids numbered as Renumber does; constants' payloads
-  // copied. A `call` in the body keeps its callee's name, which `module` must define for the
-  // copy to verify. Errors (kInvalidArgument; `module` is then unchanged): `module` has a
-  // function named `name` already, or an op reads a value that is not defined before it in this
-  // function (a body that fails Verify's dominance rule, e.g. after SetOperand to a later value,
-  // or a value of another function).
+  // copied. Errors (kInvalidArgument; `module` is then unchanged): `module` has a function
+  // named `name` already, or an op reads a value that no op copied before it in program order
+  // defines (a later op's result after SetOperand, or a value of another function). Other
+  // dominance errors of an invalid body (a region reading a value of a sibling region, or its
+  // parent op's own result) are copied as they are: Verify the copy when the source may be
+  // invalid.
   StatusOr<Function*> CloneInto(Module& module, std::string name) const;
 
  private:

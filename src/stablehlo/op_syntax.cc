@@ -120,7 +120,7 @@ Parser::PrettyParse Parser::PrettyFormParser(OpKind kind) {
   constexpr PrettyParse kTopK = &Parser::ParseTopK;
   constexpr PrettyParse kReturn = &Parser::ParseReturn;
   constexpr PrettyParse kCollective = &Parser::ParseCollective;
-  // Generic form only (StableHLO has no assembly format for them) or accy's custom_calls.
+  // Generic form only (StableHLO has no assembly format for them).
   constexpr PrettyParse kGather = &Parser::ParseGenericOnly;
   constexpr PrettyParse kScatter = &Parser::ParseGenericOnly;
   constexpr PrettyParse kSort = &Parser::ParseGenericOnly;
@@ -128,9 +128,9 @@ Parser::PrettyParse Parser::PrettyFormParser(OpKind kind) {
   constexpr PrettyParse kCase = &Parser::ParseGenericOnly;
   constexpr PrettyParse kBatchNorm = &Parser::ParseGenericOnly;
   constexpr PrettyParse kTriangularSolve = &Parser::ParseGenericOnly;
-  constexpr PrettyParse kCumsum = &Parser::ParseGenericOnly;
-  constexpr PrettyParse kLapack = &Parser::ParseGenericOnly;
-  constexpr PrettyParse kKernelCall = &Parser::ParseGenericOnly;
+  constexpr PrettyParse kCumsum = &Parser::ParseCustomCallOnly;  // accy's own op
+  constexpr PrettyParse kLapack = &Parser::ParseCustomCallOnly;  // accy's own op
+  constexpr PrettyParse kKernelCall = &Parser::ParseCustomCallOnly;  // accy's own op
   static constexpr PrettyParse kParsers[] = {
 #define ACCY_OP(kind, name, category, operands, results, classes, regions, pure, commutative, \
                 work, rule, evaluate, print)                                                  \
@@ -163,6 +163,11 @@ Status Parser::ParseGenericOnly(OpSyntax* op) {
                                          "write it in the generic form (\"", op->name,
                                          "\"(operands) ... : functional type), as StableHLO "
                                          "prints it"));
+}
+
+Status Parser::ParseCustomCallOnly(OpSyntax* op) {
+  return UnimplementedAt(op->loc, StrCat("op '", op->name, "' is not supported: it is accy's own "
+                                         "op, written (and printed) as a stablehlo.custom_call"));
 }
 
 Status Parser::ParseFunctionalTail(OpSyntax* op) {

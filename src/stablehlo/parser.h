@@ -117,9 +117,11 @@ class Parser {
   // (ParseGenericOnly's error).
   Status ParseCollective(OpSyntax* op);
   // Ops StableHLO writes only in the generic form (gather, scatter, sort, reduce_window, case,
-  // the batch norms, ...) or accy writes as a custom_call (cumsum, lapack, kernel_call):
-  // kUnimplemented naming the op and the form to write.
+  // the batch norms, ...): kUnimplemented naming the op and the form to write.
   Status ParseGenericOnly(OpSyntax* op);
+  // accy's own ops (cumsum, lapack, kernel_call), which exist in text only as the
+  // stablehlo.custom_call the printer writes: kUnimplemented naming that form.
+  Status ParseCustomCallOnly(OpSyntax* op);
   Status ParseSameTypeOp(OpSyntax* op);
   Status ParseCompare(OpSyntax* op);
   Status ParseReducePrecision(OpSyntax* op);

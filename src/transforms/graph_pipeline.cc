@@ -111,6 +111,7 @@ Status RunGraphPipeline(Module& module, const GraphPipelineOptions& options,
     passes::PassManager manager;
     manager.AddPass(std::move(pass));
     ACCY_RETURN_IF_ERROR(manager.Run(module, cache));
+    if (options.after_each_pass) options.after_each_pass(module, name);
     ++index;
     if (dump) ACCY_RETURN_IF_ERROR(WriteDump(DumpPath(options.dump_dir, module, index, name), module));
     if (options.verify_each_pass) ACCY_RETURN_IF_ERROR(VerifyAfterPass(module, name));

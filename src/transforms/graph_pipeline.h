@@ -17,6 +17,7 @@
 #ifndef ACCY_SRC_TRANSFORMS_GRAPH_PIPELINE_H_
 #define ACCY_SRC_TRANSFORMS_GRAPH_PIPELINE_H_
 
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -45,6 +46,9 @@ struct GraphPipelineOptions {
   // Verify the module after every pass that ran (EngineOptions::verify_each_pass), naming the
   // pass that left it invalid; otherwise it is verified once, after the last pass.
   bool verify_each_pass = false;
+  // Called with the module and the pass's name after each pass that ran, before the dump and
+  // the verification (tests use it to stand for a pass that breaks the module). Optional.
+  std::function<void(Module&, std::string_view pass)> after_each_pass;
 };
 
 // The pipeline's pass names, in the order they run.

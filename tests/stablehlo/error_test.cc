@@ -49,6 +49,10 @@ TEST(ErrorTest, MalformedAndUnsupportedInputsNameLineColumnAndCause) {
        Function("  %0 = stablehlo.sort %a : tensor<4xf32>\n"), Code::kUnimplemented, "2:8: ",
        "op 'stablehlo.sort' is not supported in pretty form: write it in the generic form "
        "(\"stablehlo.sort\"(operands) ... : functional type), as StableHLO prints it"},
+      {"cumsum under its own name (accy writes it as a custom_call)",
+       Function("  %0 = stablehlo.cumsum %a : tensor<4xf32>\n"), Code::kUnimplemented, "2:8: ",
+       "op 'stablehlo.cumsum' is not supported: it is accy's own op, written (and printed) as a "
+       "stablehlo.custom_call"},
       {"all_reduce in pretty form", Function("  %0 = stablehlo.all_reduce %a : tensor<4xf32>\n"),
        Code::kUnimplemented, "2:8: ", "op 'stablehlo.all_reduce' is not supported in pretty form"},
       {"unknown chlo op", Function("  %0 = chlo.polygamma %a, %a : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>\n"),

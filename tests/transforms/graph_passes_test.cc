@@ -339,6 +339,47 @@ TEST(GraphPipelineTest, VerifyAfterPassNamesThePassThatBrokeTheModule) {
   EXPECT_OK(VerifyAfterPass(*module, "simplify-arithmetic"));
 }
 
+// RunGraphPipeline verifies what the passes leave: a module broken after one pass fails with
+// kInternal naming that pass when verify_each_pass is set, and with the end-of-pipeline error
+// otherwise; an intact module passes both ways.
+TEST(GraphPipelineTest, RunGraphPipelineRefusesAModuleAPassLeftInvalid) {
+  for (bool each : {true, false}) {
+    SCOPED_TRACE(each ? "verify_each_pass" : "verified at the end");
+    std::unique_ptr<Module> module = Parse(kDuplicatedOrdered);
+    ASSERT_NE(module, nullptr);
+    Operation* broken = nullptr;
+    Value* original = nullptr;
+    GraphPipelineOptions options;
+    options.verify_each_pass = each;
+    options.after_each_pass = [&](Module& m, std::string_view pass) {
+      if (pass != "fold-constants" || broken != nullptr) return;
+      // The first multiply reads the second one's result, defined after it (no cycle, so the
+      // passes after this one still terminate).
+      std::vector<Operation*> multiplies;
+      for (const auto& op : m.functions().front()->entry_block()->operations()) {
+        if (op->kind() == OpKind::kMultiply) multiplies.push_back(op.get());
+      }
+      ASSERT_EQ(multiplies.size(), 2u);
+      broken = multiplies[0];
+      ASSERT_NE(broken, nullptr);
+      original = broken->operand(0);
+      broken->SetOperand(0, multiplies[1]->result(0));
+    };
+    passes::WorkLedger ledger;
+    passes::AnalysisCache cache(&ledger);
+    const Status status = RunGraphPipeline(*module, options, cache);
+    EXPECT_TRUE(absl::IsInternal(status)) << status;
+    EXPECT_THAT(std::string(status.message()),
+                HasSubstr(each ? "graph pass 'fold-constants' left a module the verifier rejects: "
+                               : "the graph passes left a module the verifier rejects ("))
+        << status;
+    ASSERT_NE(broken, nullptr);
+    broken->SetOperand(0, original);  // blocks destroy ops last to first
+    options.after_each_pass = nullptr;
+    EXPECT_OK(RunGraphPipeline(*module, options, cache));
+  }
+}
+
 // With verify_each_pass (or ACCY_VERIFY_EACH_PASS=1) Compile verifies after every pass and
 // still compiles a valid program to the same results; the option shows in options().
 TEST(GraphPipelineTest, VerifyEachPassCompilesValidPrograms) {
