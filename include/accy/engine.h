@@ -90,12 +90,17 @@ struct EngineOptions {
   // (each item computes to the same IEEE rules); only the item count, memory traffic and speed
   // change. For benchmarks comparing fused against forced-unfused runs. Default true.
   bool enable_fusion = true;
-  // Graph passes Compile skips, by name (the pipeline in src/transforms/graph_pipeline.h:
-  // "simplify-layout-chains", "canonicalize-row-broadcasts", "fold-constants",
-  // "fold-transpose-into-dot-general", "eliminate-common-subexpressions",
-  // "simplify-arithmetic", "eliminate-dead-code"). Compile runs the others on its
-  // own copy of the module; the caller's module is never changed. Create fails with
-  // kInvalidArgument naming an unknown pass. Results are the same with any set turned off.
+  // Graph passes Compile skips, by name (the pipeline in src/transforms/graph_pipeline.h, in
+  // order: "expand-batch-norm", "sink-constants-into-regions", "isolate-regions-from-above",
+  // "broadcast-splat-constants", "assign-convolution-layouts", "simplify-layout-chains",
+  // "canonicalize-row-broadcasts", "fold-constants", "fold-transpose-into-dot-general",
+  // "eliminate-common-subexpressions", "simplify-arithmetic", "eliminate-dead-code";
+  // GraphPassNames() lists them). Compile runs the others on its own copy of the module; the
+  // caller's module is never changed. Create fails with kInvalidArgument naming an unknown
+  // pass. Results are the same with any set turned off, except that a program the engine runs
+  // only after a pass fails Compile without it (batch-norm ops without expand-batch-norm,
+  // region bodies that capture run-time values without isolate-regions-from-above: the JIT's
+  // kUnimplemented naming what it cannot lower).
   std::vector<std::string> disabled_passes;
   // Run the verifier (Verify, accy/ir.h) after every graph pass, so that a pass that leaves an
   // invalid module is named: Compile fails with kInternal "graph pass '<name>' left a module the
