@@ -75,6 +75,36 @@ double ProcessCpuSeconds() {
          static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
 }
 
+// Other processes' share of the machine's CPU time over the windows between Begin and End:
+// the machine's busy jiffies minus this process's own CPU time.
+class OthersCpu {
+ public:
+  void Begin() {
+    open_ = MachineJiffies(&busy0_, &total0_);
+    cpu0_ = ProcessCpuSeconds();
+  }
+  void End() {
+    int64_t busy1 = 0, total1 = 0;
+    if (!open_ || !MachineJiffies(&busy1, &total1)) return;
+    const double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
+    busy_ += (busy1 - busy0_) - static_cast<int64_t>((ProcessCpuSeconds() - cpu0_) * ticks);
+    total_ += total1 - total0_;
+    open_ = false;
+  }
+  // Prints "<prefix>: N% of the machine" when any window was measured.
+  void Print(const char* prefix) const {
+    if (total_ <= 0) return;
+    std::printf("\n%s: %.0f%% of the machine\n", prefix,
+                100.0 * static_cast<double>(std::max<int64_t>(busy_, 0)) /
+                    static_cast<double>(total_));
+  }
+
+ private:
+  bool open_ = false;
+  int64_t busy0_ = 0, total0_ = 0, busy_ = 0, total_ = 0;
+  double cpu0_ = 0;
+};
+
 // Spinner processes: each busy-loops until killed.
 class Spinners {
  public:
@@ -171,15 +201,13 @@ int BenchLoad(const std::vector<std::string>& names, int threads, int spinners, 
   std::printf("accy bench-load: threads 1 vs %d, %d spinner processes%s, %d repetitions, "
               "reduce_threads_under_load %s\n",
               threads, spinners, pin ? " (pinned)" : "", reps, fixed ? "off" : "on");
-  int64_t others_busy = 0, others_total = 0;
+  OthersCpu others;  // during the unloaded batches
   for (int rep = 0; rep < reps; ++rep) {
     for (int phase = 0; phase < 2; ++phase) {
       const int load = (rep % 2 == 0) ? phase : 1 - phase;
       std::unique_ptr<Spinners> spinning;
       if (load == 1) spinning = std::make_unique<Spinners>(spinners, pin);
-      int64_t busy0 = 0, total0 = 0;
-      const bool jiffies = MachineJiffies(&busy0, &total0);
-      const double cpu0 = ProcessCpuSeconds();
+      if (load == 0) others.Begin();
       for (Case& c : cases) {
         double cell[2] = {0, 0};
         for (int k = 0; k < 2; ++k) {
@@ -197,12 +225,7 @@ int BenchLoad(const std::vector<std::string>& names, int threads, int spinners, 
         }
         c.ratios[load].push_back(cell[1] / cell[0]);
       }
-      int64_t busy1 = 0, total1 = 0;
-      if (load == 0 && jiffies && MachineJiffies(&busy1, &total1)) {
-        const double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
-        others_busy += (busy1 - busy0) - static_cast<int64_t>((ProcessCpuSeconds() - cpu0) * ticks);
-        others_total += total1 - total0;
-      }
+      if (load == 0) others.End();
     }
   }
   // The bits a one-thread run computes against a run that always uses T threads.
@@ -246,11 +269,7 @@ int BenchLoad(const std::vector<std::string>& names, int threads, int spinners, 
                   static_cast<long long>(c.multi_runs[load]));
     }
   }
-  if (others_total > 0) {
-    std::printf("\nother processes' CPU during the unloaded batches: %.0f%% of the machine\n",
-                100.0 * static_cast<double>(std::max<int64_t>(others_busy, 0)) /
-                    static_cast<double>(others_total));
-  }
+  others.Print("other processes' CPU during the unloaded batches");
   return kExitOk;
 }
 
@@ -267,7 +286,7 @@ int MechanismCost(const std::vector<std::string>& names, int threads, int reps, 
   std::printf("accy bench-load --mechanism-cost: %d threads, reduce_threads_under_load on vs "
               "off, %d repetitions, no spinners\n",
               threads, reps);
-  int64_t others_busy = 0, others_total = 0;
+  OthersCpu others;
   for (const std::string& name : names) {
     EngineOptions on, off;  // `single` runs with the mechanism, `multi` without
     on.num_threads = off.num_threads = threads;
@@ -277,9 +296,7 @@ int MechanismCost(const std::vector<std::string>& names, int threads, int reps, 
     if (!made.ok()) return fail(made.status());
     Case& c = *made;
     for (int rep = 0; rep < reps; ++rep) {
-      int64_t busy0 = 0, total0 = 0;
-      const bool jiffies = MachineJiffies(&busy0, &total0);
-      const double cpu0 = ProcessCpuSeconds();
+      others.Begin();
       double cell[2] = {0, 0};
       for (int k = 0; k < 2; ++k) {
         const int which = (rep % 2 == 0) ? k : 1 - k;  // mechanism on first on even repetitions
@@ -295,12 +312,7 @@ int MechanismCost(const std::vector<std::string>& names, int threads, int reps, 
         }
       }
       c.ratios[0].push_back(cell[0] / cell[1]);
-      int64_t busy1 = 0, total1 = 0;
-      if (jiffies && MachineJiffies(&busy1, &total1)) {
-        const double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
-        others_busy += (busy1 - busy0) - static_cast<int64_t>((ProcessCpuSeconds() - cpu0) * ticks);
-        others_total += total1 - total0;
-      }
+      others.End();
     }
     std::printf("\n%s (%s, %d runs per batch):\n", c.name.c_str(), c.workload.name.c_str(),
                 c.runs_per_batch);
@@ -319,11 +331,7 @@ int MechanismCost(const std::vector<std::string>& names, int threads, int reps, 
                 *std::max_element(r.begin(), r.end()), static_cast<long long>(c.reduced[0]),
                 static_cast<long long>(c.multi_runs[0]));
   }
-  if (others_total > 0) {
-    std::printf("\nother processes' CPU during the batches: %.0f%% of the machine\n",
-                100.0 * static_cast<double>(std::max<int64_t>(others_busy, 0)) /
-                    static_cast<double>(others_total));
-  }
+  others.Print("other processes' CPU during the batches");
   return kExitOk;
 }
 
