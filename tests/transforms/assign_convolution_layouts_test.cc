@@ -5,6 +5,7 @@
 // the engine's results match the reference evaluator with the pass on and off.
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -128,6 +129,45 @@ func.func @main(%x: tensor<1x3x8x8xf32>, %w: tensor<3x3x3x4xf32>) -> (tensor<1x8
   EXPECT_EQ(PrintModule(*module), before);
 }
 
+// Lone convolutions of a given kernel window and element type: x [1, 8, 16, 16] NCHW, w OIHW,
+// declared constant, their results returned.
+std::string LoneConvolution(int64_t window, int64_t stride, const std::string& element) {
+  const std::string k = std::to_string(window), o = std::to_string(16 / stride);
+  const std::string pad = window == 3 ? "[[1, 1], [1, 1]]" : "[[0, 0], [0, 0]]";
+  return "func.func @main(%x: tensor<1x8x16x16x" + element + ">, %w: tensor<4x8x" + k + "x" + k + "x" +
+         element + ">) -> tensor<1x4x" + o + "x" + o + "x" + element +
+         "> {\n  %c = stablehlo.convolution(%x, %w) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], "
+         "window = {stride = [" + std::to_string(stride) + ", " + std::to_string(stride) + "], pad = " + pad +
+         "} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x16x16x" + element +
+         ">, tensor<4x8x" + k + "x" + k + "x" + element + ">) -> tensor<1x4x" + o + "x" + o + "x" + element +
+         ">\n  return %c : tensor<1x4x" + o + "x" + o + "x" + element + ">\n}";
+}
+
+// A lone 1x1 f32 convolution (stride 1 or 2) would keep both of its transposes: it goes back
+// to NCHW with none. A lone 3x3 one, and a 1x1 one in f16, stay channels-last between the two.
+TEST(AssignConvolutionLayoutsTest, LonePointwiseConvolutionKeepsItsLayout) {
+  struct Case {
+    int64_t window, stride;
+    std::string element;
+    std::vector<std::string> ops;
+  };
+  const std::vector<std::string> kept = {"convolution", "return"};
+  const std::vector<std::string> channels_last = {"transpose", "convolution", "transpose", "return"};
+  for (const Case& c : std::vector<Case>{{1, 1, "f32", kept},
+                                         {1, 2, "f32", kept},
+                                         {3, 1, "f32", channels_last},
+                                         {1, 1, "f16", channels_last}}) {
+    SCOPED_TRACE(LoneConvolution(c.window, c.stride, c.element));
+    std::unique_ptr<Module> module = Parse(LoneConvolution(c.window, c.stride, c.element));
+    ASSERT_NE(module, nullptr);
+    EXPECT_EQ(OpsAfter(*module, 1, {1}), c.ops);
+    const ConvDimensionNumbers dn =
+        ir_internal::ConvolutionSpecOf(*Main(*module).entry_block()->operations()[c.ops.size() == 2 ? 0 : 1])
+            .dimension_numbers;
+    EXPECT_EQ(dn.input_feature_dimension, c.ops.size() == 2 ? 1 : 3);
+  }
+}
+
 std::vector<Tensor> Inputs(const Function& main) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
@@ -165,6 +205,25 @@ TEST(AssignConvolutionLayoutsTest, EngineResultsMatchTheReferenceWithThePassOnAn
       max_diff = std::max(max_diff, std::fabs(ref - outputs[0].data_as<float>()[i]));
     }
     EXPECT_LT(max_diff / max_ref, 1e-5);
+  }
+}
+
+// The lone 1x1 convolution kept in NCHW computes what the reference does (sums of 8 products).
+TEST(AssignConvolutionLayoutsTest, LonePointwiseConvolutionMatchesTheReference) {
+  std::unique_ptr<Module> module = Parse(LoneConvolution(1, 2, "f32"));
+  ASSERT_NE(module, nullptr);
+  const std::vector<Tensor> inputs = Inputs(Main(*module));
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, Evaluate(*module, "main", inputs));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create(EngineOptions{}));
+  CompileOptions compile;
+  compile.constant_parameters = {1};
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, engine->Compile(*module, compile));
+  // The convolution alone: no transpose item.
+  EXPECT_EQ(exe->Stats().work_items_by_kind, (std::map<std::string, int64_t>{{"convolution", 1}}));
+  std::vector<Tensor> outputs = {Tensor::Allocate(expected[0].type()).value()};
+  ASSERT_OK(exe->Run(inputs, outputs));
+  for (int64_t i = 0; i < expected[0].element_count(); ++i) {
+    EXPECT_NEAR(outputs[0].data_as<float>()[i], expected[0].data_as<float>()[i], 1e-5) << i;
   }
 }
 
