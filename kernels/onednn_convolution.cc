@@ -1,11 +1,14 @@
-// convolution items on oneDNN convolution_forward (dev_guide_convolution.html, oneDNN 2.6 API)
+// convolution items on oneDNN convolution_forward and deconvolution_forward
+// (dev_guide_convolution.html, oneDNN 2.6 API)
 // where the program maps onto it exactly; everything else is kUnimplemented naming the reason,
 // and the engine runs it on the JIT (jit/convolution_emitter.cc).
 //
 // Maps: spatial rank 1-3; f32 (bf16/f16 natively where oneDNN has those primitives, else over
-// staged f32 copies, onednn_common.h) with a result of the operand type; lhs_dilation all 1 (a
-// forward convolution has no input dilation), no window_reversal, batch_group_count 1, padding
-// not negative. Descriptors are plain with the program's own strides (src {N, C, spatial...},
+// staged f32 copies, onednn_common.h) with a result of the operand type; batch_group_count 1;
+// lhs_dilation all 1, no window_reversal and padding not negative for convolution_forward; a
+// transposed convolution (lhs_dilation > 1 on some dim: JAX's input gradient of a strided
+// convolution, its kernel's reverse folded into window_reversal by simplify-layout-chains) on
+// deconvolution_forward where MapDeconvolution says it maps. Descriptors are plain with the program's own strides (src {N, C, spatial...},
 // weights {O, I, spatial...} or {G, O/G, I, spatial...} for feature groups, dst {N, O,
 // spatial...}), so NHWC and NCHW buffers are read in place; rhs_dilation d is oneDNN dilation
 // d - 1. Constant weights are reordered once, at binding, into the layout the primitive picks
@@ -50,7 +53,48 @@ struct ConvMapping {
   dnnl::memory::desc src_md, weights_md, dst_md;
   dnnl::memory::dims strides, dilates, padding_l, padding_r;
   bool empty = false;  // zero-size output or contraction: no primitive
+  // A transposed convolution (lhs_dilation > 1): deconvolution_forward with these strides
+  // (MapDeconvolution).
+  bool deconvolution = false;
 };
+
+// A convolution with lhs_dilation D > 1 on some spatial dim (a transposed convolution: JAX's
+// input gradient of a strided convolution, conv_transpose) as oneDNN deconvolution_forward
+// (dev_guide_convolution.html, "Deconvolution": dst[o * S + k * (d + 1) - pl] += src[o] * w[k]),
+// per spatial dim, window_strides 1, kernel size K, rhs_dilation R, padding (lo, hi), lhs of
+// size I, result of size O. StableHLO (spec "convolution") reads the dilated, padded lhs at
+// o + k * R - lo for result o and kernel tap k, i.e. lhs i feeds o = i * D + lo - k * R; with
+// kd = K - 1 - k that is o = i * D - ((K - 1) * R - lo) + kd * R, deconvolution's form with
+// stride D, dilation R - 1, padding_l (K - 1) * R - lo, reading the kernel at K - 1 - kd, which
+// is the program's tap when window_reversal is set (a dim of one tap needs no reversal).
+// padding_r is what the sizes leave, (I - 1) * D + (K - 1) * R + 1 - padding_l - O; when it is
+// in (-D, 0) the result's last positions receive no tap (zeros in both) and 0 satisfies
+// oneDNN's size check. Everything else is Unmapped, naming what.
+Status MapDeconvolution(const ConvolutionSpec& spec, int64_t spatial_index, int64_t input_size,
+                        int64_t kernel_size, int64_t output_size, ConvMapping& m) {
+  const size_t s = static_cast<size_t>(spatial_index);
+  if (spec.window_strides[s] != 1) {
+    return Unmapped(m.name, StrCat("lhs_dilation with window stride ", spec.window_strides[s],
+                                   " on spatial dim ", s));
+  }
+  if (kernel_size > 1 && !spec.window_reversal[s]) {
+    return Unmapped(m.name, StrCat("lhs_dilation without window_reversal on spatial dim ", s,
+                                   " (deconvolution reads the kernel reversed)"));
+  }
+  const int64_t d = spec.lhs_dilation[s], r = spec.rhs_dilation[s];
+  const int64_t padding_l = (kernel_size - 1) * r - spec.padding[s].first;
+  const int64_t padding_r = (input_size - 1) * d + (kernel_size - 1) * r + 1 - padding_l - output_size;
+  if (padding_l < 0 || padding_r <= -d) {
+    return Unmapped(m.name, StrCat("lhs_dilation with padding (", spec.padding[s].first, ", ",
+                                   spec.padding[s].second, ") on spatial dim ", s,
+                                   " (beyond the transposed convolution's reach)"));
+  }
+  m.strides.push_back(d);
+  m.dilates.push_back(r - 1);
+  m.padding_l.push_back(padding_l);
+  m.padding_r.push_back(std::max<int64_t>(padding_r, 0));
+  return absl::OkStatus();
+}
 
 // The spec's constraints on what oneDNN computes exactly (file comment); fills the descriptors.
 Status MapConvolution(const Operation& op, LowPrecision types, ConvMapping& m) {
@@ -73,9 +117,9 @@ Status MapConvolution(const Operation& op, LowPrecision types, ConvMapping& m) {
     return Unmapped(m.name, StrCat("batch_group_count ", spec.batch_group_count));
   }
   for (size_t s = 0; s < spatial_rank; ++s) {
-    if (spec.lhs_dilation[s] != 1) {
-      return Unmapped(m.name, StrCat("lhs_dilation ", spec.lhs_dilation[s], " on spatial dim ", s));
-    }
+    if (spec.lhs_dilation[s] != 1) m.deconvolution = true;
+  }
+  for (size_t s = 0; s < spatial_rank && !m.deconvolution; ++s) {
     if (spec.window_reversal[s])
       return Unmapped(m.name, StrCat("window_reversal on spatial dim ", s));
     if (spec.padding[s].first < 0 || spec.padding[s].second < 0) {
@@ -112,6 +156,11 @@ Status MapConvolution(const Operation& op, LowPrecision types, ConvMapping& m) {
     w_strides.push_back(rs[dn.kernel_spatial_dimensions[s]]);
     dst_dims.push_back(out.dim(dn.output_spatial_dimensions[s]));
     dst_strides.push_back(os[dn.output_spatial_dimensions[s]]);
+    if (m.deconvolution) {
+      ACCY_RETURN_IF_ERROR(MapDeconvolution(spec, static_cast<int64_t>(s), src_dims.back(),
+                                            w_dims.back(), dst_dims.back(), m));
+      continue;
+    }
     m.strides.push_back(spec.window_strides[s]);
     m.dilates.push_back(spec.rhs_dilation[s] - 1);
     m.padding_l.push_back(spec.padding[s].first);
@@ -232,8 +281,22 @@ StatusOr<BoundPrimitive> BindConvolutionPrimitive(std::span<const Operation* con
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     attr.set_post_ops(e.post_ops);
     bool weights_constant_source = false;
+    // dnnl::primitive_desc: convolution_forward's, or deconvolution_forward's (the same
+    // arguments: src, weights, bias, dst).
     auto make_pd = [&](const dnnl::memory::desc& src_md, const dnnl::memory::desc& weights_md,
-                       const dnnl::memory::desc& dst_md) {
+                       const dnnl::memory::desc& dst_md) -> dnnl::primitive_desc {
+      if (m.deconvolution) {
+        const dnnl::deconvolution_forward::desc desc =
+            e.bias_md ? dnnl::deconvolution_forward::desc(
+                            dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct,
+                            src_md, weights_md, *e.bias_md, dst_md, m.strides, m.dilates,
+                            m.padding_l, m.padding_r)
+                      : dnnl::deconvolution_forward::desc(
+                            dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct,
+                            src_md, weights_md, dst_md, m.strides, m.dilates, m.padding_l,
+                            m.padding_r);
+        return dnnl::deconvolution_forward::primitive_desc(desc, attr, CpuEngine());
+      }
       const dnnl::convolution_forward::desc desc =
           e.bias_md ? dnnl::convolution_forward::desc(
                           dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
@@ -247,7 +310,7 @@ StatusOr<BoundPrimitive> BindConvolutionPrimitive(std::span<const Operation* con
     };
     // Constant weights: the primitive's preferred layout, reordered once below. Weights read
     // from a buffer: see PreferredWeightsPay.
-    dnnl::convolution_forward::primitive_desc conv_pd =
+    dnnl::primitive_desc conv_pd =
         make_pd(m.src_md, weights != nullptr ? weights_any : m.weights_md, m.dst_md);
     bool reorder_weights = false;
     const bool declared_constant = weights == nullptr && IsConstantParameter(options, op.operand(1));
@@ -259,7 +322,7 @@ StatusOr<BoundPrimitive> BindConvolutionPrimitive(std::span<const Operation* con
       const std::string plain_impl = conv_pd.impl_info_str();
       if (declared_constant || IsReferenceImplementation(plain_impl) ||
           IsGemmImplementation(plain_impl)) {
-        dnnl::convolution_forward::primitive_desc any_pd = make_pd(m.src_md, weights_any, m.dst_md);
+        dnnl::primitive_desc any_pd = make_pd(m.src_md, weights_any, m.dst_md);
         const std::string any_impl = any_pd.impl_info_str();
         any_weights_impl = any_impl;
         if (!IsReferenceImplementation(any_impl) && any_pd.weights_desc() != m.weights_md &&
@@ -292,7 +355,7 @@ StatusOr<BoundPrimitive> BindConvolutionPrimitive(std::span<const Operation* con
                                        dnnl::memory::format_tag::any);
       const dnnl::memory::desc dst_any(m.dst_md.dims(), m.dst_md.data_type(),
                                        dnnl::memory::format_tag::any);
-      dnnl::convolution_forward::primitive_desc blocked_pd = make_pd(src_any, weights_any, dst_any);
+      dnnl::primitive_desc blocked_pd = make_pd(src_any, weights_any, dst_any);
       const std::string blocked_impl = blocked_pd.impl_info_str();
       if (!im2col_or_ref(blocked_impl)) {
         conv_pd = std::move(blocked_pd);
@@ -318,7 +381,7 @@ StatusOr<BoundPrimitive> BindConvolutionPrimitive(std::span<const Operation* con
                                      ") applies a bias and post-ops element by element"));
     }
     const int out_buffer = static_cast<int>(e.inputs.size());
-    bound.primitive = dnnl::convolution_forward(conv_pd);
+    bound.primitive = dnnl::primitive(conv_pd);
     const dnnl::engine& engine = CpuEngine();
     if (reorder_activations && conv_pd.src_desc() != m.src_md) {
       bound.arguments.push_back(

@@ -1,8 +1,10 @@
 // SimplifyLayoutChainsPass (simplify_layout_chains.h).
 #include "src/transforms/simplify_layout_chains.h"
 
+#include <algorithm>
 #include <vector>
 
+#include "src/ir/convolution_attributes.h"
 #include "src/transforms/rewrite_util.h"
 
 namespace accy {
@@ -102,6 +104,27 @@ Value* Simplify(Operation& op, bool& edited) {
         if (stride != 1) return nullptr;
       }
       return operand->type() == type ? operand : nullptr;
+    }
+    case OpKind::kConvolution: {
+      // convolution(x, reverse(w, dims)) with dims all kernel spatial dims is the convolution
+      // of w with those dims' window_reversal flipped (spec "convolution": reversal reads the
+      // kernel at K - 1 - k): JAX writes an input gradient this way.
+      const Operation* reverse = op.operand(1)->defining_op();
+      if (reverse == nullptr || reverse->kind() != OpKind::kReverse) return nullptr;
+      ConvolutionSpec spec = ir_internal::ConvolutionSpecOf(op);
+      const std::vector<int64_t>& kernel_spatial = spec.dimension_numbers.kernel_spatial_dimensions;
+      for (int64_t d : reverse->GetInts("dimensions")) {
+        auto it = std::find(kernel_spatial.begin(), kernel_spatial.end(), d);
+        if (it == kernel_spatial.end()) return nullptr;
+        const auto s = static_cast<size_t>(it - kernel_spatial.begin());
+        spec.window_reversal[s] = !spec.window_reversal[s];
+      }
+      for (NamedAttribute& attribute : ir_internal::ConvolutionAttributes(spec)) {
+        op.SetAttribute(attribute.name, std::move(attribute.value));
+      }
+      op.SetOperand(1, reverse->operand(0));
+      edited = true;
+      return nullptr;
     }
     default:
       return nullptr;

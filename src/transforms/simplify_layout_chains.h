@@ -1,7 +1,7 @@
 // SimplifyLayoutChainsPass: algebraic simplification of the layout and type changes exporters
 // chain (XLA's AlgebraicSimplifier, MLIR's canonicalization patterns of the same ops), each an
 // exact identity by the StableHLO spec ("reshape", "transpose", "broadcast_in_dim", "convert",
-// "pad", "slice"):
+// "pad", "slice", "reverse", "convolution"):
 //   reshape / convert to the operand's own type, broadcast_in_dim to it
 //   with identity dims                                                   -> the operand
 //   reshape(reshape(y))                                                  -> reshape(y)
@@ -13,6 +13,10 @@
 //   convert(convert(y : A -> B) -> A), B holding every value of A exactly -> y
 //   pad(y) with every edge and interior width 0 ("pad"), slice(y) of y's
 //   whole shape with unit strides ("slice")                              -> y
+//   convolution(x, reverse(w, dims)), dims all kernel spatial dims        -> convolution(x, w)
+//                                                                           with those dims'
+//                                                                           window_reversal
+//                                                                           flipped
 // (B wider float than float A: f16/bf16 -> f32 -> f64; B a wider integer of A's signedness, or a
 // wider signed integer than unsigned A.) Rewrites point uses at the simpler value or edit the
 // outer op in place; the inner ops are left to eliminate-dead-code. Stateless.

@@ -1,8 +1,10 @@
 // convolution work items on oneDNN convolution_forward (kernels/onednn_convolution.cc) vs the
 // reference evaluator: the layouts and attributes it maps (NHWC, NCHW, strides, padding, rhs
-// dilation, feature groups, 1-D and 3-D, constant weights reordered at binding, bf16), and the
-// kUnimplemented refusals the engine turns into a JIT item (lhs dilation, window reversal, batch
-// groups, negative padding, integer types, the size threshold). Programs are planned by the
+// dilation, feature groups, 1-D and 3-D, constant weights reordered at binding, bf16), transposed
+// convolutions (lhs dilation) on deconvolution_forward, and the kUnimplemented refusals the engine
+// turns into a JIT item (lhs dilation without window reversal, with a window stride or with
+// padding past the deconvolution's reach; window reversal alone, batch groups, negative padding,
+// integer types, the size threshold). Programs are planned by the
 // real planner; the convolution item is bound and run on the function's parameters.
 // Tolerance: oneDNN accumulates in f32, the reference in double; inputs in [-1, 1], so
 // |onednn - ref| <= 2e-6 * W + 2e-6 |ref| (W = window positions x input features per group);
@@ -47,6 +49,20 @@ ConvolutionSpec Spec(ConvDimensionNumbers dn, std::vector<int64_t> strides = {},
   spec.rhs_dilation = std::move(rhs_dilation);
   spec.feature_group_count = feature_groups;
   return spec;
+}
+
+ConvolutionSpec WithLhsDilation(ConvolutionSpec spec, std::vector<int64_t> d) {
+  spec.lhs_dilation = std::move(d);
+  return spec;
+}
+ConvolutionSpec WithReversal(ConvolutionSpec spec, std::vector<bool> r) {
+  spec.window_reversal = std::move(r);
+  return spec;
+}
+// A transposed convolution: lhs dilation `d`, the kernel read reversed on every spatial dim.
+ConvolutionSpec Transposed(ConvolutionSpec spec, std::vector<int64_t> d) {
+  std::vector<bool> reversal(d.size(), true);
+  return WithReversal(WithLhsDilation(std::move(spec), std::move(d)), std::move(reversal));
 }
 
 // `main(lhs[, rhs]) -> convolution`, planned; the rhs is a parameter, or a constant when
@@ -171,7 +187,25 @@ INSTANTIATE_TEST_SUITE_P(
                  Spec(Nhwc(3)), 36},
         ConvCase{"constant_weights", kF32, {1, 8, 8, 8}, {3, 3, 8, 16},
                  Spec(Nhwc(), {}, {{1, 1}, {1, 1}}), 72, /*constant_rhs=*/true},
-        ConvCase{"bf16_nhwc", kBF16, {1, 6, 6, 8}, {3, 3, 8, 4}, Spec(Nhwc()), 72}),
+        ConvCase{"bf16_nhwc", kBF16, {1, 6, 6, 8}, {3, 3, 8, 4}, Spec(Nhwc()), 72},
+        // Transposed convolutions on deconvolution_forward. JAX's input gradient of a 3x3
+        // stride-2 convolution with padding (1, 1) of a 10x10 input:
+        ConvCase{"transposed_3x3_stride_2", kF32, {1, 5, 5, 6}, {3, 3, 6, 4},
+                 Transposed(Spec(Nhwc(), {}, {{1, 2}, {1, 2}}), {2, 2}), 54},
+        // ... of ResNet's 1x1 stride-2 shortcut of an 8x8 input: the last row and column
+        // receive no tap (padding_r -1 in deconvolution's terms), and 1x1 needs no reversal.
+        ConvCase{"transposed_1x1_even_size", kF32, {1, 4, 4, 16}, {1, 1, 16, 8},
+                 WithLhsDilation(Spec(Nhwc(), {}, {{0, 1}, {0, 1}}), {2, 2}), 16},
+        ConvCase{"transposed_nchw_rhs_dilation", kF32, {1, 3, 4, 5}, {2, 3, 3, 3},
+                 Transposed(Spec(Nchw(), {}, {{2, 1}, {0, 2}}, {2, 1}), {3, 2}), 27},
+        ConvCase{"transposed_feature_groups", kF32, {1, 4, 4, 4}, {2, 2, 2, 6},
+                 Transposed(Spec(Nhwc(), {}, {{1, 1}, {1, 1}}, {}, 2), {2, 2}), 8},
+        ConvCase{"transposed_one_spatial_dim", kF32, {2, 7, 4}, {3, 4, 6},
+                 Transposed(Spec(Nhwc(1), {}, {{2, 0}}), {3}), 12},
+        ConvCase{"transposed_on_one_dim_only", kF32, {1, 5, 6, 3}, {3, 2, 3, 4},
+                 Transposed(Spec(Nhwc(), {}, {{2, 1}, {1, 1}}), {2, 1}), 18},
+        ConvCase{"transposed_negative_padding", kF32, {1, 6, 6, 3}, {3, 3, 3, 4},
+                 Transposed(Spec(Nhwc(), {}, {{-1, 0}, {1, -2}}), {2, 2}), 27}),
     [](const ::testing::TestParamInfo<ConvCase>& info) { return info.param.name; });
 
 // Each refusal is kUnimplemented naming why, so the engine runs the item on the JIT.
@@ -195,14 +229,6 @@ TEST_P(OnednnConvolutionRefusalTest, IsUnimplementedNamingWhy) {
   EXPECT_THAT(kernel.status().message(), HasSubstr(c.message));
 }
 
-ConvolutionSpec WithLhsDilation(ConvolutionSpec spec, std::vector<int64_t> d) {
-  spec.lhs_dilation = std::move(d);
-  return spec;
-}
-ConvolutionSpec WithReversal(ConvolutionSpec spec, std::vector<bool> r) {
-  spec.window_reversal = std::move(r);
-  return spec;
-}
 ConvolutionSpec WithBatchGroups(ConvolutionSpec spec, int64_t g) {
   spec.batch_group_count = g;
   return spec;
@@ -211,8 +237,15 @@ ConvolutionSpec WithBatchGroups(ConvolutionSpec spec, int64_t g) {
 INSTANTIATE_TEST_SUITE_P(
     Unmapped, OnednnConvolutionRefusalTest,
     ::testing::Values(
-        RefusalCase{"lhs_dilation", kF32, {1, 5, 6, 3}, {3, 3, 3, 2},
-                    WithLhsDilation(Spec(Nhwc(), {}, {{2, 2}, {1, 2}}), {2, 3}), "lhs_dilation"},
+        RefusalCase{"lhs_dilation_without_reversal", kF32, {1, 5, 6, 3}, {3, 3, 3, 2},
+                    WithLhsDilation(Spec(Nhwc(), {}, {{2, 2}, {1, 2}}), {2, 3}),
+                    "lhs_dilation without window_reversal on spatial dim 0"},
+        RefusalCase{"lhs_dilation_with_window_stride", kF32, {1, 5, 6, 3}, {3, 3, 3, 2},
+                    Transposed(Spec(Nhwc(), {1, 2}, {{2, 2}, {1, 2}}), {2, 2}),
+                    "lhs_dilation with window stride 2 on spatial dim 1"},
+        RefusalCase{"lhs_dilation_padding_beyond_reach", kF32, {1, 5, 6, 3}, {3, 3, 3, 2},
+                    Transposed(Spec(Nhwc(), {}, {{3, 0}, {0, 0}}), {2, 2}),
+                    "padding (3, 0) on spatial dim 0 (beyond the transposed convolution's reach)"},
         RefusalCase{"window_reversal", kF32, {1, 8, 7, 3}, {3, 3, 3, 2},
                     WithReversal(Spec(Nhwc()), {true, false}), "window_reversal"},
         RefusalCase{"batch_groups", kF32, {4, 6, 6, 2}, {4, 3, 3, 8},
