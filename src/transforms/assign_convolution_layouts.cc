@@ -115,6 +115,21 @@ class Rewriter {
     return positions < kMinChannelsLastPositions;
   }
 
+  // Whether `conv`'s kernel window covers more positions than its result's spatial dims: a
+  // weight gradient (JAX's conv(x, dy) with x's batch and feature dims swapped), which oneDNN's
+  // convolution_backward_weights reads in the program's layout
+  // (kernels/onednn_convolution.cc, IsWeightGradientShape): transposes would only add copies.
+  static bool IsWeightGradient(const Operation& conv, const ConvDimensionNumbers& dn) {
+    const TensorType& kernel = conv.operand(1)->type();
+    const TensorType& out = conv.result()->type();
+    int64_t window = 1, positions = 1;
+    for (size_t s = 0; s < dn.kernel_spatial_dimensions.size(); ++s) {
+      window *= kernel.dim(dn.kernel_spatial_dimensions[s]);
+      positions *= out.dim(dn.output_spatial_dimensions[s]);
+    }
+    return window > positions;
+  }
+
   int64_t RewriteConvolution(Operation& conv) {
     ConvolutionSpec spec = ir_internal::ConvolutionSpecOf(conv);
     ConvDimensionNumbers& dn = spec.dimension_numbers;
@@ -129,7 +144,7 @@ class Rewriter {
     input.push_back(dn.input_feature_dimension);
     output.push_back(dn.output_feature_dimension);
     if (IsIdentity(input) && IsIdentity(output)) return 0;  // channels-last already
-    if (KeepsPlainWeights(conv, dn)) return 0;
+    if (KeepsPlainWeights(conv, dn) || IsWeightGradient(conv, dn)) return 0;
 
     Value* lhs = MakeTranspose(&conv, conv.operand(0), input, /*sinkable=*/false);
     dn.input_batch_dimension = 0;

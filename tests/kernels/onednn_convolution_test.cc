@@ -1,7 +1,8 @@
 // convolution work items on oneDNN convolution_forward (kernels/onednn_convolution.cc) vs the
 // reference evaluator: the layouts and attributes it maps (NHWC, NCHW, strides, padding, rhs
 // dilation, feature groups, 1-D and 3-D, constant weights reordered at binding, bf16), transposed
-// convolutions (lhs dilation) on deconvolution_forward, and the kUnimplemented refusals the engine
+// convolutions (lhs dilation) on deconvolution_forward, weight gradients on
+// convolution_backward_weights, and the kUnimplemented refusals the engine
 // turns into a JIT item (lhs dilation without window reversal, with a window stride or with
 // padding past the deconvolution's reach; window reversal alone, batch groups, negative padding,
 // integer types, the size threshold). Programs are planned by the
@@ -57,6 +58,10 @@ ConvolutionSpec WithLhsDilation(ConvolutionSpec spec, std::vector<int64_t> d) {
 }
 ConvolutionSpec WithReversal(ConvolutionSpec spec, std::vector<bool> r) {
   spec.window_reversal = std::move(r);
+  return spec;
+}
+ConvolutionSpec WithBatchGroups(ConvolutionSpec spec, int64_t g) {
+  spec.batch_group_count = g;
   return spec;
 }
 // A transposed convolution: lhs dilation `d`, the kernel read reversed on every spatial dim.
@@ -208,6 +213,60 @@ INSTANTIATE_TEST_SUITE_P(
                  Transposed(Spec(Nhwc(), {}, {{-1, 0}, {1, -2}}), {2, 2}), 27}),
     [](const ::testing::TestParamInfo<ConvCase>& info) { return info.param.name; });
 
+// Weight gradients as JAX writes them (conv(x, dy), x's batch and feature dims swapped, the
+// forward stride as rhs_dilation and its dilation as the window stride) run on
+// convolution_backward_weights. `window` = batch x dy positions summed per result element.
+class OnednnWeightGradientTest : public ::testing::TestWithParam<ConvCase> {};
+
+TEST_P(OnednnWeightGradientTest, RunsOnBackwardWeightsAndMatchesReference) {
+  const ConvCase& c = GetParam();
+  ASSERT_OK_AND_ASSIGN(auto planned, PlannedConvolution::Make(c.type, c.lhs, c.rhs, c.spec));
+  std::vector<Tensor> args;
+  for (const TensorType& t : planned->module().functions()[0]->parameter_types()) {
+    args.push_back(Random(t, static_cast<uint32_t>(args.size() + 3)));
+  }
+  ASSERT_OK_AND_ASSIGN(LibraryKernel kernel,
+                       LibraryKernel::Create(planned->item(), planned->fusion(), kAnySize));
+  EXPECT_THAT(kernel.implementation(), HasSubstr("(convolution_backward_weights)"));
+  EXPECT_THAT(kernel.implementation(), ::testing::Not(HasSubstr("ref")));
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> actual, RunKernel(kernel, args));
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, Evaluate(planned->module(), "main", args));
+  ExpectClose(actual[0], expected[0], 2e-6 * double(c.window), 2e-6);
+}
+
+ConvolutionSpec WeightGradient(ConvDimensionNumbers dn, std::vector<int64_t> window_strides,
+                               std::vector<std::pair<int64_t, int64_t>> padding,
+                               std::vector<int64_t> rhs_dilation) {
+  return Spec(std::move(dn), std::move(window_strides), std::move(padding), std::move(rhs_dilation));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Gradients, OnednnWeightGradientTest,
+    ::testing::Values(
+        // x [2, 9, 9, 3] NHWC, dy [2, 4, 4, 5] of a 3x3 stride-2 convolution -> dw [3, 3, 3, 5].
+        ConvCase{"nhwc_stride_2", kF32, {2, 9, 9, 3}, {2, 4, 4, 5},
+                 WeightGradient({3, 0, {1, 2}, 0, 3, {1, 2}, 2, 3, {0, 1}}, {}, {}, {2, 2}), 32},
+        // x [1, 10, 9, 4], dy [1, 5, 7, 6] of a 3x3 convolution with strides (2, 1), dilation
+        // (1, 2) and padding 1.
+        ConvCase{"nhwc_padded_dilated", kF32, {1, 10, 9, 4}, {1, 5, 7, 6},
+                 WeightGradient({3, 0, {1, 2}, 0, 3, {1, 2}, 2, 3, {0, 1}}, {1, 2}, {{1, 0}, {1, 1}},
+                                {2, 1}),
+                 35},
+        // PyTorch's layouts: x NCHW [2, 3, 8, 8], dy [2, 4, 6, 6] -> dw OIHW [4, 3, 3, 3].
+        ConvCase{"nchw_oihw", kF32, {2, 3, 8, 8}, {2, 4, 6, 6},
+                 WeightGradient({1, 0, {2, 3}, 0, 1, {2, 3}, 1, 0, {2, 3}}, {}, {}, {}), 72},
+        ConvCase{"one_spatial_dim", kF32, {3, 12, 2}, {3, 10, 4},
+                 WeightGradient({2, 0, {1}, 0, 2, {1}, 1, 2, {0}}, {}, {}, {}), 30},
+        // A depthwise 3x3 convolution's (6 channels): batch_group_count 6, dw [3, 3, 1, 6].
+        ConvCase{"depthwise_batch_groups", kF32, {2, 8, 8, 6}, {2, 6, 6, 6},
+                 WithBatchGroups(WeightGradient({3, 0, {1, 2}, 0, 3, {1, 2}, 2, 3, {0, 1}}, {}, {}, {}), 6),
+                 72},
+        // A grouped one's (2 groups of 4 -> 3): dw [3, 3, 2, 6].
+        ConvCase{"grouped_batch_groups", kF32, {2, 7, 7, 4}, {2, 5, 5, 6},
+                 WithBatchGroups(WeightGradient({3, 0, {1, 2}, 0, 3, {1, 2}, 2, 3, {0, 1}}, {}, {}, {}), 2),
+                 50}),
+    [](const ::testing::TestParamInfo<ConvCase>& info) { return info.param.name; });
+
 // Each refusal is kUnimplemented naming why, so the engine runs the item on the JIT.
 struct RefusalCase {
   std::string name;
@@ -229,10 +288,6 @@ TEST_P(OnednnConvolutionRefusalTest, IsUnimplementedNamingWhy) {
   EXPECT_THAT(kernel.status().message(), HasSubstr(c.message));
 }
 
-ConvolutionSpec WithBatchGroups(ConvolutionSpec spec, int64_t g) {
-  spec.batch_group_count = g;
-  return spec;
-}
 
 INSTANTIATE_TEST_SUITE_P(
     Unmapped, OnednnConvolutionRefusalTest,
