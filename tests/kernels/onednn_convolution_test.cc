@@ -209,6 +209,8 @@ INSTANTIATE_TEST_SUITE_P(
                  Transposed(Spec(Nhwc(1), {}, {{2, 0}}), {3}), 12},
         ConvCase{"transposed_on_one_dim_only", kF32, {1, 5, 6, 3}, {3, 2, 3, 4},
                  Transposed(Spec(Nhwc(), {}, {{2, 1}, {1, 1}}), {2, 1}), 18},
+        ConvCase{"transposed_bf16", kBF16, {1, 5, 5, 8}, {3, 3, 8, 4},
+                 Transposed(Spec(Nhwc(), {}, {{1, 2}, {1, 2}}), {2, 2}), 72},
         ConvCase{"transposed_negative_padding", kF32, {1, 6, 6, 3}, {3, 3, 3, 4},
                  Transposed(Spec(Nhwc(), {}, {{-1, 0}, {1, -2}}), {2, 2}), 27}),
     [](const ::testing::TestParamInfo<ConvCase>& info) { return info.param.name; });
