@@ -417,6 +417,7 @@ StatusOr<BoundPrimitive> BindConvolutionPrimitive(std::span<const Operation* con
     AddScratchpad(conv_pd, bound);
     StageArguments(bound, types);
     if (types == LowPrecision::kStagedAsF32) bound.implementation += " (bf16/f16 staged as f32)";
+    if (m.deconvolution) bound.implementation += " (deconvolution_forward)";
     if (reorder_activations) bound.implementation += " (activations reordered to its layouts per run)";
     if (reorder_weights) {
       bound.implementation += weights_constant_source

@@ -10,9 +10,11 @@
 // Tolerance: oneDNN accumulates in f32, the reference in double; inputs in [-1, 1], so
 // |onednn - ref| <= 2e-6 * W + 2e-6 |ref| (W = window positions x input features per group);
 // bf16 results round once to bf16 (2^-8 relative) on top.
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -268,6 +270,91 @@ INSTANTIATE_TEST_SUITE_P(
                  WithBatchGroups(WeightGradient({3, 0, {1, 2}, 0, 3, {1, 2}, 2, 3, {0, 1}}, {}, {}, {}), 2),
                  50}),
     [](const ::testing::TestParamInfo<ConvCase>& info) { return info.param.name; });
+
+// Random geometries (seeded): transposed convolutions (1-2 spatial dims, lhs dilation 1-3,
+// rhs dilation 1-2, kernels 1-4, padding from -1 to past the kernel's reach, NHWC or NCHW) and
+// weight gradients (strides, dilations, padding 0-2). Every one either maps and matches the
+// reference (tolerance as above) or is kUnimplemented; enough of each must map.
+TEST(OnednnConvolutionSweepTest, RandomTransposedAndWeightGradientGeometries) {
+  std::mt19937 rng(20261206);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int mapped_transposed = 0, mapped_gradients = 0;
+  for (int trial = 0; trial < 160; ++trial) {
+    const bool gradient = trial % 2 == 1;
+    const int spatial = pick(1, 2);
+    const bool nchw = spatial == 2 && pick(0, 1) == 1;
+    ConvolutionSpec spec;
+    std::vector<int64_t> lhs, rhs;
+    const int64_t batch = pick(1, 3), in = pick(1, 5), out = pick(1, 6);
+    if (!gradient) {
+      spec.dimension_numbers = nchw ? Nchw() : Nhwc(spatial);
+      std::vector<int64_t> sizes, kernel;
+      for (int d = 0; d < spatial; ++d) {
+        sizes.push_back(pick(1, 7));
+        kernel.push_back(pick(1, 4));
+        spec.lhs_dilation.push_back(pick(1, 3));
+        spec.rhs_dilation.push_back(pick(1, 2));
+        spec.window_reversal.push_back(true);
+        const int64_t reach = (kernel.back() - 1) * spec.rhs_dilation.back();
+        spec.padding.push_back({pick(-1, static_cast<int>(reach) + 1), pick(-1, static_cast<int>(reach) + 1)});
+      }
+      if (nchw) {
+        lhs = {batch, in, sizes[0], sizes[1]};
+        rhs = {out, in, kernel[0], kernel[1]};
+      } else {
+        lhs = {batch};
+        lhs.insert(lhs.end(), sizes.begin(), sizes.end());
+        lhs.push_back(in);
+        rhs = kernel;
+        rhs.push_back(in);
+        rhs.push_back(out);
+      }
+    } else {
+      // JAX's form: x [N, spatial..., C] with batch and feature swapped, dy [N, spatial..., O].
+      spec.dimension_numbers =
+          spatial == 1 ? ConvDimensionNumbers{2, 0, {1}, 0, 2, {1}, 1, 2, {0}}
+                       : ConvDimensionNumbers{3, 0, {1, 2}, 0, 3, {1, 2}, 2, 3, {0, 1}};
+      lhs = {batch};
+      rhs = {batch};
+      for (int d = 0; d < spatial; ++d) {
+        const int64_t kernel = pick(1, 3), stride = pick(1, 2), dilation = pick(1, 2);
+        const int64_t pad = pick(0, 2);
+        const int64_t size = pick(static_cast<int>((kernel - 1) * dilation + 1), 9);
+        const int64_t dy = (size + 2 * pad - (kernel - 1) * dilation - 1) / stride + 1;
+        lhs.push_back(size);
+        rhs.push_back(dy);
+        spec.window_strides.push_back(dilation);
+        spec.rhs_dilation.push_back(stride);
+        spec.padding.push_back({pad, pad});
+      }
+      lhs.push_back(in);
+      rhs.push_back(out);
+    }
+    SCOPED_TRACE(::testing::Message() << "trial " << trial);
+    auto planned = PlannedConvolution::Make(kF32, lhs, rhs, spec);
+    if (!planned.ok()) continue;  // a geometry the spec rejects (empty or negative sizes)
+    StatusOr<LibraryKernel> kernel =
+        LibraryKernel::Create((*planned)->item(), (*planned)->fusion(), kAnySize);
+    if (!kernel.ok()) {
+      EXPECT_TRUE(absl::IsUnimplemented(kernel.status())) << kernel.status();
+      continue;
+    }
+    const std::string implementation = kernel->implementation();
+    if (gradient && implementation.find("backward_weights") != std::string::npos) ++mapped_gradients;
+    if (!gradient && implementation.find("deconvolution") != std::string::npos) ++mapped_transposed;
+    std::vector<Tensor> args;
+    for (const TensorType& t : (*planned)->module().functions()[0]->parameter_types()) {
+      args.push_back(Random(t, static_cast<uint32_t>(trial * 2 + args.size())));
+    }
+    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> actual, RunKernel(*kernel, args));
+    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, Evaluate((*planned)->module(), "main", args));
+    ExpectClose(actual[0], expected[0], 2e-6 * 200, 2e-6);
+  }
+  std::printf("mapped: %d transposed convolutions, %d weight gradients of 80 each\n",
+              mapped_transposed, mapped_gradients);
+  EXPECT_GE(mapped_transposed, 30);
+  EXPECT_GE(mapped_gradients, 40);
+}
 
 // Each refusal is kUnimplemented naming why, so the engine runs the item on the JIT.
 struct RefusalCase {
