@@ -182,6 +182,20 @@ Status MapConvolution(const Operation& op, LowPrecision types, ConvMapping& m) {
   return absl::OkStatus();
 }
 
+// The forward-inference primitive_desc of convolution_forward or deconvolution_forward over
+// `m`'s geometry (a zero `bias` descriptor disables the bias term).
+template <typename Primitive>
+dnnl::primitive_desc ForwardPrimitiveDesc(dnnl::algorithm algorithm, const ConvMapping& m,
+                                          const dnnl::memory::desc& src,
+                                          const dnnl::memory::desc& weights,
+                                          const dnnl::memory::desc& bias,
+                                          const dnnl::memory::desc& dst,
+                                          const dnnl::primitive_attr& attr) {
+  const typename Primitive::desc desc(dnnl::prop_kind::forward_inference, algorithm, src, weights,
+                                      bias, dst, m.strides, m.dilates, m.padding_l, m.padding_r);
+  return typename Primitive::primitive_desc(desc, attr, CpuEngine());
+}
+
 bool IsGemmImplementation(std::string_view implementation) {
   return implementation.find("gemm") != std::string_view::npos;
 }
@@ -281,32 +295,16 @@ StatusOr<BoundPrimitive> BindConvolutionPrimitive(std::span<const Operation* con
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     attr.set_post_ops(e.post_ops);
     bool weights_constant_source = false;
-    // dnnl::primitive_desc: convolution_forward's, or deconvolution_forward's (the same
-    // arguments: src, weights, bias, dst).
+    // convolution_forward's primitive_desc, or deconvolution_forward's (the same arguments:
+    // src, weights, bias -- a zero descriptor when there is none -- and dst).
+    const dnnl::memory::desc bias_md = e.bias_md ? *e.bias_md : dnnl::memory::desc();
     auto make_pd = [&](const dnnl::memory::desc& src_md, const dnnl::memory::desc& weights_md,
                        const dnnl::memory::desc& dst_md) -> dnnl::primitive_desc {
-      if (m.deconvolution) {
-        const dnnl::deconvolution_forward::desc desc =
-            e.bias_md ? dnnl::deconvolution_forward::desc(
-                            dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct,
-                            src_md, weights_md, *e.bias_md, dst_md, m.strides, m.dilates,
-                            m.padding_l, m.padding_r)
-                      : dnnl::deconvolution_forward::desc(
-                            dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct,
-                            src_md, weights_md, dst_md, m.strides, m.dilates, m.padding_l,
-                            m.padding_r);
-        return dnnl::deconvolution_forward::primitive_desc(desc, attr, CpuEngine());
-      }
-      const dnnl::convolution_forward::desc desc =
-          e.bias_md ? dnnl::convolution_forward::desc(
-                          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                          src_md, weights_md, *e.bias_md, dst_md, m.strides, m.dilates,
-                          m.padding_l, m.padding_r)
-                    : dnnl::convolution_forward::desc(
-                          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                          src_md, weights_md, dst_md, m.strides, m.dilates, m.padding_l,
-                          m.padding_r);
-      return dnnl::convolution_forward::primitive_desc(desc, attr, CpuEngine());
+      return m.deconvolution
+                 ? ForwardPrimitiveDesc<dnnl::deconvolution_forward>(
+                       dnnl::algorithm::deconvolution_direct, m, src_md, weights_md, bias_md, dst_md, attr)
+                 : ForwardPrimitiveDesc<dnnl::convolution_forward>(
+                       dnnl::algorithm::convolution_direct, m, src_md, weights_md, bias_md, dst_md, attr);
     };
     // Constant weights: the primitive's preferred layout, reordered once below. Weights read
     // from a buffer: see PreferredWeightsPay.
