@@ -489,9 +489,18 @@ StatusOr<llvm::Value*> ElementwiseLowering::FloatUnary(OpKind kind, ElementType 
     case OpKind::kAtanh:
       r = call_wide("atanh");
       break;
-    case OpKind::kErf:
-      r = call("erf");
+    case OpKind::kErf: {
+      if (!t->isFloatTy()) {
+        r = call("erf");
+        break;
+      }
+      const LibmCall own = [&](const char* name, llvm::Value* arg) {
+        llvm::Value* args[] = {arg};
+        return CallLibm(name, type, args);
+      };
+      r = EmitErfF32(builder_, own, x);
       break;
+    }
     case OpKind::kErfc: {  // in the element's own precision, as erf
       const LibmCall own = [&](const char* name, llvm::Value* arg) {
         llvm::Value* args[] = {arg};

@@ -46,6 +46,13 @@ llvm::Value* EmitLgammaForF32(llvm::IRBuilderBase& builder, const LibmCall& libm
 // -inf and for NaN; +inf at +inf.
 llvm::Value* EmitDigammaForF32(llvm::IRBuilderBase& builder, const LibmCall& libm, llvm::Value* x);
 
+// erf(x) of an f32 `x`: libm's erf (libmvec's erff, vectorized), except for |x| > 3.6
+// (kErfTailFromF32), where 1 - erfc(|x|) from erfc's asymptotic series, with x's sign: libmvec's
+// erff returns +-1 from |x| = 3.6533 on, 4 ulp from the true value up to 3.6912 (2^32-input
+// check, docs/ulp_check.md); the series is good to 3e-10 absolute there. NaN for NaN.
+constexpr double kErfTailFromF32 = 3.6;
+llvm::Value* EmitErfF32(llvm::IRBuilderBase& builder, const LibmCall& libm, llvm::Value* x);
+
 // erfc(x) of an f32 or f64 `x` (`libm` calls "erfc" in x's own precision), with the lanes at or
 // beyond glibc's own zero point (10.0505 in f32, 27.226 in f64, where the reference's scalar
 // erfcf / erfc return +0) given +0 and erfc(0) called for them instead: libmvec's erfc hands

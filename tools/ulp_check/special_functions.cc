@@ -151,7 +151,7 @@ double Lgamma(double x) { return accy::special::Lgamma(x); }
 
 const std::vector<Special>& Specials() {
   static const std::vector<Special> specials = {
-      {"chlo.erf", [](double x) { return std::erf(x); }, erff, mpfr_erf, 4, 4, 0, 0, 0, -6, 6},
+      {"chlo.erf", [](double x) { return std::erf(x); }, erff, mpfr_erf, 3, 4, 0, 0, 0, -6, 6},
       {"chlo.erfc", [](double x) { return std::erfc(x); }, erfcf, mpfr_erfc, 4, 4, 0, 0, 0, -6, 30},
       {"chlo.erf_inv", accy::special::ErfInv, nullptr, MpfrErfInv, 4, 4, 0, 0, 0, -1, 1},
       // Absolute near lgamma's zeros (1, 2 and one or two in each negative unit interval).
