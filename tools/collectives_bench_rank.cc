@@ -319,18 +319,24 @@ Status Rank::Measure(std::vector<SizeRun>& sizes) {
     std::fill(s.a.begin(), s.a.end(), 0.0f);  // sums of zeros stay zero: no overflow, no subnormals
     std::fill(s.b.begin(), s.b.end(), 0.0f);
     for (int v = 0; v < kVariants; ++v) ACCY_RETURN_IF_ERROR(RunVariant(v, s, *communicator_));
-    // Calls per sample: from the fastest of 3 in-place Gloo calls, the same on every rank.
-    ACCY_RETURN_IF_ERROR(Barrier());
-    double fastest = 1e9;
-    for (int i = 0; i < 3; ++i) {
+    // Calls per sample, the same on every rank: batches of 1, 4, 16, ... in-place Gloo calls
+    // until one takes a quarter of sample_ms (the slowest rank's time), so that one slow call
+    // on a busy machine does not set the count.
+    const double target = config_.sample_ms * 1e-3;
+    double calls = 1, seconds = 0;
+    for (;; calls *= 4) {
+      ACCY_RETURN_IF_ERROR(Barrier());
       const Clock::time_point start = Clock::now();
-      ACCY_RETURN_IF_ERROR(RunVariant(kGlooInPlace, s, *communicator_));
-      fastest = std::min(fastest, std::chrono::duration<double>(Clock::now() - start).count());
+      for (int call = 0; call < static_cast<int>(calls); ++call) {
+        ACCY_RETURN_IF_ERROR(RunVariant(kGlooInPlace, s, *communicator_));
+      }
+      std::vector<double> elapsed = {std::chrono::duration<double>(Clock::now() - start).count()};
+      ACCY_RETURN_IF_ERROR(ReduceOverRanks(elapsed, false));
+      seconds = elapsed[0];
+      if (seconds >= target / 4 || calls >= 100000) break;
     }
-    std::vector<double> calls = {std::clamp(
-        std::ceil(config_.sample_ms * 1e-3 / std::max(fastest, 1e-7)), 1.0, 100000.0)};
-    ACCY_RETURN_IF_ERROR(ReduceOverRanks(calls, false));
-    s.report.calls_per_sample = static_cast<int>(calls[0]);
+    s.report.calls_per_sample = static_cast<int>(
+        std::clamp(std::ceil(target / std::max(seconds / calls, 1e-9)), 1.0, 100000.0));
   }
   bench_report::CpuWindow window;
   ACCY_RETURN_IF_ERROR(Barrier());
