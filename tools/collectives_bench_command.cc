@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -53,7 +54,8 @@ constexpr char kUsage[] =
     "  --sample-ms M      a sample of a small size repeats the call for about M ms (default 20)\n"
     "  --collective-timeout-ms T  bound on every call and the rendezvous (default 30000)\n"
     "  --format F         text (default) or json\n"
-    "  --kill-rank K      (to test the error path) rank K kills itself after its first sample\n";
+    "  --kill-rank K      (to test the error path) rank K (below every W) kills itself after its\n"
+    "                     first sample\n";
 
 volatile std::sig_atomic_t bench_interrupted = 0;
 extern "C" void OnInterrupt(int) { bench_interrupted = 1; }
@@ -290,6 +292,13 @@ int BenchCollectivesCommand(std::span<const std::string> args) {
                                            kMaxWorld - 1);
   for (const StatusOr<int>* value : {&reps, &sample_ms, &timeout, &kill_rank}) {
     if (!value->ok()) return ReportUsage(kCommand, std::string(value->status().message()), kUsage);
+  }
+  const int smallest = *std::min_element(config.worlds.begin(), config.worlds.end());
+  if (*kill_rank >= smallest) {
+    return ReportUsage(kCommand,
+                       StrCat("--kill-rank ", *kill_rank, " is not a rank of a world of ",
+                              smallest, " processes"),
+                       kUsage);
   }
   const std::string format = parsed->Get("format", "text");
   if (format != "text" && format != "json") {

@@ -1,3 +1,6 @@
+// RunCollectivesBenchRank (collectives_bench.h): one rank of `accy bench-collectives`: joins the
+// world (accy's communicator, then a raw Gloo context), compiles the executables, checks each
+// variant's values and buffers, times the variants, and gathers the samples (max over ranks).
 #include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>

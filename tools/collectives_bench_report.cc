@@ -1,3 +1,4 @@
+// collectives_bench_report.h: statistics and the text / JSON report of one world.
 #include "tools/collectives_bench_report.h"
 
 #include <unistd.h>

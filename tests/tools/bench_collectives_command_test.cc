@@ -131,7 +131,10 @@ TEST_F(CliTest, BenchCollectivesBadCommandLinesAreUsageErrors) {
                         Case{"--sizes 6", "6 bytes is not a whole number of f32"},
                         Case{"--sizes 0", "--sizes"}, Case{"--sizes 2GiB", "--sizes"},
                         Case{"--reps 0", "--reps"}, Case{"--format xml", "--format takes text or json"},
-                        Case{"--kill-rank 64", "--kill-rank"}, Case{"extra", "takes no positional"}}) {
+                        Case{"--kill-rank 64", "--kill-rank"},
+                        Case{"--processes 4,2 --kill-rank 2",
+                             "--kill-rank 2 is not a rank of a world of 2 processes"},
+                        Case{"extra", "takes no positional"}}) {
     const CommandResult result = Accy(std::string("bench-collectives ") + c.args);
     EXPECT_EQ(result.exit_code, 2) << c.args << ": " << result.output;
     EXPECT_THAT(result.output, HasSubstr(c.message)) << c.args;
@@ -154,6 +157,12 @@ TEST_F(CliTest, BenchCollectivesRankThatDiesIsAnErrorNotAHang) {
       << result.output;
   EXPECT_THAT(result.output, ::testing::Not(HasSubstr("W = 2 processes")));
   EXPECT_LT(seconds, 20.0);
+  // An ISA cap that names no ISA, as for every command.
+  const CommandResult bad_isa =
+      AccyWithEnv("ACCY_MAX_ISA=avx9000", "bench-collectives --processes 2 --sizes 4");
+  EXPECT_EQ(bad_isa.exit_code, 1);
+  EXPECT_THAT(bad_isa.output, HasSubstr("accy bench-collectives: "));
+  EXPECT_THAT(bad_isa.output, HasSubstr("ACCY_MAX_ISA"));
   // No temporary folder to meet in.
   const CommandResult no_folder =
       AccyWithEnv("TMPDIR=/nonexistent/accy", "bench-collectives --processes 2 --sizes 4");
