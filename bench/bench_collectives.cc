@@ -12,9 +12,20 @@
 // at 64 MiB of f32 (GBps = bytes reduced per second; vs_gloo = in-place baseline time / this
 // time, vs_gloo_out_of_place = out-of-place baseline time / this time) and at 4 bytes
 // (overhead_us = this time minus the in-place baseline's, in microseconds). A team of persistent
-// threads runs each iteration; every rank's call is inside the timed region.
+// threads runs each iteration; every rank's call is inside the timed region. Ranks as processes
+// (the target, one address space each): `accy bench-collectives`.
+//
+// all_to_all of 16 MiB f32 ([2048, 2048]) through an executable, on Gloo and on the in-process
+// communicator:
+//   BM_AccyAllToAll/W/kind/0   split_dimension = concat_dimension = 0: the kernel sends straight
+//                              from the operand and receives straight into the result
+//   BM_AccyAllToAll/W/kind/1   split_dimension = concat_dimension = 1: packed into a staging
+//                              buffer and unpacked from another (what every layout did before);
+//                              vs_direct = the /0 time / this time
+//   BM_CommunicatorAllToAll    Communicator::AllToAll of the same bytes (the floor)
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <barrier>
 #include <cstdlib>
 #include <filesystem>
@@ -89,6 +100,12 @@ struct World {
   // By (element count, donated).
   std::map<std::pair<int64_t, bool>, std::unique_ptr<accy::Executable>> executables;
   std::vector<std::vector<float>> data;  // per rank
+  // Per rank: the tag of its next raw Gloo call. Every call gets a new one, as accy's
+  // communicator gives its calls.
+  std::vector<uint32_t> tags;
+  std::vector<std::unique_ptr<accy::Communicator>> in_process;
+  // all_to_all executables by split = concat dimension (0 or 1).
+  std::map<int, std::unique_ptr<accy::Executable>> all_to_all;
 };
 
 World& GetWorld(int size) {
@@ -98,6 +115,7 @@ World& GetWorld(int size) {
   world = std::make_unique<World>();
   world->team = std::make_unique<Team>(size);
   world->gloo.resize(static_cast<size_t>(size));
+  world->tags.assign(static_cast<size_t>(size), 1);
   world->accy.resize(static_cast<size_t>(size));
   const std::string raw_dir = FreshDir("gloo");
   const std::string accy_dir = FreshDir("accy");
@@ -121,6 +139,7 @@ World& GetWorld(int size) {
   accy::EngineOptions engine_options;
   engine_options.num_threads = 1;
   world->engine = *accy::Engine::Create(engine_options);
+  world->in_process = *accy::CreateInProcessCommunicators(size);
   return *world;
 }
 
@@ -203,6 +222,7 @@ void BM_GlooAllreduceDirect(benchmark::State& state) {
     options.setOutput(RankData(world, rank, count).data(), static_cast<size_t>(count));
     options.setReduceFunction(
         static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<float>));
+    options.setTag(world.tags[static_cast<size_t>(rank)]++);
     gloo::allreduce(options);
   });
   Report(state, size, count, Role::kBaseline);
@@ -223,6 +243,7 @@ void BM_GlooAllreduceDirectOutOfPlace(benchmark::State& state) {
     options.setOutput(outputs[static_cast<size_t>(rank)].data(), static_cast<size_t>(count));
     options.setReduceFunction(
         static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<float>));
+    options.setTag(world.tags[static_cast<size_t>(rank)]++);
     gloo::allreduce(options);
   });
   Report(state, size, count, Role::kOutOfPlaceBaseline);
@@ -298,10 +319,129 @@ void BM_AccyExecutableDonated(benchmark::State& state) {
   Report(state, size, count, Role::kMeasured);
 }
 
+constexpr int64_t kAllToAllSide = 2048;  // [2048, 2048] f32: 16 MiB
+
+// An executable holding one all_to_all of [2048, 2048] f32 with split = concat = `dim`.
+const accy::Executable& AllToAllExecutable(World& world, int dim) {
+  std::unique_ptr<accy::Executable>& exe = world.all_to_all[dim];
+  if (exe != nullptr) return *exe;
+  const std::string type = "tensor<" + std::to_string(kAllToAllSide) + "x" +
+                           std::to_string(kAllToAllSide) + "xf32>";
+  const std::string d = std::to_string(dim);
+  const std::string text =
+      "module attributes {mhlo.num_replicas = " + std::to_string(world.team->size()) +
+      " : i32} {\n  func.func @main(%x: " + type + ") -> " + type +
+      " {\n    %r = \"stablehlo.all_to_all\"(%x) {split_dimension = " + d +
+      " : i64, concat_dimension = " + d + " : i64, split_count = " +
+      std::to_string(world.team->size()) + " : i64} : (" + type + ") -> " + type +
+      "\n    return %r : " + type + "\n  }\n}\n";
+  auto module = accy::ParseStableHlo(text);
+  if (!module.ok()) std::abort();
+  auto compiled = world.engine->Compile(**module, "main");
+  if (!compiled.ok()) std::abort();
+  exe = *std::move(compiled);
+  return *exe;
+}
+
+std::vector<accy::Communicator*> Communicators(World& world, bool gloo) {
+  std::vector<accy::Communicator*> out;
+  for (int r = 0; r < world.team->size(); ++r) {
+    out.push_back(gloo ? world.accy[static_cast<size_t>(r)].get()
+                       : world.in_process[static_cast<size_t>(r)].get());
+  }
+  return out;
+}
+
+// Seconds per all_to_all of the direct layout, by (world, gloo), for vs_direct.
+std::map<std::pair<int, bool>, double>& AllToAllDirect() {
+  static std::map<std::pair<int, bool>, double> seconds;
+  return seconds;
+}
+
+// args: W, communicator (0 in-process, 1 Gloo), split = concat dimension.
+void BM_AccyAllToAll(benchmark::State& state) {
+  const int size = static_cast<int>(state.range(0));
+  const bool gloo = state.range(1) == 1;
+  const int dim = static_cast<int>(state.range(2));
+  World& world = GetWorld(size);
+  const accy::Executable& exe = AllToAllExecutable(world, dim);
+  const int64_t count = kAllToAllSide * kAllToAllSide;
+  const accy::TensorType type =
+      *accy::TensorType::Create(accy::ElementType::kF32, {kAllToAllSide, kAllToAllSide});
+  std::vector<accy::Tensor> inputs, outputs;
+  for (int r = 0; r < size; ++r) {
+    inputs.push_back(*accy::Tensor::Borrow(type, RankData(world, r, count).data()));
+    outputs.push_back(*accy::Tensor::Allocate(type));
+  }
+  const std::vector<accy::Communicator*> communicators = Communicators(world, gloo);
+  Time(state, world, [&](int rank) {
+    accy::RunOptions options;
+    options.communicator = communicators[static_cast<size_t>(rank)];
+    accy::Status status = exe.Run(std::span<const accy::Tensor>(&inputs[static_cast<size_t>(rank)], 1),
+                                  std::span<accy::Tensor>(&outputs[static_cast<size_t>(rank)], 1),
+                                  options);
+    if (!status.ok()) std::abort();
+  });
+  const double seconds = state.counters["seconds"].value / std::max<int64_t>(state.iterations(), 1);
+  state.counters.erase("seconds");
+  state.counters["GBps"] = seconds > 0 ? static_cast<double>(count) * 4 / seconds / 1e9 : 0;
+  auto& direct = AllToAllDirect();
+  if (dim == 0) direct[{size, gloo}] = seconds;
+  if (dim != 0 && seconds > 0 && direct.count({size, gloo}) != 0) {
+    state.counters["vs_direct"] = direct[{size, gloo}] / seconds;
+  }
+  state.SetLabel("W=" + std::to_string(size) + (gloo ? ", Gloo TCP loopback" : ", in-process") +
+                 (dim == 0 ? ", no staging" : ", staged both ways"));
+}
+
+// Communicator::AllToAll of the same 16 MiB per rank, buffers given: what the kernel adds to.
+void BM_CommunicatorAllToAll(benchmark::State& state) {
+  const int size = static_cast<int>(state.range(0));
+  const bool gloo = state.range(1) == 1;
+  World& world = GetWorld(size);
+  const int64_t count = kAllToAllSide * kAllToAllSide;
+  std::vector<std::vector<float>> outputs(static_cast<size_t>(size));
+  std::vector<int> group;
+  for (int r = 0; r < size; ++r) {
+    RankData(world, r, count);
+    outputs[static_cast<size_t>(r)].assign(static_cast<size_t>(count), 0.0f);
+    group.push_back(r);
+  }
+  const std::vector<accy::Communicator*> communicators = Communicators(world, gloo);
+  Time(state, world, [&](int rank) {
+    accy::Status status = communicators[static_cast<size_t>(rank)]->AllToAll(
+        group, RankData(world, rank, count).data(), count * 4 / size,
+        outputs[static_cast<size_t>(rank)].data());
+    if (!status.ok()) std::abort();
+  });
+  const double seconds = state.counters["seconds"].value / std::max<int64_t>(state.iterations(), 1);
+  state.counters.erase("seconds");
+  state.counters["GBps"] = seconds > 0 ? static_cast<double>(count) * 4 / seconds / 1e9 : 0;
+  state.SetLabel("W=" + std::to_string(size) + (gloo ? ", Gloo TCP loopback" : ", in-process"));
+}
+
+void AllToAllShapes(benchmark::internal::Benchmark* b) {
+  for (int size : {2, 4}) {
+    for (int gloo : {0, 1}) {
+      for (int dim : {0, 1}) b->Args({size, gloo, dim});
+    }
+  }
+  b->UseRealTime();
+}
+
+void CommunicatorShapes(benchmark::internal::Benchmark* b) {
+  for (int size : {2, 4}) {
+    for (int gloo : {0, 1}) b->Args({size, gloo});
+  }
+  b->UseRealTime();
+}
+
 BENCHMARK(BM_GlooAllreduceDirect)->Apply(Shapes);
 BENCHMARK(BM_GlooAllreduceDirectOutOfPlace)->Apply(Shapes);
 BENCHMARK(BM_AccyCommunicator)->Apply(Shapes);
 BENCHMARK(BM_AccyExecutable)->Apply(Shapes);
 BENCHMARK(BM_AccyExecutableDonated)->Apply(Shapes);
+BENCHMARK(BM_CommunicatorAllToAll)->Apply(CommunicatorShapes);
+BENCHMARK(BM_AccyAllToAll)->Apply(AllToAllShapes);
 
 }  // namespace

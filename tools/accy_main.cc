@@ -5,6 +5,9 @@
 //   accy plan           print the plan of a StableHLO function
 //   accy conformance    run StableHLO test programs and evaluate their checks
 //   accy bench          compile a StableHLO file cold and time its runs
+//   accy bench-load     the demo block and the MLP at 1 and T threads, idle and loaded
+//   accy bench-collectives  all_reduce across W processes: accy against raw Gloo
+//   accy fuzz           the differential program fuzzer
 // Exit codes: 0 ok, 1 error or failed conformance, 2 bad command line (tools/cli.h).
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +33,8 @@ constexpr char kUsage[] =
     "  conformance   run StableHLO test programs (.mlir with check ops) and evaluate their checks\n"
     "  bench         compile a StableHLO function cold, time its runs, report kernels and memory\n"
     "  bench-load    time the demo block and the MLP at 1 and 2 threads, idle and beside spinners\n"
+    "  bench-collectives  all_reduce across 2 and 4 processes on loopback: accy's communicator\n"
+    "                and executables against Gloo's own allreduce in the same run\n"
     "  fuzz          differential fuzzer: random programs through the JIT and the reference\n"
     "                evaluator at 1 and 2 threads, compared per op\n"
     "`accy COMMAND --help` describes each command. `accy --version`: the version, the host CPU\n"
@@ -68,6 +73,7 @@ int main(int argc, char** argv) {
   if (command == "conformance") return ConformanceCommand(args);
   if (command == "bench") return BenchCommand(args);
   if (command == "bench-load") return BenchLoadCommand(args);
+  if (command == "bench-collectives") return BenchCollectivesCommand(args);
   if (command == "fuzz") return FuzzCommand(args);
   if (command == "-h" || command == "--help" || command == "help") {
     std::printf("%s", kUsage);

@@ -26,6 +26,10 @@ int ConformanceCommand(std::span<const std::string> args);
 //                      [--profile] [--format text|json]: cold compile, run times, memory
 int BenchCommand(std::span<const std::string> args);
 int BenchLoadCommand(std::span<const std::string> args);
+// accy bench-collectives [--processes 2,4] [--sizes 4,64MiB] [--reps R] [--format text|json]:
+// all_reduce across W forked processes on TCP loopback, accy against raw Gloo in the same run
+// (tools/collectives_bench.h)
+int BenchCollectivesCommand(std::span<const std::string> args);
 // accy fuzz [--seed S] [--programs N] [--first I] [--threads-list 1,2] [--out DIR] ...: the
 // differential program fuzzer (src/testing/fuzz_batch.h)
 int FuzzCommand(std::span<const std::string> args);

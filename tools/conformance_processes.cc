@@ -43,8 +43,7 @@ StatusOr<std::vector<std::vector<Tensor>>> RunAsGlooProcesses(
   }
   const TemporaryFolder folder("conformance");
   if (folder.path().empty()) {
-    return absl::PermissionDeniedError("cannot create a folder in " +
-                                       fs::temp_directory_path().string());
+    return absl::PermissionDeniedError(folder.error());
   }
   const fs::path& dir = folder.path();
   {

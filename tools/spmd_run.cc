@@ -6,9 +6,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -174,8 +176,8 @@ int LaunchProcesses(const SpmdRun& run) {
   sigaction(SIGTERM, &action, nullptr);
   const TemporaryFolder folder("run");
   if (folder.path().empty()) {
-    return ReportError("run", absl::PermissionDeniedError("cannot create a rendezvous folder in " +
-                                                          fs::temp_directory_path().string()));
+    return ReportError("run", absl::PermissionDeniedError(
+                                  StrCat("no rendezvous folder: ", folder.error())));
   }
   const fs::path& dir = folder.path();
   std::vector<std::string> args = {"accy"};
@@ -294,8 +296,20 @@ int LaunchProcesses(const SpmdRun& run) {
 }  // namespace
 
 TemporaryFolder::TemporaryFolder(const std::string& what) {
-  std::string pattern = (fs::temp_directory_path() / ("accy-" + what + "-XXXXXX")).string();
-  if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
+  std::error_code error;
+  const fs::path root = fs::temp_directory_path(error);  // the throwing overload would abort
+  if (error) {
+    const char* tmpdir = std::getenv("TMPDIR");
+    error_ = StrCat("cannot create a folder in the temporary folder ",
+                    tmpdir != nullptr ? tmpdir : "/tmp", ": ", error.message());
+    return;
+  }
+  std::string pattern = (root / ("accy-" + what + "-XXXXXX")).string();
+  if (mkdtemp(pattern.data()) != nullptr) {
+    path_ = pattern;
+  } else {
+    error_ = StrCat("cannot create a folder in ", root.string(), ": ", std::strerror(errno));
+  }
 }
 
 TemporaryFolder::~TemporaryFolder() {

@@ -34,8 +34,10 @@ struct SpmdRun {
   std::vector<std::string> argv;
 };
 
-// A fresh folder in the system's temporary folder, named "accy-<what>-XXXXXX", removed with
-// everything in it when destroyed. path() is empty when it could not be created.
+// A fresh folder in the system's temporary folder ($TMPDIR, else /tmp), named
+// "accy-<what>-XXXXXX", removed with everything in it when destroyed. path() is empty when it
+// could not be created, and error() then says why ("cannot create a folder in /x: ..."), for
+// instance when $TMPDIR names no folder.
 class TemporaryFolder {
  public:
   explicit TemporaryFolder(const std::string& what);
@@ -43,9 +45,11 @@ class TemporaryFolder {
   TemporaryFolder(const TemporaryFolder&) = delete;
   TemporaryFolder& operator=(const TemporaryFolder&) = delete;
   const std::filesystem::path& path() const { return path_; }
+  const std::string& error() const { return error_; }
 
  private:
   std::filesystem::path path_;
+  std::string error_;
 };
 
 // The whole content of a file; "" when it cannot be read.

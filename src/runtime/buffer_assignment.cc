@@ -1,10 +1,11 @@
 // BufferAssignment (buffer_assignment.h): liveness over item order, first-fit arena reuse,
-// in-place and aliasing outputs.
+// in-place and aliasing outputs, dying operands of in-place results placed in the result.
 #include "src/runtime/buffer_assignment.h"
 
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <unordered_set>
 
 #include "src/util/str_cat.h"
 
@@ -139,6 +140,48 @@ StatusOr<BufferAssignment> BufferAssignment::Assign(const Function& function,
   }
   for (const auto& [value, r] : result_of) last_use[value] = kNever;
 
+  // Operands placed in a result's buffer from the start: an output that is a result and computes
+  // in place over an operand (output_in_place_on: an all_reduce of a gradient the function
+  // returns) would otherwise get the caller's buffer while the operand sits in the arena, and
+  // its kernel would copy the operand across first. Only an operand some item writes (not a
+  // parameter or constant, not a reshape's view), read last by this item, once, of the same
+  // size, with no reshape viewing it, that is no result itself and whose producer does not
+  // compute it in place over an operand of its own; one such operand per result.
+  std::unordered_map<const Value*, int64_t> result_home;
+  std::unordered_set<const Value*> viewed;  // inputs of aliasing items (reshapes)
+  std::unordered_set<int64_t> homed_results;
+  for (const ItemBuffers& item : items) {
+    if (item.output_aliases_input && !item.inputs.empty()) viewed.insert(item.inputs[0]);
+  }
+  for (size_t i = 0; i < items.size(); ++i) {
+    const ItemBuffers& item = items[i];
+    for (size_t o = 0; o < item.output_in_place_on.size() && o < item.outputs.size(); ++o) {
+      const int on = item.output_in_place_on[o];
+      auto result = result_of.find(item.outputs[o]);
+      if (on < 0 || static_cast<size_t>(on) >= item.inputs.size() || result == result_of.end() ||
+          homed_results.count(result->second) != 0 || (o == 0 && item.output_aliases_input)) {
+        continue;
+      }
+      const Value* input = item.inputs[static_cast<size_t>(on)];
+      auto made = producer.find(input);
+      if (made == producer.end() || result_of.count(input) != 0 || viewed.count(input) != 0 ||
+          last_use.at(input) != static_cast<int64_t>(i) ||
+          std::count(item.inputs.begin(), item.inputs.end(), input) != 1 ||
+          input->type().ByteSize() != item.outputs[o]->type().ByteSize()) {
+        continue;
+      }
+      const ItemBuffers& writer = items[static_cast<size_t>(made->second)];
+      const size_t slot = static_cast<size_t>(
+          std::find(writer.outputs.begin(), writer.outputs.end(), input) - writer.outputs.begin());
+      if ((slot == 0 && writer.output_aliases_input) ||
+          (slot < writer.output_in_place_on.size() && writer.output_in_place_on[slot] >= 0)) {
+        continue;
+      }
+      result_home.emplace(input, result->second);
+      homed_results.insert(result->second);
+    }
+  }
+
   // Arena placement in item order.
   ArenaAllocator arena;
   std::vector<ArenaRegion> regions;
@@ -183,6 +226,10 @@ StatusOr<BufferAssignment> BufferAssignment::Assign(const Function& function,
       }
       if (is_result) {
         out.slices_[output] = {BufferSlice::Kind::kResult, result->second, 0, bytes};
+        continue;
+      }
+      if (auto home = result_home.find(output); home != result_home.end()) {
+        out.slices_[output] = {BufferSlice::Kind::kResult, home->second, 0, bytes};
         continue;
       }
       const int in_place_on = o < item.output_in_place_on.size() ? item.output_in_place_on[o] : -1;

@@ -1,7 +1,7 @@
 // Buffer assignment: where every value a compiled function's work items read or write lives.
 //
 // Parameters live in the caller's input tensors and results in the caller's output tensors (no
-// copies); constants read by kernels live in one constant area filled at compile time; every
+// copies; so does a dying operand that a result is computed in place over); constants read by kernels live in one constant area filled at compile time; every
 // other intermediate gets a 64-byte-aligned slice of one arena, and intermediates whose lifetimes
 // (first write .. last read, in item order) do not overlap share memory. An item may write its
 // output over an input at that input's last use (in place), and an aliasing item (a reshape that
@@ -37,9 +37,13 @@ struct ItemBuffers {
   // Per output (or empty): the input position the output computes in place over (kernel_call
   // `result_aliases`), else -1. Such an output takes that input's arena slice when this item is
   // the input's last read, the sizes match and no other operand of the item reads the same
-  // value; otherwise it gets a slice of its own, which the executor (library items) or the
-  // kernel (an all_reduce's collective kernel) fills with the input's bytes before computing
-  // (so a parameter or a value read later is never overwritten).
+  // value; when the output is a result of the function, that input is instead placed in the
+  // caller's output buffer from the start (its producer writes there), under the same
+  // conditions plus: an item writes it (not a parameter or a reshape's view), no reshape views
+  // it, and its producer does not compute it in place itself. Otherwise the output gets a slice
+  // of its own, which the executor (library items) or the kernel (an all_reduce's collective
+  // kernel) fills with the input's bytes before computing (so a parameter or a value read later
+  // is never overwritten).
   std::vector<int> output_in_place_on;
 };
 

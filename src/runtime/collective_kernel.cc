@@ -4,6 +4,8 @@
 #include <cstring>
 #include <map>
 #include <numeric>
+#include <span>
+#include <vector>
 
 #include "accy/builder.h"
 #include "src/util/str_cat.h"
@@ -163,6 +165,58 @@ class SelfCommunicator final : public Communicator {
     return absl::OkStatus();
   }
 };
+
+// all_to_all over `group` (spec "all_to_all"): member k's chunk of `in` along split_dimension
+// goes to member k; the chunks received, in group order, are concatenated along
+// concat_dimension into `out`. The communicator's AllToAll sends group.size() contiguous chunks
+// and receives them contiguously in group order, so the operand is packed into a staging
+// buffer only when its chunks are not contiguous (a dim of size > 1 before split_dimension),
+// and the received chunks are staged and interleaved only when they do not land contiguously
+// in the result (a dim of size > 1 before concat_dimension). `in` and `out` do not overlap.
+Status AllToAll(std::span<const int> group, const void* in, void* out, const TensorType& in_type,
+                int64_t split_dimension, int64_t concat_dimension, Communicator& communicator) {
+  const int64_t members = static_cast<int64_t>(group.size());
+  const int64_t bytes = static_cast<int64_t>(*in_type.ByteSize());
+  const Blocks s = BlocksAround(in_type, split_dimension);
+  const int64_t part = (s.mid / members) * s.inner_bytes;  // one outer row's share of a chunk
+  const int64_t chunk = s.outer * part;                     // bytes one member sends to one member
+  std::vector<int64_t> chunk_dims = in_type.dims();
+  chunk_dims[static_cast<size_t>(split_dimension)] /= members;
+  ACCY_ASSIGN_OR_RETURN(TensorType chunk_type,
+                        TensorType::Create(in_type.element_type(), chunk_dims));
+  const Blocks c = BlocksAround(chunk_type, concat_dimension);
+  std::vector<uint8_t> send_staging, recv_staging;
+  const void* send = in;
+  if (s.outer > 1) {
+    send_staging.resize(static_cast<size_t>(bytes));
+    const auto* src = static_cast<const uint8_t*>(in);
+    for (int64_t k = 0; k < members; ++k) {
+      for (int64_t o = 0; o < s.outer; ++o) {
+        std::memcpy(send_staging.data() + k * chunk + o * part, src + (o * members + k) * part,
+                    static_cast<size_t>(part));
+      }
+    }
+    send = send_staging.data();
+  }
+  void* recv = out;
+  if (c.outer > 1) {
+    recv_staging.resize(static_cast<size_t>(bytes));
+    recv = recv_staging.data();
+  }
+  ACCY_RETURN_IF_ERROR(communicator.AllToAll(group, send, chunk, recv));
+  if (c.outer > 1) {
+    // Each received chunk has chunk_type; the result interleaves them along concat_dimension.
+    const int64_t block = c.mid * c.inner_bytes;
+    auto* dst = static_cast<uint8_t*>(out);
+    for (int64_t o = 0; o < c.outer; ++o) {
+      for (int64_t k = 0; k < members; ++k) {
+        std::memcpy(dst + (o * members + k) * block, recv_staging.data() + k * chunk + o * block,
+                    static_cast<size_t>(block));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
 
 }  // namespace
 
@@ -360,38 +414,9 @@ Status CollectiveKernel::RunOperand(size_t i, const void* in, void* out,
       }
       return absl::OkStatus();
     }
-    case OpKind::kAllToAll: {
-      const int64_t members = static_cast<int64_t>(group->size());
-      const Blocks s = BlocksAround(in_type, attrs_.split_dimension);
-      const int64_t part = (s.mid / members) * s.inner_bytes;
-      const int64_t chunk = s.outer * part;  // bytes one member sends to one member
-      std::vector<uint8_t> send(static_cast<size_t>(in_bytes));
-      std::vector<uint8_t> recv(static_cast<size_t>(in_bytes));
-      const auto* src = static_cast<const uint8_t*>(in);
-      for (int64_t k = 0; k < members; ++k) {
-        for (int64_t o = 0; o < s.outer; ++o) {
-          std::memcpy(send.data() + k * chunk + o * part, src + (o * members + k) * part,
-                      static_cast<size_t>(part));
-        }
-      }
-      ACCY_RETURN_IF_ERROR(communicator.AllToAll(*group, send.data(), chunk, recv.data()));
-      // Each received chunk has the operand's shape with split_dimension / members; the result
-      // concatenates them along concat_dimension.
-      std::vector<int64_t> chunk_dims = in_type.dims();
-      chunk_dims[static_cast<size_t>(attrs_.split_dimension)] /= members;
-      ACCY_ASSIGN_OR_RETURN(TensorType chunk_type,
-                            TensorType::Create(in_type.element_type(), chunk_dims));
-      const Blocks c = BlocksAround(chunk_type, attrs_.concat_dimension);
-      const int64_t block = c.mid * c.inner_bytes;
-      auto* dst = static_cast<uint8_t*>(out);
-      for (int64_t o = 0; o < c.outer; ++o) {
-        for (int64_t k = 0; k < members; ++k) {
-          std::memcpy(dst + (o * members + k) * block, recv.data() + k * chunk + o * block,
-                      static_cast<size_t>(block));
-        }
-      }
-      return absl::OkStatus();
-    }
+    case OpKind::kAllToAll:
+      return AllToAll(*group, in, out, in_type, attrs_.split_dimension, attrs_.concat_dimension,
+                      communicator);
     default:
       return absl::InternalError(StrCat(OpName(kind_), " is not a collective"));
   }

@@ -13,8 +13,11 @@
 //                                  only size-1 dims before it, else through a staging buffer
 //   reduce_scatter                 AllReduceTo a staging buffer (or gather and fold), then
 //                                  this process's slice
-//   all_to_all                     chunks packed along split_dimension, AllToAll, unpacked
-//                                  along concat_dimension
+//   all_to_all                     AllToAll, straight from the operand when split_dimension
+//                                  has only size-1 dims before it (else its chunks packed into
+//                                  a staging buffer first), straight into the result when
+//                                  concat_dimension has only size-1 dims before it (else
+//                                  received into a staging buffer and interleaved)
 //   collective_permute             Permute (zeros when no process sends here)
 //   collective_broadcast           Broadcast from the group's first process, or with
 //                                  has_dynamic_root from the position the root operand names

@@ -507,16 +507,29 @@ void Executable::Impl::PlanInputOutputAliases() {
     for (const auto& [result, slice] : result_copies) {
       if (is(slice, BufferSlice::Kind::kParameter, p) && result != r) safe = false;
     }
-    // The one item that writes the result's buffer.
+    // The first item that writes the result's buffer. A later writer must compute in place
+    // over it (buffer assignment placed a dying operand there: its producer writes first, then,
+    // say, an all_reduce reduces it there); the parameter rules below hold for the first.
     size_t writer = SIZE_MAX;
     int writer_buffer = -1;
     for (size_t i = 0; i < items.size() && safe; ++i) {
       const ExecutorItem& item = items[i];
       for (size_t b = item.num_inputs; b < item.buffers.size(); ++b) {
         if (!is(item.buffers[b], BufferSlice::Kind::kResult, r)) continue;
-        if (writer != SIZE_MAX && writer != i) safe = false;
-        writer = i;
-        writer_buffer = static_cast<int>(b);
+        if (writer == SIZE_MAX || writer == i) {
+          writer = i;
+          writer_buffer = static_cast<int>(b);
+          continue;
+        }
+        bool over_itself = false;
+        for (size_t k = 0; k < item.num_inputs; ++k) {
+          const std::pair<int, int> pair{static_cast<int>(k), static_cast<int>(b)};
+          over_itself = over_itself ||
+                        (is(item.buffers[k], BufferSlice::Kind::kResult, r) &&
+                         std::find(item.in_place.begin(), item.in_place.end(), pair) !=
+                             item.in_place.end());
+        }
+        safe = safe && over_itself;
       }
     }
     for (size_t j = 0; j < items.size() && safe; ++j) {

@@ -128,11 +128,12 @@ struct Executable::Impl {
   static constexpr int64_t kMinOverlapBytes = 256 * 1024;
   void OverlapCollectives();
   // Sets alias_in_place (and the stats' copy of it) for `aliases`: in place when every item
-  // that reads the parameter other than the result's one producing item finishes before that
-  // item starts (earlier in order, not in its inter-op group, not an overlapped collective
-  // still running), the producer reads the parameter only at positions it computes in place
-  // (ExecutorItem::in_place), and no result copied after the run reads the parameter. Call
-  // after OverlapCollectives.
+  // that reads the parameter other than the first item writing the result's buffer finishes
+  // before that item starts (earlier in order, not in its inter-op group, not an overlapped
+  // collective still running), that item reads the parameter only at positions it computes in
+  // place (ExecutorItem::in_place), every later writer of the result's buffer computes in place
+  // over it (an operand buffer assignment placed there), and no result copied after the run
+  // reads the parameter. Call after OverlapCollectives.
   void PlanInputOutputAliases();
   // stats with item_profiles filled from the counters.
   ExecutableStats CurrentStats() const;

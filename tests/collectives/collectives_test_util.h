@@ -1,16 +1,23 @@
-// Shared by the communicator tests (communicator_test.cc, gloo_communicator_test.cc,
-// gloo_redis_test.cc).
+// Shared by the collectives tests: temporary store folders, environment variables, and a grid
+// of in-process threads running one function per process.
 #ifndef ACCY_TESTS_COLLECTIVES_COLLECTIVES_TEST_UTIL_H_
 #define ACCY_TESTS_COLLECTIVES_COLLECTIVES_TEST_UTIL_H_
 
 #include <stdlib.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
+#include "accy/collectives.h"
+#include "accy/status.h"
+#include "accy/tensor.h"
 #include "gtest/gtest.h"
 
 namespace accy {
@@ -67,6 +74,39 @@ class ScopedEnvironment {
   };
   std::vector<Saved> saved_;
 };
+
+// Runs fn(process, its communicator) on one thread per process of an in-process world of
+// `world`: the per-process outputs, or the first process's error (a failing process aborts the
+// world, so its peers do not wait for it until `timeout`).
+using ProcessFn = std::function<StatusOr<std::vector<Tensor>>(int process, Communicator&)>;
+
+inline StatusOr<std::vector<std::vector<Tensor>>> RunGrid(int world, const ProcessFn& fn,
+                                                   std::chrono::milliseconds timeout =
+                                                       std::chrono::seconds(20)) {
+  CommunicatorOptions options;
+  options.timeout = timeout;
+  ACCY_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Communicator>> communicators,
+                        CreateInProcessCommunicators(world, options));
+  std::vector<StatusOr<std::vector<Tensor>>> outcomes(static_cast<size_t>(world),
+                                                      absl::UnknownError("not run"));
+  std::vector<std::thread> threads;
+  for (int p = 0; p < world; ++p) {
+    threads.emplace_back([&, p] {
+      outcomes[static_cast<size_t>(p)] = fn(p, *communicators[static_cast<size_t>(p)]);
+      if (!outcomes[static_cast<size_t>(p)].ok()) {
+        communicators[static_cast<size_t>(p)]->Abort(
+            std::string(outcomes[static_cast<size_t>(p)].status().message()));
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  std::vector<std::vector<Tensor>> out;
+  for (auto& outcome : outcomes) {
+    if (!outcome.ok()) return outcome.status();
+    out.push_back(*std::move(outcome));
+  }
+  return out;
+}
 
 }  // namespace accy
 

@@ -14,43 +14,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "src/reference/reference_evaluator.h"
+#include "tests/collectives/collectives_test_util.h"
 #include "tests/test_util.h"
 
 namespace accy {
 namespace {
 
 using ::testing::HasSubstr;
-
-// Per-process inputs -> per-process outputs (or the first error), one thread per process.
-using ProcessFn = std::function<StatusOr<std::vector<Tensor>>(int process, Communicator&)>;
-
-StatusOr<std::vector<std::vector<Tensor>>> RunGrid(int world, const ProcessFn& fn,
-                                                   std::chrono::milliseconds timeout =
-                                                       std::chrono::seconds(20)) {
-  CommunicatorOptions options;
-  options.timeout = timeout;
-  ACCY_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Communicator>> communicators,
-                        CreateInProcessCommunicators(world, options));
-  std::vector<StatusOr<std::vector<Tensor>>> outcomes(static_cast<size_t>(world),
-                                                      absl::UnknownError("not run"));
-  std::vector<std::thread> threads;
-  for (int p = 0; p < world; ++p) {
-    threads.emplace_back([&, p] {
-      outcomes[static_cast<size_t>(p)] = fn(p, *communicators[static_cast<size_t>(p)]);
-      if (!outcomes[static_cast<size_t>(p)].ok()) {
-        communicators[static_cast<size_t>(p)]->Abort(
-            std::string(outcomes[static_cast<size_t>(p)].status().message()));
-      }
-    });
-  }
-  for (std::thread& t : threads) t.join();
-  std::vector<std::vector<Tensor>> out;
-  for (auto& outcome : outcomes) {
-    if (!outcome.ok()) return outcome.status();
-    out.push_back(*std::move(outcome));
-  }
-  return out;
-}
 
 // Input of process p: iota-like values distinct per process and element.
 template <typename T>
@@ -186,106 +156,6 @@ TEST(SpmdProgramsTest, ExactValuesOfAnAllReduceAndReplicaIds) {
     EXPECT_EQ(r[1], expected[static_cast<size_t>(p)][1]) << p;
     EXPECT_EQ(*static_cast<const uint32_t*>(out[static_cast<size_t>(p)][1].data()),
               static_cast<uint32_t>(p));
-  }
-}
-
-// A donated parameter (tf.aliasing_output, what JAX writes for donate_argnums) reduced by an
-// all_reduce with a native reduction is reduced in the caller's buffer, with no copy: the
-// run's output is the input tensor itself. A general (gather-and-fold) computation cannot reduce
-// in place, so the run copies the parameter aside first; both give exact values on a grid of 2.
-TEST(SpmdProgramsTest, AnAllReduceOfADonatedParameterReducesInTheCallersBuffer) {
-  struct Case {
-    const char* body;
-    bool in_place;
-  };
-  for (const Case& c :
-       {Case{"%s = stablehlo.add %a, %b : tensor<f32>\n        stablehlo.return %s : tensor<f32>", true},
-        Case{"%s = stablehlo.add %a, %b : tensor<f32>\n        %t = stablehlo.add %s, %s : tensor<f32>\n"
-             "        stablehlo.return %t : tensor<f32>", false}}) {
-    SCOPED_TRACE(c.body);
-    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(Grid(2, 1) + R"(
-  func.func @main(%x: tensor<1024xf32> {tf.aliasing_output = 0 : i32}) -> tensor<1024xf32> {
-    %r = "stablehlo.all_reduce"(%x) ({
-      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
-        )" + std::string(c.body) + R"(
-    }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<1024xf32>) -> tensor<1024xf32>
-    return %r : tensor<1024xf32>
-  }
-})"));
-    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create());
-    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable, engine->Compile(*module, "main"));
-    ASSERT_EQ(executable->Stats().input_output_aliases_in_place.size(), 1u);
-    EXPECT_EQ(executable->Stats().input_output_aliases_in_place[0], c.in_place);
-    std::vector<Tensor> buffers;
-    for (int p = 0; p < 2; ++p) {
-      std::vector<float> x(1024);
-      for (size_t i = 0; i < x.size(); ++i) x[i] = float(i) + 1000.0f * float(p);
-      buffers.push_back(*Tensor::FromVector(*TensorType::Create(ElementType::kF32, {1024}), x));
-    }
-    ASSERT_OK(RunGrid(2, [&](int p, Communicator& comm) -> StatusOr<std::vector<Tensor>> {
-                RunOptions options;
-                options.communicator = &comm;
-                std::vector<Tensor> io = {buffers[static_cast<size_t>(p)]};
-                ACCY_RETURN_IF_ERROR(executable->Run(io, io, options));
-                return io;
-              }).status());
-    const float scale = c.in_place ? 1.0f : 2.0f;
-    for (int p = 0; p < 2; ++p) {
-      const float* y = static_cast<const float*>(buffers[static_cast<size_t>(p)].data());
-      for (int i : {0, 1, 511, 1023}) {
-        EXPECT_EQ(y[i], scale * (2.0f * float(i) + 1000.0f)) << p << " " << i;  // exact
-      }
-    }
-  }
-}
-
-// An all_reduce whose operand dies at it (a gradient computed in the program, as data-parallel
-// training has them) reduces in the operand's buffer: the arena holds one 4 KiB tensor for
-// both, not two. Its values are exact on a grid of 2; a general (gather-and-fold) computation
-// keeps a buffer of its own.
-TEST(SpmdProgramsTest, AnAllReduceOfADyingIntermediateReducesInItsBuffer) {
-  auto program = [](const char* body) {
-    return Grid(2, 1) + R"(
-  func.func @main(%x: tensor<1024xf32>) -> tensor<1024xf32> {
-    %two = stablehlo.constant dense<2.0> : tensor<1024xf32>
-    %g = stablehlo.multiply %x, %two : tensor<1024xf32>
-    %r = "stablehlo.all_reduce"(%g) ({
-      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
-        )" + std::string(body) + R"(
-    }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<1024xf32>) -> tensor<1024xf32>
-    %y = stablehlo.add %r, %x : tensor<1024xf32>
-    return %y : tensor<1024xf32>
-  }
-})";
-  };
-  struct Case {
-    const char* body;
-    int64_t arena_bytes;
-  };
-  for (const Case& c : {Case{"%s = stablehlo.add %a, %b : tensor<f32>\n        stablehlo.return %s : tensor<f32>", 4096},
-                        Case{"%s = stablehlo.add %a, %b : tensor<f32>\n        %t = stablehlo.multiply %s, %s : tensor<f32>\n        stablehlo.return %t : tensor<f32>", 8192}}) {
-    SCOPED_TRACE(c.body);
-    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(program(c.body)));
-    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create());
-    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable, engine->Compile(*module, "main"));
-    EXPECT_EQ(executable->Stats().arena_bytes, c.arena_bytes);
-    if (c.arena_bytes != 4096) continue;
-    ASSERT_OK_AND_ASSIGN(auto out, RunGrid(2, [&](int p, Communicator& comm) {
-                           RunOptions options;
-                           options.communicator = &comm;
-                           std::vector<float> x(1024);
-                           for (size_t i = 0; i < x.size(); ++i) x[i] = float(i) + 1000.0f * float(p);
-                           Tensor t = *Tensor::FromVector(*TensorType::Create(ElementType::kF32, {1024}), x);
-                           return executable->Run(std::vector<Tensor>{t}, options);
-                         }));
-    for (int p = 0; p < 2; ++p) {
-      const float* y = static_cast<const float*>(out[static_cast<size_t>(p)][0].data());
-      for (int i : {0, 1, 511, 1023}) {
-        // 2 x_0 + 2 x_1 + x_p, all exact in f32.
-        const float expected = 2.0f * (2.0f * float(i) + 1000.0f) + float(i) + 1000.0f * float(p);
-        EXPECT_EQ(y[i], expected) << p << " " << i;
-      }
-    }
   }
 }
 

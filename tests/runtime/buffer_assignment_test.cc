@@ -183,5 +183,65 @@ TEST(BufferAssignmentTest, ZeroSizeValuesTakeNoSpaceBesideFreedSlices) {
   EXPECT_EQ(assignment.arena_bytes(), 448);
 }
 
+// An item whose output is a result and computes in place over an operand (output_in_place_on:
+// an all_reduce the function returns): the operand, dying there, is placed in the caller's
+// output buffer from the start, so nothing is copied; the conditions that keep it in the arena.
+TEST(BufferAssignmentTest, DyingOperandOfAnInPlaceResultIsPlacedInTheResult) {
+  enum class Variant { kPlaced, kOperandReadLater, kOperandReadTwice, kOperandViewed,
+                       kOperandIsAView, kOperandComputedInPlace, kOperandReturned };
+  for (Variant variant : {Variant::kPlaced, Variant::kOperandReadLater, Variant::kOperandReadTwice,
+                          Variant::kOperandViewed, Variant::kOperandIsAView,
+                          Variant::kOperandComputedInPlace, Variant::kOperandReturned}) {
+    SCOPED_TRACE(static_cast<int>(variant));
+    Builder builder;
+    std::vector<TensorType> results = {F32({256})};
+    if (variant == Variant::kOperandReadLater || variant == Variant::kOperandViewed ||
+        variant == Variant::kOperandReturned) {
+      results.push_back(F32({256}));
+    }
+    FunctionBuilder f = *builder.BeginFunction("f", {F32({256})}, results);
+    Value* x = f.Parameter(0);
+    Value* g = variant == Variant::kOperandIsAView ? *f.Reshape(x, F32({256})) : *f.Negate(x);
+    // The in-place item: exponential(g) standing for an all_reduce(g); add(g, g) reads g twice.
+    Value* r = variant == Variant::kOperandReadTwice ? *f.Add(g, g) : *f.Exponential(g);
+    std::vector<Value*> returned = {r};
+    if (variant == Variant::kOperandReadLater) returned.push_back(*f.Negate(g));
+    // A view of g read after the in-place item: g's bytes must survive it.
+    if (variant == Variant::kOperandViewed) returned.push_back(*f.Negate(*f.Reshape(g, F32({256}))));
+    if (variant == Variant::kOperandReturned) returned.push_back(g);
+    ASSERT_OK(f.Return(returned));
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, builder.Finish());
+    const Function& fn = *module->functions()[0];
+    std::vector<ItemBuffers> items = OneItemPerOp(fn, false);
+    // Items: g's producer, the in-place item, then the later reader or view if any.
+    if (variant == Variant::kOperandViewed) std::swap(items[1], items[2]);  // view before use
+    for (ItemBuffers& item : items) {
+      if (item.outputs[0] == r) item.output_in_place_on = {0};
+      if (item.outputs[0] == g && variant == Variant::kOperandComputedInPlace) {
+        item.output_in_place_on = {0};
+      }
+    }
+    ASSERT_OK_AND_ASSIGN(BufferAssignment a, BufferAssignment::Assign(fn, items));
+    EXPECT_EQ(a.SliceOf(r)->kind, Kind::kResult);
+    EXPECT_EQ(a.SliceOf(r)->index, 0);
+    const bool placed = variant == Variant::kPlaced;
+    if (placed) {
+      EXPECT_EQ(a.SliceOf(g)->kind, Kind::kResult);
+      EXPECT_EQ(a.SliceOf(g)->index, 0);
+      EXPECT_EQ(a.arena_bytes(), 0);
+    } else if (variant == Variant::kOperandIsAView) {
+      EXPECT_EQ(a.SliceOf(g)->kind, Kind::kParameter);
+    } else if (variant == Variant::kOperandReturned) {
+      EXPECT_EQ(a.SliceOf(g)->kind, Kind::kResult);
+      EXPECT_EQ(a.SliceOf(g)->index, 1);
+    } else {
+      EXPECT_EQ(a.SliceOf(g)->kind, Kind::kArena);
+      EXPECT_EQ(a.arena_bytes(), 1024);
+    }
+    EXPECT_TRUE(a.result_copies().empty());
+    if (variant != Variant::kOperandViewed) ExpectNoOverlap(fn, items, a);  // a view shares g's bytes
+  }
+}
+
 }  // namespace
 }  // namespace accy

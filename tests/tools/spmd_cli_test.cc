@@ -150,6 +150,12 @@ TEST_F(SpmdCliTest, GridOptionsAndTheirErrors) {
   result = Accy("run spmd.mlir --in-process");  // no inputs
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_THAT(result.output, HasSubstr("takes 2 parameters, 0 --input given"));
+  // No temporary folder for the rendezvous: an error naming it, not an uncaught exception.
+  result = AccyWithEnv("TMPDIR=/nonexistent/accy", "run spmd.mlir --input-per-process in");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.output,
+              HasSubstr("accy run: no rendezvous folder: cannot create a folder in the "
+                        "temporary folder /nonexistent/accy: "));
 }
 
 TEST_F(SpmdCliTest, WrongWorldSizeAndUnreachableStoreAreClearErrorsAtStart) {
