@@ -44,7 +44,7 @@
 namespace accy::kernels {
 Status UnmappedConvolution(std::string_view name, std::string_view why) {
   return absl::UnimplementedError(
-      StrCat(name, ": does not map onto oneDNN convolution_forward: ", why, " (the JIT runs it)"));
+      StrCat(name, ": does not map onto oneDNN's convolution primitives: ", why, " (the JIT runs it)"));
 }
 
 bool IsGemmImplementation(std::string_view implementation) {
@@ -130,7 +130,8 @@ Status MapConvolution(const Operation& op, LowPrecision types, ConvMapping& m) {
     if (spec.lhs_dilation[s] != 1) m.deconvolution = true;
   }
   for (size_t s = 0; s < spatial_rank && !m.deconvolution; ++s) {
-    if (spec.window_reversal[s])
+    // Reversing a window of one tap changes nothing.
+    if (spec.window_reversal[s] && rhs.dim(dn.kernel_spatial_dimensions[s]) > 1)
       return Unmapped(m.name, StrCat("window_reversal on spatial dim ", s));
     if (spec.padding[s].first < 0 || spec.padding[s].second < 0) {
       return Unmapped(m.name, StrCat("negative padding on spatial dim ", s));
@@ -432,7 +433,9 @@ StatusOr<BoundPrimitive> BindConvolutionPrimitive(std::span<const Operation* con
     const int mapped = e.post_ops.len() + (e.bias_md ? 1 : 0);
     if (mapped > 0) bound.implementation += StrCat(" (", mapped, " epilogue ops as bias/post-ops)");
   } catch (const dnnl::error& error) {
-    return DnnlErrorStatus(error, m.name, "convolution_forward with these layouts, shapes and post-ops");
+    return DnnlErrorStatus(error, m.name,
+                           StrCat(m.deconvolution ? "deconvolution_forward" : "convolution_forward",
+                                  " with these layouts, shapes and post-ops"));
   }
   return bound;
 }
@@ -468,7 +471,8 @@ StatusOr<BoundPrimitive> BindConvolution(std::span<const Operation* const> ops,
       options.allow_jit_epilogue ? EpilogueMode::kPrefix : EpilogueMode::kWhole;
   // A weight gradient on convolution_backward_weights, its epilogue (if any) on the JIT; when
   // that does not bind, the forward mapping below.
-  if (IsWeightGradientShape(*ops.front()) && (ops.size() == 1 || options.allow_jit_epilogue)) {
+  if (ir_internal::IsWeightGradientShape(*ops.front()) &&
+      (ops.size() == 1 || options.allow_jit_epilogue)) {
     StatusOr<BoundPrimitive> backward = BindBackwardWeights(ops, fusion, LowPrecision::kNative);
     if (backward.ok()) return backward;
   }

@@ -13,24 +13,7 @@ namespace accy::kernels {
 
 using dt = dnnl::memory::data_type;
 
-// Whether `op` has the shape of a weight gradient: its kernel window (the rhs's spatial extent:
-// the forward convolution's output gradient) covers more positions than its result's spatial
-// dims (the forward kernel). JAX writes the gradient of conv(x, w) with respect to w as
-// conv(x, dy) with x's batch and feature dims swapped ([f, 0, 1, b] x [i, 0, 1, o] ->
-// [0, 1, b, f]) and the forward stride as rhs_dilation.
-bool IsWeightGradientShape(const Operation& op) {
-  const ConvDimensionNumbers dn = ir_internal::ConvolutionSpecOf(op).dimension_numbers;
-  const TensorType& rhs = op.operand(1)->type();
-  const TensorType& out = op.result(0)->type();
-  int64_t window = 1, positions = 1;
-  for (size_t s = 0; s < dn.kernel_spatial_dimensions.size(); ++s) {
-    window *= rhs.dim(dn.kernel_spatial_dimensions[s]);
-    positions *= out.dim(dn.output_spatial_dimensions[s]);
-  }
-  return window > positions;
-}
-
-// A weight-gradient-shaped convolution (IsWeightGradientShape) as oneDNN
+// A weight-gradient-shaped convolution (ir_internal::IsWeightGradientShape) as oneDNN
 // convolution_backward_weights (dev_guide_convolution.html: diff_weights[oc][ic][w] =
 // sum over n, k of src[n][ic][k * S + w * (D + 1) - pl] * diff_dst[n][oc][k]). Per spatial dim,
 // StableHLO's result w = sum over the lhs feature n and window tap k of lhs[b][n][w * S_c +

@@ -13,16 +13,12 @@
 
 namespace accy::kernels {
 
-// kUnimplemented "<name>: does not map onto oneDNN convolution_forward: <why> (the JIT runs it)".
+// kUnimplemented "<name>: does not map onto oneDNN's convolution primitives: <why> (the JIT
+// runs it)".
 Status UnmappedConvolution(std::string_view name, std::string_view why);
 
 // Whether oneDNN's implementation name is its im2col + GEMM convolution ("gemm:jit").
 bool IsGemmImplementation(std::string_view implementation);
-
-// Whether `op` (a convolution) has the shape of a weight gradient: its kernel window (the rhs's
-// spatial extent: the forward convolution's output gradient) covers more positions than its
-// result's spatial dims (the forward kernel).
-bool IsWeightGradientShape(const Operation& op);
 
 // The convolution item `ops` (a weight-gradient-shaped convolution, then any epilogue, which
 // stays on the JIT) on oneDNN convolution_backward_weights; kUnimplemented naming why when it

@@ -128,4 +128,16 @@ int64_t ConvolutionOutputSize(int64_t input_size, int64_t kernel_size, int64_t s
   return (padded_input - dilated_window) / stride + 1;
 }
 
+bool IsWeightGradientShape(const Operation& op) {
+  const ConvDimensionNumbers dn = ConvolutionSpecOf(op).dimension_numbers;
+  const TensorType& rhs = op.operand(1)->type();
+  const TensorType& out = op.result(0)->type();
+  int64_t window = 1, positions = 1;
+  for (size_t s = 0; s < dn.kernel_spatial_dimensions.size(); ++s) {
+    window *= rhs.dim(dn.kernel_spatial_dimensions[s]);
+    positions *= out.dim(dn.output_spatial_dimensions[s]);
+  }
+  return window >= kWeightGradientWindowRatio * positions;
+}
+
 }  // namespace accy::ir_internal

@@ -42,6 +42,18 @@ int64_t ConvolutionOutputSize(int64_t input_size, int64_t kernel_size, int64_t s
                               int64_t pad_low, int64_t pad_high, int64_t lhs_dilation,
                               int64_t rhs_dilation);
 
+// A convolution whose kernel window has at least this many times the positions of its result's
+// spatial dims is taken for a weight gradient (JAX's conv(x, dy): the window is the forward
+// output gradient, the result the forward kernel; 3x3 at 7x7 gives 49 / 9, a 1x1 layer's 49 and
+// more): oneDNN's convolution_backward_weights runs it (kernels/onednn_convolution_backward.cc)
+// and assign-convolution-layouts leaves its layout.
+constexpr int64_t kWeightGradientWindowRatio = 4;
+
+// Whether the verified convolution `op` has the shape of a weight gradient: its kernel window
+// (the rhs's spatial extent) has at least kWeightGradientWindowRatio times the positions of its
+// result's spatial dims. An empty result counts as one (0 positions).
+bool IsWeightGradientShape(const Operation& op);
+
 }  // namespace accy::ir_internal
 
 #endif  // ACCY_SRC_IR_CONVOLUTION_ATTRIBUTES_H_

@@ -115,21 +115,6 @@ class Rewriter {
     return positions < kMinChannelsLastPositions;
   }
 
-  // Whether `conv`'s kernel window covers more positions than its result's spatial dims: a
-  // weight gradient (JAX's conv(x, dy) with x's batch and feature dims swapped), which oneDNN's
-  // convolution_backward_weights reads in the program's layout
-  // (kernels/onednn_convolution.cc, IsWeightGradientShape): transposes would only add copies.
-  static bool IsWeightGradient(const Operation& conv, const ConvDimensionNumbers& dn) {
-    const TensorType& kernel = conv.operand(1)->type();
-    const TensorType& out = conv.result()->type();
-    int64_t window = 1, positions = 1;
-    for (size_t s = 0; s < dn.kernel_spatial_dimensions.size(); ++s) {
-      window *= kernel.dim(dn.kernel_spatial_dimensions[s]);
-      positions *= out.dim(dn.output_spatial_dimensions[s]);
-    }
-    return window > positions;
-  }
-
   int64_t RewriteConvolution(Operation& conv) {
     ConvolutionSpec spec = ir_internal::ConvolutionSpecOf(conv);
     ConvDimensionNumbers& dn = spec.dimension_numbers;
@@ -144,7 +129,9 @@ class Rewriter {
     input.push_back(dn.input_feature_dimension);
     output.push_back(dn.output_feature_dimension);
     if (IsIdentity(input) && IsIdentity(output)) return 0;  // channels-last already
-    if (KeepsPlainWeights(conv, dn) || IsWeightGradient(conv, dn)) return 0;
+    // A weight gradient keeps its layout: oneDNN's convolution_backward_weights reads it in place
+    // (kernels/onednn_convolution_backward.cc); transposes would only add copies.
+    if (KeepsPlainWeights(conv, dn) || ir_internal::IsWeightGradientShape(conv)) return 0;
 
     Value* lhs = MakeTranspose(&conv, conv.operand(0), input, /*sinkable=*/false);
     dn.input_batch_dimension = 0;
@@ -221,7 +208,8 @@ class Rewriter {
 
   // After sinking: a pointwise convolution whose transposes both stayed (the one before it did
   // not cancel against a transpose sunk from the layer before, and the one after it was not
-  // sunk into the next convolution) goes back to the program's layout, where oneDNN's GEMM
+  // sunk into the next convolution) and whose channels-last result nothing else live reads (an
+  // op sunk through the transpose) goes back to the program's layout, where oneDNN's GEMM
   // reads it in place: the two transposes cost more than the convolution (1x1 64->256 at 56,
   // NCHW, 1 thread, Intel Xeon model 207: 0.85 ms channels-last between transposes, 0.47 ms
   // as written). The channels-last copy and its transposes are left without uses.
@@ -234,6 +222,15 @@ class Rewriter {
       if (!transposed_before || live.count(rewrite.back) == 0 || !IsPointwiseF32(*rewrite.original)) {
         continue;
       }
+      // Users sunk channels-last read the channels-last result directly: with one of them live
+      // the channels-last convolution stays, and going back would compute the product twice.
+      bool other_live_user = false;
+      for (const Use& use : rewrite.channels_last->result()->uses()) {
+        other_live_user = other_live_user ||
+                          (use.user != rewrite.back &&
+                           (use.user->parent_block() != &block_ || live.count(use.user) != 0));
+      }
+      if (other_live_user) continue;
       rewrite.back->result()->ReplaceAllUsesWith(rewrite.original->result());
     }
   }

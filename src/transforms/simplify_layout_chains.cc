@@ -108,10 +108,17 @@ Value* Simplify(Operation& op, bool& edited) {
     case OpKind::kConvolution: {
       // convolution(x, reverse(w, dims)) with dims all kernel spatial dims is the convolution
       // of w with those dims' window_reversal flipped (spec "convolution": reversal reads the
-      // kernel at K - 1 - k): JAX writes an input gradient this way.
+      // kernel at K - 1 - k): JAX writes an input gradient this way. Only for a transposed
+      // convolution (lhs_dilation > 1 on some dim), which oneDNN's deconvolution runs with the
+      // reversal; a stride-1 input gradient keeps its reverse (a copy of the small kernel) and
+      // runs as a plain convolution_forward.
       const Operation* reverse = op.operand(1)->defining_op();
       if (reverse == nullptr || reverse->kind() != OpKind::kReverse) return nullptr;
       ConvolutionSpec spec = ir_internal::ConvolutionSpecOf(op);
+      if (std::all_of(spec.lhs_dilation.begin(), spec.lhs_dilation.end(),
+                      [](int64_t d) { return d == 1; })) {
+        return nullptr;
+      }
       const std::vector<int64_t>& kernel_spatial = spec.dimension_numbers.kernel_spatial_dimensions;
       for (int64_t d : reverse->GetInts("dimensions")) {
         auto it = std::find(kernel_spatial.begin(), kernel_spatial.end(), d);

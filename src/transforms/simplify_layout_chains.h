@@ -13,8 +13,8 @@
 //   convert(convert(y : A -> B) -> A), B holding every value of A exactly -> y
 //   pad(y) with every edge and interior width 0 ("pad"), slice(y) of y's
 //   whole shape with unit strides ("slice")                              -> y
-//   convolution(x, reverse(w, dims)), dims all kernel spatial dims        -> convolution(x, w)
-//                                                                           with those dims'
+//   convolution(x, reverse(w, dims)), dims all kernel spatial dims, some  -> convolution(x, w)
+//   lhs_dilation > 1 (a transposed convolution)                              with those dims'
 //                                                                           window_reversal
 //                                                                           flipped
 // (B wider float than float A: f16/bf16 -> f32 -> f64; B a wider integer of A's signedness, or a

@@ -10,6 +10,7 @@
 // Tolerance: oneDNN accumulates in f32, the reference in double; inputs in [-1, 1], so
 // |onednn - ref| <= 2e-6 * W + 2e-6 |ref| (W = window positions x input features per group);
 // bf16 results round once to bf16 (2^-8 relative) on top.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -211,6 +212,9 @@ INSTANTIATE_TEST_SUITE_P(
                  Transposed(Spec(Nhwc(1), {}, {{2, 0}}), {3}), 12},
         ConvCase{"transposed_on_one_dim_only", kF32, {1, 5, 6, 3}, {3, 2, 3, 4},
                  Transposed(Spec(Nhwc(), {}, {{2, 1}, {1, 1}}), {2, 1}), 18},
+        // Reversing a window of one tap changes nothing: convolution_forward takes it.
+        ConvCase{"reversal_on_a_one_tap_dim", kF32, {1, 9, 8, 5}, {1, 3, 5, 7},
+                 WithReversal(Spec(Nhwc(), {}, {{0, 0}, {1, 1}}), {true, false}), 15},
         ConvCase{"transposed_bf16", kBF16, {1, 5, 5, 8}, {3, 3, 8, 4},
                  Transposed(Spec(Nhwc(), {}, {{1, 2}, {1, 2}}), {2, 2}), 72},
         ConvCase{"transposed_negative_padding", kF32, {1, 6, 6, 3}, {3, 3, 3, 4},
@@ -247,33 +251,34 @@ ConvolutionSpec WeightGradient(ConvDimensionNumbers dn, std::vector<int64_t> win
 INSTANTIATE_TEST_SUITE_P(
     Gradients, OnednnWeightGradientTest,
     ::testing::Values(
-        // x [2, 9, 9, 3] NHWC, dy [2, 4, 4, 5] of a 3x3 stride-2 convolution -> dw [3, 3, 3, 5].
-        ConvCase{"nhwc_stride_2", kF32, {2, 9, 9, 3}, {2, 4, 4, 5},
-                 WeightGradient({3, 0, {1, 2}, 0, 3, {1, 2}, 2, 3, {0, 1}}, {}, {}, {2, 2}), 32},
-        // x [1, 10, 9, 4], dy [1, 5, 7, 6] of a 3x3 convolution with strides (2, 1), dilation
-        // (1, 2) and padding 1.
-        ConvCase{"nhwc_padded_dilated", kF32, {1, 10, 9, 4}, {1, 5, 7, 6},
+        // x [2, 17, 17, 3] NHWC, dy [2, 8, 8, 5] of a 3x3 stride-2 convolution -> dw [3, 3, 3, 5].
+        ConvCase{"nhwc_stride_2", kF32, {2, 17, 17, 3}, {2, 8, 8, 5},
+                 WeightGradient({3, 0, {1, 2}, 0, 3, {1, 2}, 2, 3, {0, 1}}, {}, {}, {2, 2}), 128},
+        // x [1, 20, 17, 4], dy [1, 10, 15, 6] of a 3x3 convolution with strides (2, 1),
+        // dilation (1, 2) and padding 1.
+        ConvCase{"nhwc_padded_dilated", kF32, {1, 20, 17, 4}, {1, 10, 15, 6},
                  WeightGradient({3, 0, {1, 2}, 0, 3, {1, 2}, 2, 3, {0, 1}}, {1, 2}, {{1, 0}, {1, 1}},
                                 {2, 1}),
-                 35},
+                 150},
         // PyTorch's layouts: x NCHW [2, 3, 8, 8], dy [2, 4, 6, 6] -> dw OIHW [4, 3, 3, 3].
         ConvCase{"nchw_oihw", kF32, {2, 3, 8, 8}, {2, 4, 6, 6},
                  WeightGradient({1, 0, {2, 3}, 0, 1, {2, 3}, 1, 0, {2, 3}}, {}, {}, {}), 72},
-        ConvCase{"one_spatial_dim", kF32, {3, 12, 2}, {3, 10, 4},
-                 WeightGradient({2, 0, {1}, 0, 2, {1}, 1, 2, {0}}, {}, {}, {}), 30},
+        ConvCase{"one_spatial_dim", kF32, {3, 14, 2}, {3, 12, 4},
+                 WeightGradient({2, 0, {1}, 0, 2, {1}, 1, 2, {0}}, {}, {}, {}), 36},
         // A depthwise 3x3 convolution's (6 channels): batch_group_count 6, dw [3, 3, 1, 6].
         ConvCase{"depthwise_batch_groups", kF32, {2, 8, 8, 6}, {2, 6, 6, 6},
                  WithBatchGroups(WeightGradient({3, 0, {1, 2}, 0, 3, {1, 2}, 2, 3, {0, 1}}, {}, {}, {}), 6),
                  72},
         // A grouped one's (2 groups of 4 -> 3): dw [3, 3, 2, 6].
-        ConvCase{"grouped_batch_groups", kF32, {2, 7, 7, 4}, {2, 5, 5, 6},
+        ConvCase{"grouped_batch_groups", kF32, {2, 10, 10, 4}, {2, 8, 8, 6},
                  WithBatchGroups(WeightGradient({3, 0, {1, 2}, 0, 3, {1, 2}, 2, 3, {0, 1}}, {}, {}, {}), 2),
-                 50}),
+                 128}),
     [](const ::testing::TestParamInfo<ConvCase>& info) { return info.param.name; });
 
 // Random geometries (seeded): transposed convolutions (1-2 spatial dims, lhs dilation 1-3,
 // rhs dilation 1-2, kernels 1-4, padding from -1 to past the kernel's reach, NHWC or NCHW) and
-// weight gradients (strides, dilations, padding 0-2). Every one either maps and matches the
+// weight gradients (inputs of 8-18 per dim, strides, dilations, padding 0-2; those whose window
+// is under ir_internal::kWeightGradientWindowRatio times the result run as forward convolutions). Every one either maps and matches the
 // reference (tolerance as above) or is kUnimplemented; enough of each must map.
 TEST(OnednnConvolutionSweepTest, RandomTransposedAndWeightGradientGeometries) {
   std::mt19937 rng(20261206);
@@ -319,7 +324,7 @@ TEST(OnednnConvolutionSweepTest, RandomTransposedAndWeightGradientGeometries) {
       for (int d = 0; d < spatial; ++d) {
         const int64_t kernel = pick(1, 3), stride = pick(1, 2), dilation = pick(1, 2);
         const int64_t pad = pick(0, 2);
-        const int64_t size = pick(static_cast<int>((kernel - 1) * dilation + 1), 9);
+        const int64_t size = pick(static_cast<int>(std::max<int64_t>((kernel - 1) * dilation + 1, 8)), 18);
         const int64_t dy = (size + 2 * pad - (kernel - 1) * dilation - 1) / stride + 1;
         lhs.push_back(size);
         rhs.push_back(dy);
@@ -354,6 +359,21 @@ TEST(OnednnConvolutionSweepTest, RandomTransposedAndWeightGradientGeometries) {
               mapped_transposed, mapped_gradients);
   EXPECT_GE(mapped_transposed, 30);
   EXPECT_GE(mapped_gradients, 40);
+}
+
+// A forward convolution with a kernel about its output's size (5x5 over 4x4 output positions:
+// 25 < 4 x 16) keeps convolution_forward; a gradient-shaped one (28 x 28 window over 3 x 3)
+// takes convolution_backward_weights.
+TEST(OnednnConvolutionSweepTest, OnlyLargeWindowsOverSmallResultsAreWeightGradients) {
+  ASSERT_OK_AND_ASSIGN(auto forward, PlannedConvolution::Make(kF32, {1, 8, 8, 16}, {5, 5, 16, 32},
+                                                              Spec(Nhwc())));
+  ASSERT_OK_AND_ASSIGN(LibraryKernel f, LibraryKernel::Create(forward->item(), forward->fusion(), kAnySize));
+  EXPECT_THAT(f.implementation(), ::testing::Not(HasSubstr("backward_weights")));
+  ASSERT_OK_AND_ASSIGN(auto gradient,
+                       PlannedConvolution::Make(kF32, {2, 30, 30, 8}, {2, 28, 28, 16},
+                                                Spec({3, 0, {1, 2}, 0, 3, {1, 2}, 2, 3, {0, 1}})));
+  ASSERT_OK_AND_ASSIGN(LibraryKernel g, LibraryKernel::Create(gradient->item(), gradient->fusion(), kAnySize));
+  EXPECT_THAT(g.implementation(), HasSubstr("(convolution_backward_weights)"));
 }
 
 // Each refusal is kUnimplemented naming why, so the engine runs the item on the JIT.

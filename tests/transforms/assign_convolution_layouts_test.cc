@@ -208,6 +208,30 @@ TEST(AssignConvolutionLayoutsTest, EngineResultsMatchTheReferenceWithThePassOnAn
   }
 }
 
+// A 1x1 convolution whose result a reduce reads (it keeps the transpose back live) and a
+// subtract reads too (sunk channels-last: it reads the channels-last result directly) stays
+// channels-last: going back to NCHW would leave both convolutions live (batch norm's
+// training-mode mean and subtract).
+TEST(AssignConvolutionLayoutsTest, PointwiseConvolutionWithASunkUserStaysChannelsLast) {
+  std::unique_ptr<Module> module = Parse(R"(
+func.func @main(%x: tensor<2x16x8x8xf32>, %w: tensor<24x16x1x1xf32>) -> tensor<2x24x8x8xf32> {
+  %c = stablehlo.convolution(%x, %w) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x16x8x8xf32>, tensor<24x16x1x1xf32>) -> tensor<2x24x8x8xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %m = stablehlo.reduce(%c init: %z) applies stablehlo.add across dimensions = [0, 2, 3] : (tensor<2x24x8x8xf32>, tensor<f32>) -> tensor<24xf32>
+  %mb = stablehlo.broadcast_in_dim %m, dims = [1] : (tensor<24xf32>) -> tensor<2x24x8x8xf32>
+  %d = stablehlo.subtract %c, %mb : tensor<2x24x8x8xf32>
+  return %d : tensor<2x24x8x8xf32>
+})");
+  ASSERT_NE(module, nullptr);
+  const std::vector<std::string> ops = OpsAfter(*module, 2, {1});  // the convolution, the subtract
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "convolution"), 1);
+  for (const auto& op : Main(*module).entry_block()->operations()) {
+    if (op->kind() == OpKind::kConvolution) {
+      EXPECT_EQ(ir_internal::ConvolutionSpecOf(*op).dimension_numbers.input_feature_dimension, 3);
+    }
+  }
+}
+
 // The lone 1x1 convolution kept in NCHW computes what the reference does (sums of 8 products).
 TEST(AssignConvolutionLayoutsTest, LonePointwiseConvolutionMatchesTheReference) {
   std::unique_ptr<Module> module = Parse(LoneConvolution(1, 2, "f32"));
