@@ -8,8 +8,8 @@
 // lhs_dilation all 1, no window_reversal and padding not negative for convolution_forward; a
 // transposed convolution (lhs_dilation > 1 on some dim: JAX's input gradient of a strided
 // convolution, its kernel's reverse folded into window_reversal by simplify-layout-chains) on
-// deconvolution_forward where MapDeconvolution says it maps. A weight gradient (a kernel window
-// larger than the result) is tried on convolution_backward_weights first
+// deconvolution_forward where MapDeconvolution says it maps. A weight gradient
+// (ir_internal::IsWeightGradientShape) is tried on convolution_backward_weights first
 // (onednn_convolution_backward.cc). Descriptors are plain with the program's own strides (src {N, C, spatial...},
 // weights {O, I, spatial...} or {G, O/G, I, spatial...} for feature groups, dst {N, O,
 // spatial...}), so NHWC and NCHW buffers are read in place; rhs_dilation d is oneDNN dilation

@@ -15,12 +15,13 @@
 // activations only with weights reordered into its own format on every run, while the
 // program's layout runs im2col + GEMM on the weights in place (NCHW ResNet-50, Zen 4, 1
 // thread, weights not declared: 100 ms rewriting every convolution, 90.8 keeping these, 89.0
-// without the pass; declared: 74.4 / 77.4 / 82.4, the NHWC program 74.8). A weight gradient (a
-// kernel window of more positions than the result's spatial dims, JAX's conv(x, dy)) keeps its
-// layout: oneDNN's convolution_backward_weights reads it in place. After sinking, a
-// pointwise f32 convolution (1x1 kernel, no padding, lhs dilation or grouping; any stride) whose
-// transposes both stayed -- the one before it cancelled against nothing and the one after it was
-// not sunk away -- goes back to the program's layout, where oneDNN runs it as one GEMM over the
+// without the pass; declared: 74.4 / 77.4 / 82.4, the NHWC program 74.8). A weight gradient
+// (ir_internal::IsWeightGradientShape: a kernel window of at least 4x the result's positions,
+// JAX's conv(x, dy)) keeps its layout: oneDNN's convolution_backward_weights reads it in place.
+// After sinking, a pointwise f32 convolution (1x1 kernel, no padding, lhs dilation or grouping;
+// any stride) whose transposes both stayed -- the one before it cancelled against nothing and
+// the one after it was not sunk away -- and whose channels-last result no sunk op reads goes
+// back to the program's layout, where oneDNN runs it as one GEMM over the
 // activations in place (a lone NCHW 1x1 64->256 at 56: 0.47 ms against 0.85 between the two
 // transposes, Intel Xeon model 207, 1 thread).
 //
