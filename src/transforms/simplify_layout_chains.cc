@@ -119,17 +119,30 @@ Value* Simplify(Operation& op, bool& edited) {
                       [](int64_t d) { return d == 1; })) {
         return nullptr;
       }
+      // A chain of such reverses folds whole: each flips its dims in turn.
       const std::vector<int64_t>& kernel_spatial = spec.dimension_numbers.kernel_spatial_dimensions;
-      for (int64_t d : reverse->GetInts("dimensions")) {
-        auto it = std::find(kernel_spatial.begin(), kernel_spatial.end(), d);
-        if (it == kernel_spatial.end()) return nullptr;
-        const auto s = static_cast<size_t>(it - kernel_spatial.begin());
-        spec.window_reversal[s] = !spec.window_reversal[s];
+      Value* kernel = op.operand(1);
+      for (; reverse != nullptr && reverse->kind() == OpKind::kReverse;
+           reverse = kernel->defining_op()) {
+        std::vector<bool> flipped = spec.window_reversal;
+        for (int64_t d : reverse->GetInts("dimensions")) {
+          auto it = std::find(kernel_spatial.begin(), kernel_spatial.end(), d);
+          if (it == kernel_spatial.end()) {
+            flipped.clear();
+            break;
+          }
+          const auto s = static_cast<size_t>(it - kernel_spatial.begin());
+          flipped[s] = !flipped[s];
+        }
+        if (flipped.empty()) break;  // this reverse touches a feature dim: it stays
+        spec.window_reversal = std::move(flipped);
+        kernel = reverse->operand(0);
       }
+      if (kernel == op.operand(1)) return nullptr;
       for (NamedAttribute& attribute : ir_internal::ConvolutionAttributes(spec)) {
         op.SetAttribute(attribute.name, std::move(attribute.value));
       }
-      op.SetOperand(1, reverse->operand(0));
+      op.SetOperand(1, kernel);
       edited = true;
       return nullptr;
     }

@@ -16,7 +16,8 @@
 //   convolution(x, reverse(w, dims)), dims all kernel spatial dims, some  -> convolution(x, w)
 //   lhs_dilation > 1 (a transposed convolution)                              with those dims'
 //                                                                           window_reversal
-//                                                                           flipped
+//                                                                           flipped (a chain
+//                                                                           of reverses whole)
 // (B wider float than float A: f16/bf16 -> f32 -> f64; B a wider integer of A's signedness, or a
 // wider signed integer than unsigned A.) Rewrites point uses at the simpler value or edit the
 // outer op in place; the inner ops are left to eliminate-dead-code. Stateless.

@@ -120,24 +120,27 @@ func.func @main(%x: tensor<4x1xf32>, %z: tensor<f32>) -> (tensor<4x1xf32>, tenso
 // becomes window_reversal on both spatial dims; a second convolution with window_reversal
 // already set on dim 0 gets it cleared there; a reverse that touches a feature dim (2) stays,
 // and so does the reverse of a stride-1 input gradient (no lhs dilation: oneDNN's
-// convolution_forward runs it, which takes no reversal).
+// convolution_forward runs it, which takes no reversal); a chain of two reverses folds whole.
 constexpr char kReversedKernels[] = R"(
-func.func @main(%dy: tensor<1x5x5x6xf32>, %w: tensor<3x3x4x6xf32>) -> (tensor<1x10x10x4xf32>, tensor<1x10x10x4xf32>, tensor<1x10x10x4xf32>, tensor<1x5x5x4xf32>) {
+func.func @main(%dy: tensor<1x5x5x6xf32>, %w: tensor<3x3x4x6xf32>) -> (tensor<1x10x10x4xf32>, tensor<1x10x10x4xf32>, tensor<1x10x10x4xf32>, tensor<1x5x5x4xf32>, tensor<1x10x10x4xf32>) {
   %r = stablehlo.reverse %w, dims = [0, 1] : tensor<3x3x4x6xf32>
   %a = stablehlo.convolution(%dy, %r) dim_numbers = [b, 0, 1, f]x[0, 1, o, i]->[b, 0, 1, f], window = {pad = [[1, 2], [1, 2]], lhs_dilate = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x5x5x6xf32>, tensor<3x3x4x6xf32>) -> tensor<1x10x10x4xf32>
   %b = stablehlo.convolution(%dy, %r) dim_numbers = [b, 0, 1, f]x[0, 1, o, i]->[b, 0, 1, f], window = {pad = [[1, 2], [1, 2]], lhs_dilate = [2, 2], reverse = [true, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x5x5x6xf32>, tensor<3x3x4x6xf32>) -> tensor<1x10x10x4xf32>
   %f = stablehlo.reverse %w, dims = [0, 2] : tensor<3x3x4x6xf32>
   %c = stablehlo.convolution(%dy, %f) dim_numbers = [b, 0, 1, f]x[0, 1, o, i]->[b, 0, 1, f], window = {pad = [[1, 2], [1, 2]], lhs_dilate = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x5x5x6xf32>, tensor<3x3x4x6xf32>) -> tensor<1x10x10x4xf32>
+  %r0 = stablehlo.reverse %w, dims = [0] : tensor<3x3x4x6xf32>
+  %r01 = stablehlo.reverse %r0, dims = [1] : tensor<3x3x4x6xf32>
+  %n = stablehlo.convolution(%dy, %r01) dim_numbers = [b, 0, 1, f]x[0, 1, o, i]->[b, 0, 1, f], window = {pad = [[1, 2], [1, 2]], lhs_dilate = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x5x5x6xf32>, tensor<3x3x4x6xf32>) -> tensor<1x10x10x4xf32>
   %s = stablehlo.convolution(%dy, %r) dim_numbers = [b, 0, 1, f]x[0, 1, o, i]->[b, 0, 1, f], window = {pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x5x5x6xf32>, tensor<3x3x4x6xf32>) -> tensor<1x5x5x4xf32>
-  return %a, %b, %c, %s : tensor<1x10x10x4xf32>, tensor<1x10x10x4xf32>, tensor<1x10x10x4xf32>, tensor<1x5x5x4xf32>
+  return %a, %b, %c, %s, %n : tensor<1x10x10x4xf32>, tensor<1x10x10x4xf32>, tensor<1x10x10x4xf32>, tensor<1x5x5x4xf32>, tensor<1x10x10x4xf32>
 })";
 
 TEST(SimplifyLayoutChainsTest, FoldsAKernelReverseIntoWindowReversal) {
   std::unique_ptr<Module> module = Parse(kReversedKernels);
   ASSERT_NE(module, nullptr);
-  EXPECT_THAT(OpsAfter(*module, 2),
+  EXPECT_THAT(OpsAfter(*module, 3),
               ::testing::ElementsAre("reverse", "convolution", "convolution", "reverse",
-                                     "convolution", "convolution", "return"));
+                                     "convolution", "convolution", "convolution", "return"));
   const Operation* ret = Main(*module).entry_block()->terminator();
   const Value* w = Main(*module).parameter(1);
   EXPECT_EQ(ret->operand(0)->defining_op()->operand(1), w);
@@ -146,6 +149,9 @@ TEST(SimplifyLayoutChainsTest, FoldsAKernelReverseIntoWindowReversal) {
   EXPECT_EQ(ret->operand(1)->defining_op()->GetInts("window_reversal"), std::vector<int64_t>({0, 1}));
   EXPECT_EQ(ret->operand(2)->defining_op()->operand(1)->defining_op()->kind(), OpKind::kReverse);
   EXPECT_EQ(ret->operand(3)->defining_op()->operand(1)->defining_op()->kind(), OpKind::kReverse);
+  // reverse(reverse(w, [0]), [1]) folds whole.
+  EXPECT_EQ(ret->operand(4)->defining_op()->operand(1), w);
+  EXPECT_EQ(ret->operand(4)->defining_op()->GetInts("window_reversal"), std::vector<int64_t>({1, 1}));
 }
 
 // Through the engine (items this small run on the JIT; onednn_convolution_test.cc runs the
@@ -166,7 +172,7 @@ TEST(SimplifyLayoutChainsTest, FoldedReversesMatchTheReference) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create());
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> exe, engine->Compile(*module));
   ASSERT_OK_AND_ASSIGN(std::vector<Tensor> got, exe->Run(inputs));
-  ASSERT_EQ(got.size(), 4u);
+  ASSERT_EQ(got.size(), 5u);
   for (size_t r = 0; r < got.size(); ++r) {
     for (int64_t i = 0; i < want[r].element_count(); ++i) {
       ASSERT_NEAR(got[r].data_as<float>()[i], want[r].data_as<float>()[i], 2e-6 * 54) << r << " " << i;
