@@ -1,0 +1,213 @@
+// Vector-friendly double IR for chlo.zeta and chlo.polygamma (special_functions.h), beside the
+// one-argument functions of special_functions.cc. Straight-line like them: every case is
+// computed for every lane and selected, and the sums run fixed numbers of terms, so the loop
+// vectorizer widens the code and the vector body and the scalar tail give the same bits. Method
+// and error bounds: docs/numerics.md "CHLO"; `make ulp-check` measures them against MPFR.
+#include <array>
+#include <cmath>
+#include <limits>
+
+#include "jit/ir_arithmetic.h"
+#include "jit/special_functions.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/Module.h"
+
+namespace accy::jit {
+namespace {
+
+// Direct terms on each side of r = q - floor(q) for q < 0: the sum runs over 2 * kSideTerms
+// bases from its start, so Euler-Maclaurin always starts at kSideTerms or more (q + 16 for
+// q > 0, where XLA starts at q + 10).
+constexpr int kSideTerms = 8;
+constexpr int kDirectTerms = 2 * kSideTerms;
+
+// B_2j / (2j)!, j = 1..12 (the Euler-Maclaurin coefficients). From a = 8 on, the first omitted
+// term is below 5e-18 of the tail for x = 2, and smaller relative to the sum for larger x.
+constexpr double kBernoulliOverFactorial[] = {
+    8.3333333333333333e-2,  -1.3888888888888889e-3, 3.3068783068783069e-5,
+    -8.2671957671957672e-7, 2.0876756987868099e-8,  -5.2841901386874932e-10,
+    1.3382536530684679e-11, -3.3896802963225829e-13, 8.5860620562778446e-15,
+    -2.1748686985580619e-16, 5.5090028283602295e-18, -1.3954464685812523e-19};
+
+// The tail is left out when below this fraction of the direct sum (it cannot move a double).
+// This also keeps a lane whose Horner factors (x + 2j)^2 / a^2 overflow, with pow(a, -x) = 0,
+// from turning 0 * inf into NaN.
+constexpr double kNegligibleTail = 0x1p-64;
+
+// n! for n = 0..170 (171! overflows double), correctly rounded: the long double products are
+// exact to 25! and within 2^-58 relative after.
+std::array<double, 171> Factorials() {
+  std::array<double, 171> table{};
+  long double product = 1.0L;
+  for (size_t n = 0; n < table.size(); ++n) {
+    if (n > 0) product *= static_cast<long double>(n);
+    table[n] = static_cast<double>(product);
+  }
+  return table;
+}
+
+llvm::Constant* Float(llvm::Type* type, double value) { return FloatConstant(type, value); }
+
+llvm::Value* Floor(llvm::IRBuilderBase& b, llvm::Value* x) {
+  return b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x);
+}
+
+// A base q + k of the sum: its double value and, with exact bases, the rounding error (TwoSum:
+// value + error == q + k exactly).
+struct Base {
+  llvm::Value* value;
+  llvm::Value* error;  // null without exact bases
+};
+
+Base AddExactly(llvm::IRBuilderBase& b, llvm::Value* x, double k, bool exact) {
+  llvm::Value* y = Float(x->getType(), k);
+  llvm::Value* sum = b.CreateFAdd(x, y);
+  if (!exact) return {sum, nullptr};
+  llvm::Value* y_part = b.CreateFSub(sum, x);
+  llvm::Value* x_part = b.CreateFSub(sum, y_part);
+  llvm::Value* error = b.CreateFAdd(b.CreateFSub(x, x_part), b.CreateFSub(y, y_part));
+  return {sum, error};
+}
+
+// base^-s, s = `s`, negated as `minus_s`. With an error e: (v + e)^-s = v^-s (1 + e/v)^-s and
+// (1 + d)^-s = 1 - s d + (s d)^2 / 2 + O((s d)^3), |d| <= 2^-53.
+llvm::Value* NegativePower(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, const Base& base,
+                           llvm::Value* s, llvm::Value* minus_s) {
+  llvm::Value* power = libm("pow", base.value, minus_s);
+  if (base.error == nullptr) return power;
+  llvm::Type* type = s->getType();
+  llvm::Value* t = b.CreateFMul(s, b.CreateFDiv(base.error, base.value));
+  // 1 - t + t^2/2 = 1 + t (t/2 - 1), for |t| < 2^-10 (s < 2^43; the omitted t^3/6 is then below
+  // 2^-32 t); otherwise, and for an exact base, power as it is (t is NaN for s = +inf).
+  llvm::Value* correction = Fma(b, t, b.CreateFSub(b.CreateFMul(t, Float(type, 0.5)), Float(type, 1.0)),
+                                Float(type, 1.0));
+  llvm::Value* small = b.CreateFCmpOLT(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, t),
+                                       Float(type, 0x1p-10));
+  return b.CreateSelect(small, b.CreateFMul(power, correction), power);
+}
+
+// The Euler-Maclaurin tail zeta(s, a) ~ a^(1-s)/(s-1) + a^-s/2 + sum_j B_2j/(2j)! (s)_(2j-1)
+// a^(1-s-2j), from power = a^-s; the Bernoulli sum by Horner's rule in (s+2j-1)(s+2j)/a^2.
+llvm::Value* Tail(llvm::IRBuilderBase& b, llvm::Value* s, llvm::Value* a, llvm::Value* power) {
+  llvm::Type* type = s->getType();
+  llvm::Value* inverse_square = b.CreateFDiv(Float(type, 1.0), b.CreateFMul(a, a));
+  constexpr int kTerms = static_cast<int>(std::size(kBernoulliOverFactorial));
+  llvm::Value* horner = Float(type, kBernoulliOverFactorial[kTerms - 1]);
+  for (int j = kTerms - 1; j >= 1; --j) {  // j: 1-based index of the coefficient below
+    llvm::Value* rising = b.CreateFMul(b.CreateFAdd(s, Float(type, 2.0 * j - 1.0)),
+                                       b.CreateFAdd(s, Float(type, 2.0 * j)));
+    horner = Fma(b, b.CreateFMul(rising, inverse_square), horner,
+                 Float(type, kBernoulliOverFactorial[j - 1]));
+  }
+  llvm::Value* bernoulli = b.CreateFMul(b.CreateFDiv(s, a), horner);
+  llvm::Value* leading = b.CreateFAdd(b.CreateFDiv(a, b.CreateFSub(s, Float(type, 1.0))),
+                                      Float(type, 0.5));
+  return b.CreateFMul(power, b.CreateFAdd(leading, bernoulli));
+}
+
+}  // namespace
+
+llvm::Value* EmitZeta(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, llvm::Value* x,
+                      llvm::Value* q, bool exact_bases) {
+  llvm::Type* type = x->getType();
+  llvm::Constant* zero = Float(type, 0.0);
+  llvm::Constant* one = Float(type, 1.0);
+  llvm::Constant* inf = llvm::ConstantFP::getInfinity(type);
+  llvm::Constant* nan = llvm::ConstantFP::getNaN(type);
+  llvm::Value* minus_x = b.CreateFNeg(x);
+  // q < 0: m = -floor(q) negative terms, r = q + m in (0, 1) (exact). With more than kSideTerms
+  // of them the direct terms start at r - kSideTerms (exact: |q| > 8 has no bits below 2^-49).
+  llvm::Value* negative = b.CreateFCmpOLT(q, zero);
+  llvm::Value* floor_q = Floor(b, q);
+  llvm::Value* r = b.CreateFSub(q, floor_q);
+  llvm::Value* far = b.CreateAnd(negative, b.CreateFCmpOLT(floor_q, Float(type, -kSideTerms)));
+  llvm::Value* start = b.CreateSelect(far, b.CreateFSub(r, Float(type, kSideTerms)), q);
+  // The tail first, then the direct terms from the smallest (for q > 0) up.
+  const Base tail_base = AddExactly(b, start, kDirectTerms, exact_bases);
+  llvm::Value* tail_power = NegativePower(b, libm, tail_base, x, minus_x);
+  llvm::Value* tail = Tail(b, x, tail_base.value, tail_power);
+  llvm::Value* direct = zero;
+  for (int k = kDirectTerms - 1; k >= 0; --k) {
+    const Base base = k == 0 && !exact_bases ? Base{start, nullptr}
+                                             : AddExactly(b, start, k, exact_bases);
+    direct = b.CreateFAdd(direct, NegativePower(b, libm, base, x, minus_x));
+  }
+  // The tail's size is about tail_power (a / (x - 1) + 1).
+  llvm::Value* tail_size = b.CreateFMul(
+      tail_power, b.CreateFAdd(b.CreateFDiv(tail_base.value, b.CreateFSub(x, one)), one));
+  llvm::Value* negligible = b.CreateFCmpOLE(
+      tail_size, b.CreateFMul(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, direct),
+                              Float(type, kNegligibleTail)));
+  llvm::Value* value = b.CreateSelect(negligible, direct, b.CreateFAdd(direct, tail));
+  // x an integer, even or not (x/2 is exact); +inf is neither here (special::Zeta's fmod).
+  llvm::Value* x_integer = b.CreateFCmpOEQ(Floor(b, x), x);
+  llvm::Value* half_x = b.CreateFMul(x, Float(type, 0.5));
+  llvm::Value* x_even = b.CreateAnd(b.CreateAnd(x_integer, b.CreateFCmpOEQ(Floor(b, half_x), half_x)),
+                                    b.CreateFCmpONE(x, inf));
+  // Far q < 0: the m - 8 terms below the direct ones, (-1)^x sum_{j=9..m} (j - r)^-x =
+  // (-1)^x (zeta(x, 9 - r) - zeta(x, 1 - q)), both arguments >= 8 (tails only; a tail whose
+  // power underflows is 0, which keeps overflowing Horner factors out).
+  const Base low_base = AddExactly(b, b.CreateFNeg(r), kSideTerms + 1, exact_bases);
+  const Base high_base = AddExactly(b, b.CreateFNeg(q), 1.0, exact_bases);
+  auto tail_of = [&](const Base& base) {
+    llvm::Value* power = NegativePower(b, libm, base, x, minus_x);
+    return b.CreateSelect(b.CreateFCmpOEQ(power, zero), zero, Tail(b, x, base.value, power));
+  };
+  llvm::Value* below = b.CreateFSub(tail_of(low_base), tail_of(high_base));
+  below = b.CreateSelect(x_even, below, b.CreateFNeg(below));
+  value = b.CreateSelect(far, b.CreateFAdd(value, below), value);
+  // Special values, in special::Zeta's order (a later select wins).
+  value = b.CreateSelect(b.CreateFCmpOEQ(q, inf), zero, value);
+  llvm::Value* no_limit = b.CreateOr(b.CreateNot(x_integer), b.CreateFCmpOEQ(x, inf));
+  value = b.CreateSelect(b.CreateAnd(negative, no_limit), nan, value);
+  llvm::Value* pole = b.CreateAnd(b.CreateFCmpOLE(q, zero), b.CreateFCmpOEQ(floor_q, q));
+  value = b.CreateSelect(pole, b.CreateSelect(x_even, inf, nan), value);
+  llvm::Value* undefined = b.CreateOr(b.CreateFCmpULT(x, one), b.CreateFCmpUNO(q, q));
+  value = b.CreateSelect(undefined, nan, value);  // x < 1 or NaN, q NaN
+  return b.CreateSelect(b.CreateFCmpOEQ(x, one), inf, value);
+}
+
+llvm::Value* EmitPolygamma(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, llvm::Value* n,
+                           llvm::Value* x, llvm::Value* digamma, bool exact_bases) {
+  llvm::Type* type = n->getType();
+  llvm::Constant* zero = Float(type, 0.0);
+  llvm::Constant* one = Float(type, 1.0);
+  llvm::Value* zeta = EmitZeta(b, libm, b.CreateFAdd(n, one), x, exact_bases);
+  // n! from the table: index min(n, 171) as an integer (171 reads +inf); NaN and negative n
+  // read 0! and are replaced by NaN below.
+  static const std::array<double, 171> kFactorials = Factorials();
+  llvm::Module* module = b.GetInsertBlock()->getModule();
+  const char* kTableName = "accy_factorials";
+  llvm::GlobalVariable* table = module->getNamedGlobal(kTableName);
+  llvm::Type* double_type = b.getDoubleTy();
+  llvm::ArrayType* table_type = llvm::ArrayType::get(double_type, kFactorials.size() + 1);
+  if (table == nullptr) {
+    std::vector<llvm::Constant*> entries;
+    for (double f : kFactorials) entries.push_back(llvm::ConstantFP::get(double_type, f));
+    entries.push_back(llvm::ConstantFP::getInfinity(double_type));
+    table = new llvm::GlobalVariable(*module, table_type, /*isConstant=*/true,
+                                     llvm::GlobalValue::PrivateLinkage,
+                                     llvm::ConstantArray::get(table_type, entries), kTableName);
+    table->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  }
+  llvm::Value* clamped = b.CreateMinNum(n, Float(type, static_cast<double>(kFactorials.size())));
+  llvm::Value* index = b.CreateIntrinsic(llvm::Intrinsic::fptosi_sat,
+                                         {b.getInt32Ty(), type}, {clamped});
+  index = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, index, b.getInt32(0));
+  llvm::Value* factorial = b.CreateLoad(
+      double_type, b.CreateInBoundsGEP(table_type, table, {b.getInt32(0), index}));
+  // (-1)^(n+1): +1 for odd n.
+  llvm::Value* half_n = b.CreateFMul(n, Float(type, 0.5));
+  llvm::Value* n_even = b.CreateFCmpOEQ(Floor(b, half_n), half_n);
+  llvm::Value* signed_factorial = b.CreateSelect(n_even, b.CreateFNeg(factorial), factorial);
+  llvm::Value* value = b.CreateFMul(signed_factorial, zeta);
+  value = b.CreateSelect(b.CreateFCmpOEQ(n, zero), digamma, value);
+  // n must be a natural number: NaN, negative, fractional and +inf n give NaN.
+  llvm::Value* natural = b.CreateAnd(
+      b.CreateAnd(b.CreateFCmpOGE(n, zero), b.CreateFCmpOEQ(Floor(b, n), n)),
+      b.CreateFCmpONE(n, llvm::ConstantFP::getInfinity(type)));
+  return b.CreateSelect(natural, value, llvm::ConstantFP::getNaN(type));
+}
+
+}  // namespace accy::jit
