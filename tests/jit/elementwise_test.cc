@@ -105,6 +105,11 @@ const OpCase kOpCases[] = {
     {OpKind::kIsPosInf, F},
     {OpKind::kIsNegInf, F},
     {OpKind::kNextAfter, F},
+    // Double IR for f32 and f64 (jit/special_functions.h) against special_math's long double
+    // functions: f32 rounds both alike (1 ulp), f64 carries the kernel's own error
+    // (docs/numerics.md "CHLO"); grids, poles and cancellation in zeta_test.cc.
+    {OpKind::kZeta, F, 16, 1, /*f32_ulp=*/1},
+    {OpKind::kPolygamma, F, 16, 1, /*f32_ulp=*/1},
 };
 
 const std::vector<std::vector<int64_t>> kShapes = {{0},    {1},       {7},        {17},
