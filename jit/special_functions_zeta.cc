@@ -16,11 +16,9 @@
 namespace accy::jit {
 namespace {
 
-// Direct terms on each side of r = q - floor(q) for q < 0: the sum runs over 2 * kSideTerms
-// bases from its start, so Euler-Maclaurin always starts at kSideTerms or more (q + 16 for
-// q > 0, where XLA starts at q + 10).
+// Direct terms on each side of 0 for q < 0 (r - 8 .. r + 7), 2 * kSideTerms from q for q > 0,
+// so Euler-Maclaurin always starts at kSideTerms or more (q + 16 for q > 0; XLA: q + 10).
 constexpr int kSideTerms = 8;
-constexpr int kDirectTerms = 2 * kSideTerms;
 
 // B_2j / (2j)!, j = 1..12 (the Euler-Maclaurin coefficients). From a = 8 on, the first omitted
 // term is below 5e-18 of the tail for x = 2, and smaller relative to the sum for larger x.
@@ -29,11 +27,6 @@ constexpr double kBernoulliOverFactorial[] = {
     -8.2671957671957672e-7, 2.0876756987868099e-8,  -5.2841901386874932e-10,
     1.3382536530684679e-11, -3.3896802963225829e-13, 8.5860620562778446e-15,
     -2.1748686985580619e-16, 5.5090028283602295e-18, -1.3954464685812523e-19};
-
-// The tail is left out when below this fraction of the direct sum (it cannot move a double).
-// This also keeps a lane whose Horner factors (x + 2j)^2 / a^2 overflow, with pow(a, -x) = 0,
-// from turning 0 * inf into NaN.
-constexpr double kNegligibleTail = 0x1p-64;
 
 // n! for n = 0..170 (171! overflows double), correctly rounded: the long double products are
 // exact to 25! and within 2^-58 relative after.
@@ -60,8 +53,7 @@ struct Base {
   llvm::Value* error;  // null without exact bases
 };
 
-Base AddExactly(llvm::IRBuilderBase& b, llvm::Value* x, double k, bool exact) {
-  llvm::Value* y = Float(x->getType(), k);
+Base AddExactly(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* y, bool exact) {
   llvm::Value* sum = b.CreateFAdd(x, y);
   if (!exact) return {sum, nullptr};
   llvm::Value* y_part = b.CreateFSub(sum, x);
@@ -70,11 +62,15 @@ Base AddExactly(llvm::IRBuilderBase& b, llvm::Value* x, double k, bool exact) {
   return {sum, error};
 }
 
-// base^-s, s = `s`, negated as `minus_s`. With an error e: (v + e)^-s = v^-s (1 + e/v)^-s and
-// (1 + d)^-s = 1 - s d + (s d)^2 / 2 + O((s d)^3), |d| <= 2^-53.
+// base^-s, s = `s`, negated as `minus_s`, `odd` when s is an odd integer. pow runs on |base| and
+// the sign is applied here: libmvec's pow of a negative base can differ from the positive one's
+// in the last bit, and mirrored terms must cancel exactly. With an error e: (v + e)^-s =
+// v^-s (1 + e/v)^-s and (1 + d)^-s = 1 - s d + (s d)^2 / 2 + O((s d)^3), |d| <= 2^-53.
 llvm::Value* NegativePower(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, const Base& base,
-                           llvm::Value* s, llvm::Value* minus_s) {
-  llvm::Value* power = libm("pow", base.value, minus_s);
+                           llvm::Value* s, llvm::Value* minus_s, llvm::Value* odd) {
+  llvm::Value* magnitude = libm("pow", b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, base.value), minus_s);
+  llvm::Value* negative = b.CreateAnd(odd, b.CreateFCmpOLT(base.value, Float(s->getType(), 0.0)));
+  llvm::Value* power = b.CreateSelect(negative, b.CreateFNeg(magnitude), magnitude);
   if (base.error == nullptr) return power;
   llvm::Type* type = s->getType();
   llvm::Value* t = b.CreateFMul(s, b.CreateFDiv(base.error, base.value));
@@ -113,54 +109,82 @@ llvm::Value* EmitZeta(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, llvm::
   llvm::Type* type = x->getType();
   llvm::Constant* zero = Float(type, 0.0);
   llvm::Constant* one = Float(type, 1.0);
+  llvm::Constant* half = Float(type, 0.5);
   llvm::Constant* inf = llvm::ConstantFP::getInfinity(type);
   llvm::Constant* nan = llvm::ConstantFP::getNaN(type);
   llvm::Value* minus_x = b.CreateFNeg(x);
-  // q < 0: m = -floor(q) negative terms, r = q + m in (0, 1) (exact). With more than kSideTerms
-  // of them the direct terms start at r - kSideTerms (exact: |q| > 8 has no bits below 2^-49).
-  llvm::Value* negative = b.CreateFCmpOLT(q, zero);
-  llvm::Value* floor_q = Floor(b, q);
-  llvm::Value* r = b.CreateFSub(q, floor_q);
-  llvm::Value* far = b.CreateAnd(negative, b.CreateFCmpOLT(floor_q, Float(type, -kSideTerms)));
-  llvm::Value* start = b.CreateSelect(far, b.CreateFSub(r, Float(type, kSideTerms)), q);
-  // The tail first, then the direct terms from the smallest (for q > 0) up.
-  const Base tail_base = AddExactly(b, start, kDirectTerms, exact_bases);
-  llvm::Value* tail_power = NegativePower(b, libm, tail_base, x, minus_x);
-  llvm::Value* tail = Tail(b, x, tail_base.value, tail_power);
-  llvm::Value* direct = zero;
-  for (int k = kDirectTerms - 1; k >= 0; --k) {
-    const Base base = k == 0 && !exact_bases ? Base{start, nullptr}
-                                             : AddExactly(b, start, k, exact_bases);
-    direct = b.CreateFAdd(direct, NegativePower(b, libm, base, x, minus_x));
-  }
-  // The tail's size is about tail_power (a / (x - 1) + 1).
-  llvm::Value* tail_size = b.CreateFMul(
-      tail_power, b.CreateFAdd(b.CreateFDiv(tail_base.value, b.CreateFSub(x, one)), one));
-  llvm::Value* negligible = b.CreateFCmpOLE(
-      tail_size, b.CreateFMul(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, direct),
-                              Float(type, kNegligibleTail)));
-  llvm::Value* value = b.CreateSelect(negligible, direct, b.CreateFAdd(direct, tail));
+  llvm::Value* const given_q = q;
   // x an integer, even or not (x/2 is exact); +inf is neither here (special::Zeta's fmod).
   llvm::Value* x_integer = b.CreateFCmpOEQ(Floor(b, x), x);
-  llvm::Value* half_x = b.CreateFMul(x, Float(type, 0.5));
+  llvm::Value* half_x = b.CreateFMul(x, half);
   llvm::Value* x_even = b.CreateAnd(b.CreateAnd(x_integer, b.CreateFCmpOEQ(Floor(b, half_x), half_x)),
                                     b.CreateFCmpONE(x, inf));
-  // Far q < 0: the m - 8 terms below the direct ones, (-1)^x sum_{j=9..m} (j - r)^-x =
-  // (-1)^x (zeta(x, 9 - r) - zeta(x, 1 - q)), both arguments >= 8 (tails only; a tail whose
-  // power underflows is 0, which keeps overflowing Horner factors out).
-  const Base low_base = AddExactly(b, b.CreateFNeg(r), kSideTerms + 1, exact_bases);
-  const Base high_base = AddExactly(b, b.CreateFNeg(q), 1.0, exact_bases);
-  auto tail_of = [&](const Base& base) {
-    llvm::Value* power = NegativePower(b, libm, base, x, minus_x);
+  llvm::Value* x_odd = b.CreateAnd(x_integer, b.CreateNot(x_even));
+  // q < 0: m = -floor(q) negative terms, r = q + m in (0, 1). The bases are q plus an integer
+  // offset, carried exactly (TwoSum) with exact bases: q > 0 sums q + 0 .. q + 15, q < 0 the 8
+  // bases on each side of 0, r - 8 .. r + 7, of which the ones below q (offset < 0) are left out.
+  llvm::Value* q_negative = b.CreateFCmpOLT(q, zero);
+  llvm::Value* floor_q = Floor(b, q);
+  // At r = 1/2 with odd x every negative term cancels a positive one exactly and the sum is
+  // zeta(x, 1 - q) (1 - q exact): evaluated as that, with its own direct terms, since the
+  // Euler-Maclaurin tail at 1 - q alone is inaccurate for x well above 1 - q.
+  llvm::Value* half_integer = b.CreateAnd(q_negative, b.CreateFCmpOEQ(b.CreateFSub(q, floor_q), half));
+  llvm::Value* mirrored = b.CreateAnd(half_integer, x_odd);
+  q = b.CreateSelect(mirrored, b.CreateFSub(one, q), q);
+  llvm::Value* negative = b.CreateFCmpOLT(q, zero);
+  llvm::Value* m = b.CreateFNeg(Floor(b, q));
+  llvm::Value* r = b.CreateFAdd(q, m);
+  llvm::Value* first_high = b.CreateSelect(negative, m, Float(type, kSideTerms));
+  // Pair i: the bases q + first_high + i and q + first_high - 1 - i (for q < 0: r + i and
+  // r - 1 - i, whose terms cancel exactly at r = 1/2 for odd x), from the smallest pair up.
+  llvm::Value* direct = zero;
+  for (int i = 0; i < kSideTerms; ++i) {
+    const Base high_base = AddExactly(b, q, b.CreateFAdd(first_high, Float(type, i)), exact_bases);
+    llvm::Value* low_offset = b.CreateFSub(first_high, Float(type, i + 1.0));
+    const Base low_base = AddExactly(b, q, low_offset, exact_bases);
+    llvm::Value* high = NegativePower(b, libm, high_base, x, minus_x, x_odd);
+    llvm::Value* low = NegativePower(b, libm, low_base, x, minus_x, x_odd);
+    low = b.CreateSelect(b.CreateFCmpOLT(low_offset, zero), zero, low);  // below q
+    llvm::Value* pair = b.CreateFAdd(high, low);
+    if (i == 0) {
+      // r^-x and (r - 1)^-x may both overflow (x >= 1024): the nearer base's term dominates,
+      // and at r = 1/2 they cancel for odd x.
+      llvm::Value* both = b.CreateAnd(b.CreateFCmpOEQ(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, high), inf),
+                                      b.CreateFCmpOEQ(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, low), inf));
+      llvm::Value* signed_inf = b.CreateSelect(x_even, inf, b.CreateFNeg(inf));
+      llvm::Value* dominant = b.CreateSelect(
+          b.CreateFCmpOLT(r, half), inf,
+          b.CreateSelect(b.CreateFCmpOGT(r, half), signed_inf, b.CreateSelect(x_even, inf, zero)));
+      pair = b.CreateSelect(both, dominant, pair);
+    }
+    direct = b.CreateFAdd(direct, pair);
+  }
+  // Euler-Maclaurin tails; one whose power underflows is 0, which keeps Horner factors that
+  // overflow (x > 10^15) out. Where Euler-Maclaurin diverges (x > 2 pi a) the tail is below
+  // e^-100 of the direct sum.
+  auto tail_at = [&](const Base& base) {
+    llvm::Value* power = NegativePower(b, libm, base, x, minus_x, x_odd);
     return b.CreateSelect(b.CreateFCmpOEQ(power, zero), zero, Tail(b, x, base.value, power));
   };
-  llvm::Value* below = b.CreateFSub(tail_of(low_base), tail_of(high_base));
-  below = b.CreateSelect(x_even, below, b.CreateFNeg(below));
-  value = b.CreateSelect(far, b.CreateFAdd(value, below), value);
-  // Special values, in special::Zeta's order (a later select wins).
+  llvm::Value* tail = tail_at(AddExactly(b, q, b.CreateFAdd(first_high, Float(type, kSideTerms)),
+                                         exact_bases));
+  // Far q < 0 (m > 8): the m - 8 terms below r - 8, (-1)^x sum_{j=9..m} (j - r)^-x =
+  // (-1)^x (zeta(x, 9 - r) - zeta(x, 1 - q)): tails at 9 - r = -q + (9 - m) and 1 - q, the first
+  // added to the tail at r + 8 first (so they cancel exactly at r = 1/2 for odd x).
+  llvm::Value* far = b.CreateAnd(negative, b.CreateFCmpOGT(m, Float(type, kSideTerms)));
+  llvm::Value* minus_q = b.CreateFNeg(q);
+  llvm::Value* low_tail = tail_at(AddExactly(
+      b, minus_q, b.CreateFSub(Float(type, kSideTerms + 1.0), m), exact_bases));
+  llvm::Value* high_tail = tail_at(AddExactly(b, minus_q, one, exact_bases));
+  llvm::Value* sign = b.CreateSelect(x_even, one, Float(type, -1.0));
+  llvm::Value* far_tails = b.CreateFSub(b.CreateFAdd(tail, b.CreateFMul(sign, low_tail)),
+                                        b.CreateFMul(sign, high_tail));
+  llvm::Value* value = b.CreateFAdd(direct, b.CreateSelect(far, far_tails, tail));
+  // Special values, in special::Zeta's order (a later select wins), of the given q.
+  q = given_q;
   value = b.CreateSelect(b.CreateFCmpOEQ(q, inf), zero, value);
   llvm::Value* no_limit = b.CreateOr(b.CreateNot(x_integer), b.CreateFCmpOEQ(x, inf));
-  value = b.CreateSelect(b.CreateAnd(negative, no_limit), nan, value);
+  value = b.CreateSelect(b.CreateAnd(q_negative, no_limit), nan, value);
   llvm::Value* pole = b.CreateAnd(b.CreateFCmpOLE(q, zero), b.CreateFCmpOEQ(floor_q, q));
   value = b.CreateSelect(pole, b.CreateSelect(x_even, inf, nan), value);
   llvm::Value* undefined = b.CreateOr(b.CreateFCmpULT(x, one), b.CreateFCmpUNO(q, q));

@@ -149,8 +149,8 @@ constexpr long double kBernoulliOverFactorial[] = {
 // A term below this fraction of a long double sum (64-bit mantissa) cannot change it.
 constexpr long double kNegligible = 1e-22L;
 
-// For q < 0, the negative terms (q + k)^-s, k < -floor(q), are summed one by one up to this
-// many; beyond, Zeta goes through the reflection of the partial sum.
+// For q < 0, the negative terms (q + k)^-s, k < -floor(q), are summed one by one (paired with
+// their mirrors) up to this many; beyond, Zeta goes through the reflection of the partial sum.
 constexpr long double kDirectNegativeTerms = 64;
 
 // zeta(s, q) for q > 0 finite and s > 1 (+inf included). The terms below
@@ -190,18 +190,34 @@ long double ZetaInLongDouble(long double x, long double q) {
   if (q < 0.0L && (!x_integer || x == kInf)) return kNaN;
   if (q == kInf) return 0.0L;
   if (q > 0.0L) return ZetaOfPositive(x, q);
-  // q < 0, not an integer; x an integer >= 2. The m negative terms (q + k)^-x, then the
-  // positive ones from r = q + m in (0, 1) (exact).
+  // q < 0, not an integer; x an integer >= 2: m = -floor(q) negative terms. Each (q + m - 1 -
+  // i)^-x = (-1)^x (1 - r + i)^-x, r = q + m, is paired with its mirror (r + i)^-x = (q + m +
+  // i)^-x, so the two cancel exactly at r = 1/2 for odd x (the bases are q plus integers: exact
+  // in long double). Where both overflow (x in the thousands) the nearer base's term dominates.
   const long double m = -std::floor(q);
-  const long double r = q + m;
+  auto pair = [&](long double up_base, long double down_base) -> long double {
+    const long double up = std::pow(up_base, -x), down = std::pow(down_base, -x);
+    if (!std::isinf(up) || !std::isinf(down)) return up + down;
+    if (up_base < -down_base) return kInf;
+    if (up_base > -down_base) return x_even ? kInf : -kInf;
+    return x_even ? kInf : 0.0L;
+  };
   if (m <= kDirectNegativeTerms) {
-    long double negative = 0.0L;  // smallest magnitude first
-    for (long double k = 0.0L; k < m; ++k) negative += std::pow(q + k, -x);
-    return negative + ZetaOfPositive(x, r);
+    long double pairs = 0.0L;  // smallest first
+    for (long double i = m - 1.0L; i >= 0.0L; --i) pairs += pair(q + (m + i), q + (m - 1.0L - i));
+    return pairs + ZetaOfPositive(x, q + 2.0L * m);
   }
-  // sum_{k<m} (q + k)^-x = (-1)^x sum_{j=1..m} (j - r)^-x = (-1)^x (zeta(x, 1-r) - zeta(x, 1-q)).
+  // sum_{k<m} (q + k)^-x = (-1)^x sum_{j=1..m} (j - r)^-x = (-1)^x (zeta(x, 1-r) - zeta(x, 1-q)),
+  // r = q + m exact (|q| > 64); zeta(x, r) and zeta(x, 1 - r) first, which cancel exactly at
+  // r = 1/2 for odd x.
+  const long double r = q + m;
   const long double sign = x_even ? 1.0L : -1.0L;
-  return ZetaOfPositive(x, r) + sign * (ZetaOfPositive(x, 1.0L - r) - ZetaOfPositive(x, 1.0L - q));
+  const long double near = ZetaOfPositive(x, r), mirror = ZetaOfPositive(x, 1.0L - r);
+  long double both = near + sign * mirror;
+  if (std::isinf(near) && std::isinf(mirror)) {
+    both = r < 0.5L ? kInf : r > 0.5L ? sign * kInf : (x_even ? kInf : 0.0L);
+  }
+  return both - sign * ZetaOfPositive(x, 1.0L - q);
 }
 
 }  // namespace

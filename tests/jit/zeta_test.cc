@@ -128,7 +128,7 @@ TEST(ZetaJitTest, KnownValues) {
         RunJit(OpKind::kPolygamma, type, {1, 2, 0, 0, 3}, {1, 1, 1, 2.5, 0.5});
     EXPECT_NEAR(polygamma[0], pi * pi / 6, tolerance * 1.7);
     EXPECT_NEAR(polygamma[1], -2.4041138063191885, tolerance * 2.5);
-    EXPECT_NEAR(polygamma[2], -0.5772156649015329, tolerance);
+    EXPECT_NEAR(polygamma[2], -0.5772156649015329, 3 * tolerance);  // digamma's bound
     EXPECT_NEAR(polygamma[3], Rounded(type, special::Digamma(2.5)), tolerance);
     EXPECT_NEAR(polygamma[4], std::pow(pi, 4), tolerance * 100);  // psi'''(1/2) = pi^4
   }
