@@ -102,10 +102,66 @@ llvm::Value* Tail(llvm::IRBuilderBase& b, llvm::Value* s, llvm::Value* a, llvm::
   return b.CreateFMul(power, b.CreateFAdd(leading, bernoulli));
 }
 
-}  // namespace
+// 2^k for an integer-valued double k in [-1022, 1023], from its exponent bits (exact).
+llvm::Value* PowerOfTwo(llvm::IRBuilderBase& b, llvm::Value* k) {
+  llvm::Type* i64 = b.getInt64Ty();
+  llvm::Type* vector_or_scalar = k->getType()->isVectorTy()
+                                     ? static_cast<llvm::Type*>(llvm::VectorType::get(
+                                           i64, llvm::cast<llvm::VectorType>(k->getType())->getElementCount()))
+                                     : i64;
+  llvm::Value* biased = b.CreateFPToSI(b.CreateFAdd(k, Float(k->getType(), 1023.0)), vector_or_scalar);
+  return b.CreateBitCast(b.CreateShl(biased, 52), k->getType());
+}
 
-llvm::Value* EmitZeta(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, llvm::Value* x,
-                      llvm::Value* q, bool exact_bases) {
+// v 2^(y_hi + y_lo), y_lo a small correction of y_hi (the error of the product that gave it):
+// the integer part n of y_hi as three exact power-of-two steps (n clamped to +-2100, beyond
+// which every result here is 0 or infinite), the fraction through pow(2, f).
+llvm::Value* ScaleByPowerOfTwo(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, llvm::Value* v,
+                               llvm::Value* y_hi, llvm::Value* y_lo) {
+  llvm::Type* type = v->getType();
+  llvm::Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, y_hi);
+  llvm::Value* f = b.CreateFAdd(b.CreateFSub(y_hi, n), y_lo);
+  // Past the clamp the fraction does not matter (and y_lo may be huge there).
+  f = b.CreateSelect(b.CreateFCmpOGT(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, y_hi),
+                                     Float(type, 2100.0)),
+                     Float(type, 0.0), f);
+  llvm::Value* fraction = libm("pow", Float(type, 2.0), f);
+  v = b.CreateSelect(b.CreateFCmpOEQ(f, Float(type, 0.0)), v, b.CreateFMul(v, fraction));
+  n = b.CreateMaxNum(b.CreateMinNum(n, Float(type, 2100.0)), Float(type, -2100.0));
+  llvm::Value* third = b.CreateUnaryIntrinsic(llvm::Intrinsic::trunc,
+                                              b.CreateFMul(n, Float(type, 1.0 / 3.0)));
+  llvm::Value* rest = b.CreateFSub(n, b.CreateFMul(third, Float(type, 2.0)));
+  llvm::Value* step = PowerOfTwo(b, third);
+  return b.CreateFMul(b.CreateFMul(b.CreateFMul(v, step), step), PowerOfTwo(b, rest));
+}
+
+// The binary exponent of a finite positive double, as a double (its exponent bits - 1023).
+llvm::Value* Exponent(llvm::IRBuilderBase& b, llvm::Value* v) {
+  llvm::Type* type = v->getType();
+  llvm::Type* i64 = b.getInt64Ty();
+  llvm::Type* int_type = type->isVectorTy()
+                             ? static_cast<llvm::Type*>(llvm::VectorType::get(
+                                   i64, llvm::cast<llvm::VectorType>(type)->getElementCount()))
+                             : i64;
+  llvm::Value* bits = b.CreateLShr(b.CreateBitCast(v, int_type), 52);
+  llvm::Value* biased = b.CreateAnd(bits, llvm::ConstantInt::get(int_type, 0x7ff));
+  return b.CreateFSub(b.CreateSIToFP(biased, type), Float(type, 1023.0));
+}
+
+// zeta(x, q) as scaled * 2^-(exponent_hi + exponent_lo), unless `special` (then special_value).
+struct ScaledZeta {
+  llvm::Value* scaled;
+  llvm::Value* exponent_hi;
+  llvm::Value* exponent_lo;
+  llvm::Value* special;
+  llvm::Value* special_value;
+};
+
+// For q from 2 to 2^900 the bases may be scaled by 2^-t, t = log2 q rounded down (exact), and
+// the result carries 2^-(t x): where q^-x falls below double's range, the terms of a zeta that
+// is itself in range (q / (x - 1) times q^-x) or of a polygamma (n! zeta) do not underflow.
+ScaledZeta EmitScaledZeta(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, llvm::Value* x,
+                          llvm::Value* q, bool exact_bases) {
   llvm::Type* type = x->getType();
   llvm::Constant* zero = Float(type, 0.0);
   llvm::Constant* one = Float(type, 1.0);
@@ -120,20 +176,35 @@ llvm::Value* EmitZeta(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, llvm::
   llvm::Value* x_even = b.CreateAnd(b.CreateAnd(x_integer, b.CreateFCmpOEQ(Floor(b, half_x), half_x)),
                                     b.CreateFCmpONE(x, inf));
   llvm::Value* x_odd = b.CreateAnd(x_integer, b.CreateNot(x_even));
-  // q < 0: m = -floor(q) negative terms, r = q + m in (0, 1). The bases are q plus an integer
-  // offset, carried exactly (TwoSum) with exact bases: q > 0 sums q + 0 .. q + 15, q < 0 the 8
-  // bases on each side of 0, r - 8 .. r + 7, of which the ones below q (offset < 0) are left out.
   llvm::Value* q_negative = b.CreateFCmpOLT(q, zero);
   llvm::Value* floor_q = Floor(b, q);
   // At r = 1/2 with odd x every negative term cancels a positive one exactly and the sum is
   // zeta(x, 1 - q) (1 - q exact): evaluated as that, with its own direct terms, since the
   // Euler-Maclaurin tail at 1 - q alone is inaccurate for x well above 1 - q.
   llvm::Value* half_integer = b.CreateAnd(q_negative, b.CreateFCmpOEQ(b.CreateFSub(q, floor_q), half));
-  llvm::Value* mirrored = b.CreateAnd(half_integer, x_odd);
-  q = b.CreateSelect(mirrored, b.CreateFSub(one, q), q);
+  q = b.CreateSelect(b.CreateAnd(half_integer, x_odd), b.CreateFSub(one, q), q);
+  // q < 0: m = -floor(q) negative terms, r = q + m in (0, 1). The bases are q plus an integer
+  // offset, carried exactly (TwoSum) with exact bases: q > 0 sums q + 0 .. q + 15, q < 0 the 8
+  // bases on each side of 0, r - 8 .. r + 7, of which the ones below q (offset < 0) are left out.
   llvm::Value* negative = b.CreateFCmpOLT(q, zero);
   llvm::Value* m = b.CreateFNeg(Floor(b, q));
   llvm::Value* r = b.CreateFAdd(q, m);
+  // The scale 2^-t of the bases (t = 0: none).
+  llvm::Value* t = Exponent(b, q);
+  // Scaling is exact for an integer x (t x an integer: polygamma); for other x only where
+  // q^-x underflows (x (t + 1) > 1000), as the fraction of t x costs pow(2, f)'s rounding.
+  llvm::Value* needs_scale = b.CreateOr(
+      x_integer, b.CreateFCmpOGT(b.CreateFMul(x, b.CreateFAdd(t, one)), Float(type, 1000.0)));
+  llvm::Value* scaled_lane = b.CreateAnd(
+      b.CreateAnd(b.CreateNot(negative), b.CreateFCmpOGE(t, one)),
+      b.CreateAnd(b.CreateAnd(b.CreateFCmpOLE(t, Float(type, 900.0)), needs_scale),
+                  b.CreateFCmpONE(x, inf)));
+  t = b.CreateSelect(scaled_lane, t, zero);
+  llvm::Value* down = PowerOfTwo(b, b.CreateFNeg(t));
+  auto scaled = [&](const Base& base) {
+    return Base{b.CreateFMul(base.value, down),
+                base.error == nullptr ? nullptr : b.CreateFMul(base.error, down)};
+  };
   llvm::Value* first_high = b.CreateSelect(negative, m, Float(type, kSideTerms));
   // Pair i: the bases q + first_high + i and q + first_high - 1 - i (for q < 0: r + i and
   // r - 1 - i, whose terms cancel exactly at r = 1/2 for odd x), from the smallest pair up.
@@ -142,8 +213,8 @@ llvm::Value* EmitZeta(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, llvm::
     const Base high_base = AddExactly(b, q, b.CreateFAdd(first_high, Float(type, i)), exact_bases);
     llvm::Value* low_offset = b.CreateFSub(first_high, Float(type, i + 1.0));
     const Base low_base = AddExactly(b, q, low_offset, exact_bases);
-    llvm::Value* high = NegativePower(b, libm, high_base, x, minus_x, x_odd);
-    llvm::Value* low = NegativePower(b, libm, low_base, x, minus_x, x_odd);
+    llvm::Value* high = NegativePower(b, libm, scaled(high_base), x, minus_x, x_odd);
+    llvm::Value* low = NegativePower(b, libm, scaled(low_base), x, minus_x, x_odd);
     low = b.CreateSelect(b.CreateFCmpOLT(low_offset, zero), zero, low);  // below q
     llvm::Value* pair = b.CreateFAdd(high, low);
     if (i == 0) {
@@ -159,18 +230,18 @@ llvm::Value* EmitZeta(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, llvm::
     }
     direct = b.CreateFAdd(direct, pair);
   }
-  // Euler-Maclaurin tails; one whose power underflows is 0, which keeps Horner factors that
-  // overflow (x > 10^15) out. Where Euler-Maclaurin diverges (x > 2 pi a) the tail is below
-  // e^-100 of the direct sum.
+  // Euler-Maclaurin tails (the power of the scaled base, the rest of the true one); one whose
+  // power underflows is 0, which keeps Horner factors that overflow (x > 10^15) out. Where
+  // Euler-Maclaurin diverges (x > 2 pi a) the tail is below e^-100 of the direct sum.
   auto tail_at = [&](const Base& base) {
-    llvm::Value* power = NegativePower(b, libm, base, x, minus_x, x_odd);
+    llvm::Value* power = NegativePower(b, libm, scaled(base), x, minus_x, x_odd);
     return b.CreateSelect(b.CreateFCmpOEQ(power, zero), zero, Tail(b, x, base.value, power));
   };
   llvm::Value* tail = tail_at(AddExactly(b, q, b.CreateFAdd(first_high, Float(type, kSideTerms)),
                                          exact_bases));
   // Far q < 0 (m > 8): the m - 8 terms below r - 8, (-1)^x sum_{j=9..m} (j - r)^-x =
   // (-1)^x (zeta(x, 9 - r) - zeta(x, 1 - q)): tails at 9 - r = -q + (9 - m) and 1 - q, the first
-  // added to the tail at r + 8 first (so they cancel exactly at r = 1/2 for odd x).
+  // added to the tail at r + 8 first (so they cancel exactly at r = 1/2 for odd x). Unscaled.
   llvm::Value* far = b.CreateAnd(negative, b.CreateFCmpOGT(m, Float(type, kSideTerms)));
   llvm::Value* minus_q = b.CreateFNeg(q);
   llvm::Value* low_tail = tail_at(AddExactly(
@@ -179,17 +250,37 @@ llvm::Value* EmitZeta(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, llvm::
   llvm::Value* sign = b.CreateSelect(x_even, one, Float(type, -1.0));
   llvm::Value* far_tails = b.CreateFSub(b.CreateFAdd(tail, b.CreateFMul(sign, low_tail)),
                                         b.CreateFMul(sign, high_tail));
-  llvm::Value* value = b.CreateFAdd(direct, b.CreateSelect(far, far_tails, tail));
-  // Special values, in special::Zeta's order (a later select wins), of the given q.
+  ScaledZeta result;
+  result.scaled = b.CreateFAdd(direct, b.CreateSelect(far, far_tails, tail));
+  // The scale's exponent t x, exactly as a sum of two doubles.
+  result.exponent_hi = b.CreateSelect(scaled_lane, b.CreateFMul(t, x), zero);
+  result.exponent_lo = b.CreateSelect(scaled_lane, Fma(b, t, x, b.CreateFNeg(result.exponent_hi)), zero);
+  // Special values, in special::Zeta's order (a later one wins), of the given q.
   q = given_q;
-  value = b.CreateSelect(b.CreateFCmpOEQ(q, inf), zero, value);
-  llvm::Value* no_limit = b.CreateOr(b.CreateNot(x_integer), b.CreateFCmpOEQ(x, inf));
-  value = b.CreateSelect(b.CreateAnd(q_negative, no_limit), nan, value);
-  llvm::Value* pole = b.CreateAnd(b.CreateFCmpOLE(q, zero), b.CreateFCmpOEQ(floor_q, q));
-  value = b.CreateSelect(pole, b.CreateSelect(x_even, inf, nan), value);
-  llvm::Value* undefined = b.CreateOr(b.CreateFCmpULT(x, one), b.CreateFCmpUNO(q, q));
-  value = b.CreateSelect(undefined, nan, value);  // x < 1 or NaN, q NaN
-  return b.CreateSelect(b.CreateFCmpOEQ(x, one), inf, value);
+  result.special = b.getFalse();
+  result.special_value = zero;
+  auto special = [&](llvm::Value* when, llvm::Value* value) {
+    result.special_value = b.CreateSelect(when, value, result.special_value);
+    result.special = b.CreateOr(result.special, when);
+  };
+  if (type->isVectorTy()) result.special = llvm::ConstantInt::getFalse(x_even->getType());
+  special(b.CreateFCmpOEQ(q, inf), zero);
+  special(b.CreateAnd(q_negative, b.CreateOr(b.CreateNot(x_integer), b.CreateFCmpOEQ(x, inf))), nan);
+  special(b.CreateAnd(b.CreateFCmpOLE(q, zero), b.CreateFCmpOEQ(floor_q, q)),
+          b.CreateSelect(x_even, inf, nan));  // the poles
+  special(b.CreateOr(b.CreateFCmpULT(x, one), b.CreateFCmpUNO(q, q)), nan);  // x < 1 or NaN, q NaN
+  special(b.CreateFCmpOEQ(x, one), inf);
+  return result;
+}
+
+}  // namespace
+
+llvm::Value* EmitZeta(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, llvm::Value* x,
+                      llvm::Value* q, bool exact_bases) {
+  const ScaledZeta zeta = EmitScaledZeta(b, libm, x, q, exact_bases);
+  llvm::Value* value = ScaleByPowerOfTwo(b, libm, zeta.scaled, b.CreateFNeg(zeta.exponent_hi),
+                                         b.CreateFNeg(zeta.exponent_lo));
+  return b.CreateSelect(zeta.special, zeta.special_value, value);
 }
 
 llvm::Value* EmitPolygamma(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, llvm::Value* n,
@@ -197,7 +288,7 @@ llvm::Value* EmitPolygamma(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, l
   llvm::Type* type = n->getType();
   llvm::Constant* zero = Float(type, 0.0);
   llvm::Constant* one = Float(type, 1.0);
-  llvm::Value* zeta = EmitZeta(b, libm, b.CreateFAdd(n, one), x, exact_bases);
+  const ScaledZeta zeta = EmitScaledZeta(b, libm, b.CreateFAdd(n, one), x, exact_bases);
   // n! from the table: index min(n, 171) as an integer (171 reads +inf); NaN and negative n
   // read 0! and are replaced by NaN below.
   static const std::array<double, 171> kFactorials = Factorials();
@@ -225,7 +316,15 @@ llvm::Value* EmitPolygamma(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, l
   llvm::Value* half_n = b.CreateFMul(n, Float(type, 0.5));
   llvm::Value* n_even = b.CreateFCmpOEQ(Floor(b, half_n), half_n);
   llvm::Value* signed_factorial = b.CreateSelect(n_even, b.CreateFNeg(factorial), factorial);
-  llvm::Value* value = b.CreateFMul(signed_factorial, zeta);
+  // n! = mantissa 2^e (exact): its exponent joins zeta's scale, so neither n! zeta's factors
+  // nor the scaled sum leave double's range where the result does not (+inf n! stays +inf).
+  llvm::Value* factorial_exponent = b.CreateMinNum(Exponent(b, factorial), Float(type, 1023.0));
+  llvm::Value* mantissa = b.CreateFMul(signed_factorial,
+                                       PowerOfTwo(b, b.CreateFNeg(factorial_exponent)));
+  llvm::Value* value = ScaleByPowerOfTwo(
+      b, libm, b.CreateFMul(mantissa, zeta.scaled),
+      b.CreateFSub(factorial_exponent, zeta.exponent_hi), b.CreateFNeg(zeta.exponent_lo));
+  value = b.CreateSelect(zeta.special, b.CreateFMul(signed_factorial, zeta.special_value), value);
   value = b.CreateSelect(b.CreateFCmpOEQ(n, zero), digamma, value);
   // n must be a natural number: NaN, negative, fractional and +inf n give NaN.
   llvm::Value* natural = b.CreateAnd(
