@@ -70,12 +70,12 @@ llvm::Value* EmitBesselI1eForF32(llvm::IRBuilderBase& builder, const LibmCall& l
 
 // zeta(x, q), the Hurwitz zeta function, on double x and q (f32 operands widened; rounded to
 // f32 by the caller): 16 direct terms pow(q + k, -x) and Euler-Maclaurin with 12 Bernoulli terms
-// at q + 16; for q < 0 (x an integer) the direct terms start at r - 8, r = q - floor(q), when
-// more than 8 terms are negative, and the ones below come in as (-1)^x (zeta(x, 9 - r) -
-// zeta(x, 1 - q)), both by Euler-Maclaurin alone. special::Zeta's special values, selected per
-// lane. `exact_bases` (f64 results): each base q + k is split into its rounded value and the
+// at q + 16; for q < 0 (x an integer) the terms around 0 in mirrored pairs (r + i, r - 1 - i),
+// r = q - floor(q), and those below r - 8 as (-1)^x (zeta(x, 9 - r) - zeta(x, 1 - q)); q >= 2
+// scaled by a power of two where q^-x would underflow. special::Zeta's special values, selected
+// per lane. `exact_bases` (f64 results): each base q + k is split into its rounded value and the
 // rounding error (TwoSum), and pow's result corrected for the error to second order, so a base
-// that rounds does not cost x times its rounding error.
+// that rounds does not cost x times its rounding error. Method: docs/numerics.md "CHLO".
 llvm::Value* EmitZeta(llvm::IRBuilderBase& builder, const LibmBinaryCall& libm, llvm::Value* x,
                       llvm::Value* q, bool exact_bases);
 
