@@ -85,8 +85,11 @@ llvm::Value* NegativePower(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, c
 }
 
 // The Euler-Maclaurin tail zeta(s, a) ~ a^(1-s)/(s-1) + a^-s/2 + sum_j B_2j/(2j)! (s)_(2j-1)
-// a^(1-s-2j), from power = a^-s; the Bernoulli sum by Horner's rule in (s+2j-1)(s+2j)/a^2.
-llvm::Value* Tail(llvm::IRBuilderBase& b, llvm::Value* s, llvm::Value* a, llvm::Value* power) {
+// a^(1-s-2j), times 2^(t (s-1)) for a base scaled by down = 2^-t: from power = (a down)^-s, the
+// leading term as power (a down) / (s - 1) and the rest times down (1 and a itself when
+// unscaled); the Bernoulli sum by Horner's rule in (s+2j-1)(s+2j)/a^2.
+llvm::Value* Tail(llvm::IRBuilderBase& b, llvm::Value* s, llvm::Value* a, llvm::Value* down,
+                  llvm::Value* power) {
   llvm::Type* type = s->getType();
   llvm::Value* inverse_square = b.CreateFDiv(Float(type, 1.0), b.CreateFMul(a, a));
   constexpr int kTerms = static_cast<int>(std::size(kBernoulliOverFactorial));
@@ -98,9 +101,9 @@ llvm::Value* Tail(llvm::IRBuilderBase& b, llvm::Value* s, llvm::Value* a, llvm::
                  Float(type, kBernoulliOverFactorial[j - 1]));
   }
   llvm::Value* bernoulli = b.CreateFMul(b.CreateFDiv(s, a), horner);
-  llvm::Value* leading = b.CreateFAdd(b.CreateFDiv(a, b.CreateFSub(s, Float(type, 1.0))),
-                                      Float(type, 0.5));
-  return b.CreateFMul(power, b.CreateFAdd(leading, bernoulli));
+  llvm::Value* leading = b.CreateFDiv(b.CreateFMul(a, down), b.CreateFSub(s, Float(type, 1.0)));
+  llvm::Value* rest = b.CreateFMul(b.CreateFAdd(Float(type, 0.5), bernoulli), down);
+  return b.CreateFMul(power, b.CreateFAdd(leading, rest));
 }
 
 // 2^k for an integer-valued double k in [-1022, 1023], from its exponent bits (exact).
@@ -158,9 +161,10 @@ struct ScaledZeta {
   llvm::Value* special_value;
 };
 
-// For q from 2 to 2^900 the bases may be scaled by 2^-t, t = log2 q rounded down (exact), and
-// the result carries 2^-(t x): where q^-x falls below double's range, the terms of a zeta that
-// is itself in range (q / (x - 1) times q^-x) or of a polygamma (n! zeta) do not underflow.
+// For q from 2 to 2^1023 the bases may be scaled by 2^-t, t = log2 q rounded down (exact), the
+// terms by 2^-t once more, and the result carries 2^-(t (x - 1)): where q^-x falls below
+// double's range, the terms of a zeta that is itself in range (about q^(1-x) / (x - 1)) or of a
+// polygamma (n! zeta) do not underflow, and the scaled sum stays near q^(1-x) / (x - 1) 2^(t(x-1)).
 ScaledZeta EmitScaledZeta(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, llvm::Value* x,
                           llvm::Value* q, bool exact_bases) {
   llvm::Type* type = x->getType();
@@ -198,7 +202,7 @@ ScaledZeta EmitScaledZeta(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, ll
       x_integer, b.CreateFCmpOGT(b.CreateFMul(x, b.CreateFAdd(t, one)), Float(type, 1000.0)));
   llvm::Value* scaled_lane = b.CreateAnd(
       b.CreateAnd(b.CreateNot(negative), b.CreateFCmpOGE(t, one)),
-      b.CreateAnd(b.CreateAnd(b.CreateFCmpOLE(t, Float(type, 900.0)), needs_scale),
+      b.CreateAnd(b.CreateAnd(b.CreateFCmpOLE(t, Float(type, 1022.0)), needs_scale),
                   b.CreateFCmpONE(x, inf)));
   t = b.CreateSelect(scaled_lane, t, zero);
   llvm::Value* down = PowerOfTwo(b, b.CreateFNeg(t));
@@ -214,8 +218,8 @@ ScaledZeta EmitScaledZeta(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, ll
     const Base high_base = AddExactly(b, q, b.CreateFAdd(first_high, Float(type, i)), exact_bases);
     llvm::Value* low_offset = b.CreateFSub(first_high, Float(type, i + 1.0));
     const Base low_base = AddExactly(b, q, low_offset, exact_bases);
-    llvm::Value* high = NegativePower(b, libm, scaled(high_base), x, minus_x, x_odd);
-    llvm::Value* low = NegativePower(b, libm, scaled(low_base), x, minus_x, x_odd);
+    llvm::Value* high = b.CreateFMul(NegativePower(b, libm, scaled(high_base), x, minus_x, x_odd), down);
+    llvm::Value* low = b.CreateFMul(NegativePower(b, libm, scaled(low_base), x, minus_x, x_odd), down);
     low = b.CreateSelect(b.CreateFCmpOLT(low_offset, zero), zero, low);  // below q
     llvm::Value* pair = b.CreateFAdd(high, low);
     if (i == 0) {
@@ -236,7 +240,7 @@ ScaledZeta EmitScaledZeta(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, ll
   // Euler-Maclaurin diverges (x > 2 pi a) the tail is below e^-100 of the direct sum.
   auto tail_at = [&](const Base& base) {
     llvm::Value* power = NegativePower(b, libm, scaled(base), x, minus_x, x_odd);
-    return b.CreateSelect(b.CreateFCmpOEQ(power, zero), zero, Tail(b, x, base.value, power));
+    return b.CreateSelect(b.CreateFCmpOEQ(power, zero), zero, Tail(b, x, base.value, down, power));
   };
   llvm::Value* tail = tail_at(AddExactly(b, q, b.CreateFAdd(first_high, Float(type, kSideTerms)),
                                          exact_bases));
@@ -253,9 +257,11 @@ ScaledZeta EmitScaledZeta(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, ll
                                         b.CreateFMul(sign, high_tail));
   ScaledZeta result;
   result.scaled = b.CreateFAdd(direct, b.CreateSelect(far, far_tails, tail));
-  // The scale's exponent t x, exactly as a sum of two doubles.
-  result.exponent_hi = b.CreateSelect(scaled_lane, b.CreateFMul(t, x), zero);
-  result.exponent_lo = b.CreateSelect(scaled_lane, Fma(b, t, x, b.CreateFNeg(result.exponent_hi)), zero);
+  // The scale's exponent t (x - 1) as a sum of two doubles (t x - t is exact wherever the
+  // scaling is not clamped: t x < 2^12 there).
+  llvm::Value* product = b.CreateFMul(t, x);
+  result.exponent_hi = b.CreateSelect(scaled_lane, b.CreateFSub(product, t), zero);
+  result.exponent_lo = b.CreateSelect(scaled_lane, Fma(b, t, x, b.CreateFNeg(product)), zero);
   // Special values, in special::Zeta's order (a later one wins), of the given q.
   q = given_q;
   result.special = b.getFalse();
