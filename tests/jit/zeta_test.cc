@@ -227,6 +227,7 @@ TEST(ZetaJitTest, CancellationUnderflowAndOverflowCases) {
                         {OpKind::kPolygamma, 14, -93.5},  {OpKind::kPolygamma, 74, -12.5},
                         {OpKind::kPolygamma, 44, -19.5},  {OpKind::kPolygamma, 108, 996.8},
                         {OpKind::kPolygamma, 125, 496.1}, {OpKind::kZeta, 26, 0x1p40},
+                        {OpKind::kZeta, 0x1.f21675eb96f34p+0, 0x1.0f908a3b10823p+912},
                         {OpKind::kZeta, 2047, -0.3},      {OpKind::kZeta, 2047, -0.7},
                         {OpKind::kZeta, 2048, -0.7},      {OpKind::kZeta, 2049, -0.5}};
   for (ElementType type : {ElementType::kF32, ElementType::kF64}) {
