@@ -23,10 +23,10 @@ constexpr int kSideTerms = 8;
 // B_2j / (2j)!, j = 1..12 (the Euler-Maclaurin coefficients). From a = 8 on, the first omitted
 // term is below 5e-18 of the tail for x = 2, and smaller relative to the sum for larger x.
 constexpr double kBernoulliOverFactorial[] = {
-    8.3333333333333333e-2,  -1.3888888888888889e-3, 3.3068783068783069e-5,
-    -8.2671957671957672e-7, 2.0876756987868099e-8,  -5.2841901386874932e-10,
-    1.3382536530684679e-11, -3.3896802963225829e-13, 8.5860620562778446e-15,
-    -2.1748686985580619e-16, 5.5090028283602295e-18, -1.3954464685812523e-19};
+    8.3333333333333333e-2,   -1.3888888888888889e-3,  3.3068783068783069e-5,
+    -8.2671957671957672e-7,  2.0876756987868099e-8,   -5.2841901386874932e-10,
+    1.3382536530684679e-11,  -3.3896802963225829e-13, 8.5860620562778446e-15,
+    -2.1748686985580619e-16, 5.5090028283602295e-18,  -1.3954464685812523e-19};
 
 // n! for n = 0..170 (171! overflows double), rounded from long double products (exact to 25!,
 // within 150 * 2^-64 relative after): each is the correctly rounded double (checked against the
@@ -69,7 +69,8 @@ Base AddExactly(llvm::IRBuilderBase& b, llvm::Value* x, llvm::Value* y, bool exa
 // v^-s (1 + e/v)^-s and (1 + d)^-s = 1 - s d + (s d)^2 / 2 + O((s d)^3), |d| <= 2^-53.
 llvm::Value* NegativePower(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, const Base& base,
                            llvm::Value* s, llvm::Value* minus_s, llvm::Value* odd) {
-  llvm::Value* magnitude = libm("pow", b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, base.value), minus_s);
+  llvm::Value* magnitude =
+      libm("pow", b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, base.value), minus_s);
   llvm::Value* negative = b.CreateAnd(odd, b.CreateFCmpOLT(base.value, Float(s->getType(), 0.0)));
   llvm::Value* power = b.CreateSelect(negative, b.CreateFNeg(magnitude), magnitude);
   if (base.error == nullptr) return power;
@@ -77,10 +78,10 @@ llvm::Value* NegativePower(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, c
   llvm::Value* t = b.CreateFMul(s, b.CreateFDiv(base.error, base.value));
   // 1 - t + t^2/2 = 1 + t (t/2 - 1), for |t| < 2^-10 (s < 2^43; the omitted t^3/6 is then below
   // 2^-32 t); otherwise, and for an exact base, power as it is (t is NaN for s = +inf).
-  llvm::Value* correction = Fma(b, t, b.CreateFSub(b.CreateFMul(t, Float(type, 0.5)), Float(type, 1.0)),
-                                Float(type, 1.0));
-  llvm::Value* small = b.CreateFCmpOLT(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, t),
-                                       Float(type, 0x1p-10));
+  llvm::Value* correction = Fma(
+      b, t, b.CreateFSub(b.CreateFMul(t, Float(type, 0.5)), Float(type, 1.0)), Float(type, 1.0));
+  llvm::Value* small =
+      b.CreateFCmpOLT(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, t), Float(type, 0x1p-10));
   return b.CreateSelect(small, b.CreateFMul(power, correction), power);
 }
 
@@ -109,11 +110,13 @@ llvm::Value* Tail(llvm::IRBuilderBase& b, llvm::Value* s, llvm::Value* a, llvm::
 // 2^k for an integer-valued double k in [-1022, 1023], from its exponent bits (exact).
 llvm::Value* PowerOfTwo(llvm::IRBuilderBase& b, llvm::Value* k) {
   llvm::Type* i64 = b.getInt64Ty();
-  llvm::Type* vector_or_scalar = k->getType()->isVectorTy()
-                                     ? static_cast<llvm::Type*>(llvm::VectorType::get(
-                                           i64, llvm::cast<llvm::VectorType>(k->getType())->getElementCount()))
-                                     : i64;
-  llvm::Value* biased = b.CreateFPToSI(b.CreateFAdd(k, Float(k->getType(), 1023.0)), vector_or_scalar);
+  llvm::Type* vector_or_scalar =
+      k->getType()->isVectorTy()
+          ? static_cast<llvm::Type*>(llvm::VectorType::get(
+                i64, llvm::cast<llvm::VectorType>(k->getType())->getElementCount()))
+          : i64;
+  llvm::Value* biased =
+      b.CreateFPToSI(b.CreateFAdd(k, Float(k->getType(), 1023.0)), vector_or_scalar);
   return b.CreateBitCast(b.CreateShl(biased, 52), k->getType());
 }
 
@@ -126,14 +129,14 @@ llvm::Value* ScaleByPowerOfTwo(llvm::IRBuilderBase& b, const LibmBinaryCall& lib
   llvm::Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, y_hi);
   llvm::Value* f = b.CreateFAdd(b.CreateFSub(y_hi, n), y_lo);
   // Past the clamp the fraction does not matter (and y_lo may be huge there).
-  f = b.CreateSelect(b.CreateFCmpOGT(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, y_hi),
-                                     Float(type, 2100.0)),
-                     Float(type, 0.0), f);
+  f = b.CreateSelect(
+      b.CreateFCmpOGT(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, y_hi), Float(type, 2100.0)),
+      Float(type, 0.0), f);
   llvm::Value* fraction = libm("pow", Float(type, 2.0), f);
   v = b.CreateSelect(b.CreateFCmpOEQ(f, Float(type, 0.0)), v, b.CreateFMul(v, fraction));
   n = b.CreateMaxNum(b.CreateMinNum(n, Float(type, 2100.0)), Float(type, -2100.0));
-  llvm::Value* third = b.CreateUnaryIntrinsic(llvm::Intrinsic::trunc,
-                                              b.CreateFMul(n, Float(type, 1.0 / 3.0)));
+  llvm::Value* third =
+      b.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, b.CreateFMul(n, Float(type, 1.0 / 3.0)));
   llvm::Value* rest = b.CreateFSub(n, b.CreateFMul(third, Float(type, 2.0)));
   llvm::Value* step = PowerOfTwo(b, third);
   return b.CreateFMul(b.CreateFMul(b.CreateFMul(v, step), step), PowerOfTwo(b, rest));
@@ -178,15 +181,16 @@ ScaledZeta EmitScaledZeta(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, ll
   // x an integer, even or not (x/2 is exact); +inf is neither here (special::Zeta's fmod).
   llvm::Value* x_integer = b.CreateFCmpOEQ(Floor(b, x), x);
   llvm::Value* half_x = b.CreateFMul(x, half);
-  llvm::Value* x_even = b.CreateAnd(b.CreateAnd(x_integer, b.CreateFCmpOEQ(Floor(b, half_x), half_x)),
-                                    b.CreateFCmpONE(x, inf));
+  llvm::Value* x_even = b.CreateAnd(
+      b.CreateAnd(x_integer, b.CreateFCmpOEQ(Floor(b, half_x), half_x)), b.CreateFCmpONE(x, inf));
   llvm::Value* x_odd = b.CreateAnd(x_integer, b.CreateNot(x_even));
   llvm::Value* q_negative = b.CreateFCmpOLT(q, zero);
   llvm::Value* floor_q = Floor(b, q);
   // At r = 1/2 with odd x every negative term cancels a positive one exactly and the sum is
   // zeta(x, 1 - q) (1 - q exact): evaluated as that, with its own direct terms, since the
   // Euler-Maclaurin tail at 1 - q alone is inaccurate for x well above 1 - q.
-  llvm::Value* half_integer = b.CreateAnd(q_negative, b.CreateFCmpOEQ(b.CreateFSub(q, floor_q), half));
+  llvm::Value* half_integer =
+      b.CreateAnd(q_negative, b.CreateFCmpOEQ(b.CreateFSub(q, floor_q), half));
   q = b.CreateSelect(b.CreateAnd(half_integer, x_odd), b.CreateFSub(one, q), q);
   // q < 0: m = -floor(q) negative terms, r = q + m in (0, 1). The bases are q plus an integer
   // offset, carried exactly (TwoSum) with exact bases: q > 0 sums q + 0 .. q + 15, q < 0 the 8
@@ -200,10 +204,10 @@ ScaledZeta EmitScaledZeta(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, ll
   // q^-x underflows (x (t + 1) > 1000), as the fraction of t x costs pow(2, f)'s rounding.
   llvm::Value* needs_scale = b.CreateOr(
       x_integer, b.CreateFCmpOGT(b.CreateFMul(x, b.CreateFAdd(t, one)), Float(type, 1000.0)));
-  llvm::Value* scaled_lane = b.CreateAnd(
-      b.CreateAnd(b.CreateNot(negative), b.CreateFCmpOGE(t, one)),
-      b.CreateAnd(b.CreateAnd(b.CreateFCmpOLE(t, Float(type, 1022.0)), needs_scale),
-                  b.CreateFCmpONE(x, inf)));
+  llvm::Value* scaled_lane =
+      b.CreateAnd(b.CreateAnd(b.CreateNot(negative), b.CreateFCmpOGE(t, one)),
+                  b.CreateAnd(b.CreateAnd(b.CreateFCmpOLE(t, Float(type, 1022.0)), needs_scale),
+                              b.CreateFCmpONE(x, inf)));
   t = b.CreateSelect(scaled_lane, t, zero);
   llvm::Value* down = PowerOfTwo(b, b.CreateFNeg(t));
   auto scaled = [&](const Base& base) {
@@ -218,15 +222,18 @@ ScaledZeta EmitScaledZeta(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, ll
     const Base high_base = AddExactly(b, q, b.CreateFAdd(first_high, Float(type, i)), exact_bases);
     llvm::Value* low_offset = b.CreateFSub(first_high, Float(type, i + 1.0));
     const Base low_base = AddExactly(b, q, low_offset, exact_bases);
-    llvm::Value* high = b.CreateFMul(NegativePower(b, libm, scaled(high_base), x, minus_x, x_odd), down);
-    llvm::Value* low = b.CreateFMul(NegativePower(b, libm, scaled(low_base), x, minus_x, x_odd), down);
+    llvm::Value* high =
+        b.CreateFMul(NegativePower(b, libm, scaled(high_base), x, minus_x, x_odd), down);
+    llvm::Value* low =
+        b.CreateFMul(NegativePower(b, libm, scaled(low_base), x, minus_x, x_odd), down);
     low = b.CreateSelect(b.CreateFCmpOLT(low_offset, zero), zero, low);  // below q
     llvm::Value* pair = b.CreateFAdd(high, low);
     if (i == 0) {
       // r^-x and (r - 1)^-x may both overflow (x >= 1024): the nearer base's term dominates,
       // and at r = 1/2 they cancel for odd x.
-      llvm::Value* both = b.CreateAnd(b.CreateFCmpOEQ(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, high), inf),
-                                      b.CreateFCmpOEQ(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, low), inf));
+      llvm::Value* both =
+          b.CreateAnd(b.CreateFCmpOEQ(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, high), inf),
+                      b.CreateFCmpOEQ(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, low), inf));
       llvm::Value* signed_inf = b.CreateSelect(x_even, inf, b.CreateFNeg(inf));
       llvm::Value* dominant = b.CreateSelect(
           b.CreateFCmpOLT(r, half), inf,
@@ -242,19 +249,19 @@ ScaledZeta EmitScaledZeta(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, ll
     llvm::Value* power = NegativePower(b, libm, scaled(base), x, minus_x, x_odd);
     return b.CreateSelect(b.CreateFCmpOEQ(power, zero), zero, Tail(b, x, base.value, down, power));
   };
-  llvm::Value* tail = tail_at(AddExactly(b, q, b.CreateFAdd(first_high, Float(type, kSideTerms)),
-                                         exact_bases));
+  llvm::Value* tail =
+      tail_at(AddExactly(b, q, b.CreateFAdd(first_high, Float(type, kSideTerms)), exact_bases));
   // Far q < 0 (m > 8): the m - 8 terms below r - 8, (-1)^x sum_{j=9..m} (j - r)^-x =
   // (-1)^x (zeta(x, 9 - r) - zeta(x, 1 - q)): tails at 9 - r = -q + (9 - m) and 1 - q, the first
   // added to the tail at r + 8 first (so they cancel exactly at r = 1/2 for odd x). Unscaled.
   llvm::Value* far = b.CreateAnd(negative, b.CreateFCmpOGT(m, Float(type, kSideTerms)));
   llvm::Value* minus_q = b.CreateFNeg(q);
-  llvm::Value* low_tail = tail_at(AddExactly(
-      b, minus_q, b.CreateFSub(Float(type, kSideTerms + 1.0), m), exact_bases));
+  llvm::Value* low_tail =
+      tail_at(AddExactly(b, minus_q, b.CreateFSub(Float(type, kSideTerms + 1.0), m), exact_bases));
   llvm::Value* high_tail = tail_at(AddExactly(b, minus_q, one, exact_bases));
   llvm::Value* sign = b.CreateSelect(x_even, one, Float(type, -1.0));
-  llvm::Value* far_tails = b.CreateFSub(b.CreateFAdd(tail, b.CreateFMul(sign, low_tail)),
-                                        b.CreateFMul(sign, high_tail));
+  llvm::Value* far_tails =
+      b.CreateFSub(b.CreateFAdd(tail, b.CreateFMul(sign, low_tail)), b.CreateFMul(sign, high_tail));
   ScaledZeta result;
   result.scaled = b.CreateFAdd(direct, b.CreateSelect(far, far_tails, tail));
   // The scale's exponent t (x - 1) as a sum of two doubles (t x - t is exact wherever the
@@ -272,9 +279,10 @@ ScaledZeta EmitScaledZeta(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, ll
   };
   if (type->isVectorTy()) result.special = llvm::ConstantInt::getFalse(x_even->getType());
   special(b.CreateFCmpOEQ(q, inf), zero);
-  special(b.CreateAnd(q_negative, b.CreateOr(b.CreateNot(x_integer), b.CreateFCmpOEQ(x, inf))), nan);
+  special(b.CreateAnd(q_negative, b.CreateOr(b.CreateNot(x_integer), b.CreateFCmpOEQ(x, inf))),
+          nan);
   special(b.CreateAnd(b.CreateFCmpOLE(q, zero), b.CreateFCmpOEQ(floor_q, q)),
-          b.CreateSelect(x_even, inf, nan));  // the poles
+          b.CreateSelect(x_even, inf, nan));                                 // the poles
   special(b.CreateOr(b.CreateFCmpULT(x, one), b.CreateFCmpUNO(q, q)), nan);  // x < 1 or NaN, q NaN
   special(b.CreateFCmpOEQ(x, one), inf);
   return result;
@@ -314,11 +322,11 @@ llvm::Value* EmitPolygamma(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, l
     table->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
   }
   llvm::Value* clamped = b.CreateMinNum(n, Float(type, static_cast<double>(kFactorials.size())));
-  llvm::Value* index = b.CreateIntrinsic(llvm::Intrinsic::fptosi_sat,
-                                         {b.getInt32Ty(), type}, {clamped});
+  llvm::Value* index =
+      b.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {b.getInt32Ty(), type}, {clamped});
   index = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, index, b.getInt32(0));
-  llvm::Value* factorial = b.CreateLoad(
-      double_type, b.CreateInBoundsGEP(table_type, table, {b.getInt32(0), index}));
+  llvm::Value* factorial =
+      b.CreateLoad(double_type, b.CreateInBoundsGEP(table_type, table, {b.getInt32(0), index}));
   // (-1)^(n+1): +1 for odd n.
   llvm::Value* half_n = b.CreateFMul(n, Float(type, 0.5));
   llvm::Value* n_even = b.CreateFCmpOEQ(Floor(b, half_n), half_n);
@@ -326,17 +334,17 @@ llvm::Value* EmitPolygamma(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, l
   // n! = mantissa 2^e (exact): its exponent joins zeta's scale, so neither n! zeta's factors
   // nor the scaled sum leave double's range where the result does not (+inf n! stays +inf).
   llvm::Value* factorial_exponent = b.CreateMinNum(Exponent(b, factorial), Float(type, 1023.0));
-  llvm::Value* mantissa = b.CreateFMul(signed_factorial,
-                                       PowerOfTwo(b, b.CreateFNeg(factorial_exponent)));
-  llvm::Value* value = ScaleByPowerOfTwo(
-      b, libm, b.CreateFMul(mantissa, zeta.scaled),
-      b.CreateFSub(factorial_exponent, zeta.exponent_hi), b.CreateFNeg(zeta.exponent_lo));
+  llvm::Value* mantissa =
+      b.CreateFMul(signed_factorial, PowerOfTwo(b, b.CreateFNeg(factorial_exponent)));
+  llvm::Value* value = ScaleByPowerOfTwo(b, libm, b.CreateFMul(mantissa, zeta.scaled),
+                                         b.CreateFSub(factorial_exponent, zeta.exponent_hi),
+                                         b.CreateFNeg(zeta.exponent_lo));
   value = b.CreateSelect(zeta.special, b.CreateFMul(signed_factorial, zeta.special_value), value);
   value = b.CreateSelect(b.CreateFCmpOEQ(n, zero), digamma, value);
   // n must be a natural number: NaN, negative, fractional and +inf n give NaN.
-  llvm::Value* natural = b.CreateAnd(
-      b.CreateAnd(b.CreateFCmpOGE(n, zero), b.CreateFCmpOEQ(Floor(b, n), n)),
-      b.CreateFCmpONE(n, llvm::ConstantFP::getInfinity(type)));
+  llvm::Value* natural =
+      b.CreateAnd(b.CreateAnd(b.CreateFCmpOGE(n, zero), b.CreateFCmpOEQ(Floor(b, n), n)),
+                  b.CreateFCmpONE(n, llvm::ConstantFP::getInfinity(type)));
   return b.CreateSelect(natural, value, llvm::ConstantFP::getNaN(type));
 }
 

@@ -493,9 +493,13 @@ bool Generator::StepBinary(int forced) {
     // natural number (0 .. 16), its domain.
     const bool positive = (kind == OpKind::kPower || kind == OpKind::kZeta) &&
                           IsFloat(type.element_type());
-    a = positive                         ? Param(type, InputKind::kPositive)
-        : kind == OpKind::kPolygamma ? Param(type, InputKind::kSmallInteger)
-                                     : Pick(type, need);
+    if (positive) {
+      a = Param(type, InputKind::kPositive);
+    } else if (kind == OpKind::kPolygamma) {
+      a = Param(type, InputKind::kSmallInteger);
+    } else {
+      a = Pick(type, need);
+    }
   }
   const int b = Pick(type, need);
   const bool ordered = kind == OpKind::kZeta || kind == OpKind::kPolygamma;  // (x, q), (n, x)

@@ -1,7 +1,8 @@
 // Special functions without a libm (glibc) version, in double precision: the CHLO ops erf_inv,
 // lgamma, digamma, bessel_i1e, zeta and polygamma (chlo dialect, ChloOps.td) as the reference
-// evaluator computes them and as f64 JIT kernels of the first four call them (jit/jit_compiler.cc binds these functions to the
-// kernels' `accy_*` symbols; f32/f16/bf16 kernels compute them with the vectorizable double IR
+// evaluator computes them and as f64 JIT kernels of the first four call them
+// (jit/jit_compiler.cc binds these functions to the kernels' `accy_*` symbols; f32/f16/bf16
+// kernels, and zeta and polygamma of every type, compute them with the vectorizable double IR
 // of jit/special_functions.h instead). docs/numerics.md "CHLO" states
 // the methods and the error bounds that tests/util/special_math_test.cc checks against values
 // computed with mpmath at 40 digits. Pure and thread-safe: no state, no errno.

@@ -78,10 +78,15 @@ double TermScale(OpKind kind, double a, double b) {
 
 // Ulps of `type` at `want` (f32 ulps for f16/bf16, which round an f32 result).
 double Ulp(ElementType type, double want) {
-  const int mantissa = type == ElementType::kF64 ? 52 : type == ElementType::kF32 ? 23
-                       : type == ElementType::kF16 ? 10 : 7;
-  const int min_exponent = type == ElementType::kF64 ? -1022 : type == ElementType::kF16 ? -14 : -126;
-  return std::ldexp(1.0, std::max(want == 0 ? min_exponent : std::ilogb(want), min_exponent) - mantissa);
+  const int mantissa = type == ElementType::kF64   ? 52
+                       : type == ElementType::kF32 ? 23
+                       : type == ElementType::kF16 ? 10
+                                                   : 7;
+  const int min_exponent = type == ElementType::kF64   ? -1022
+                           : type == ElementType::kF16 ? -14
+                                                       : -126;
+  return std::ldexp(1.0,
+                    std::max(want == 0 ? min_exponent : std::ilogb(want), min_exponent) - mantissa);
 }
 
 // Checks JIT results against the reference: the same NaN/infinity, else within `ulps` ulps of
@@ -95,7 +100,8 @@ void ExpectWithinBound(OpKind kind, ElementType type, const std::vector<double>&
   for (size_t i = 0; i < a.size(); ++i) {
     const double u = Rounded(type, a[i]), v = Rounded(type, b[i]);
     const double exact = Reference(kind, u, v);
-    const double want = Rounded(type, type == ElementType::kF64 ? exact : static_cast<float>(exact));
+    const double want =
+        Rounded(type, type == ElementType::kF64 ? exact : static_cast<float>(exact));
     bool ok;
     if (std::isnan(want) || std::isinf(want) || std::isnan(got[i]) || std::isinf(got[i])) {
       ok = (std::isnan(want) && std::isnan(got[i])) || got[i] == want;
@@ -138,22 +144,24 @@ TEST(ZetaJitTest, KnownValues) {
 // rules of special_math.h bit for bit wherever the reference gives NaN, an infinity or zero.
 TEST(ZetaJitTest, DomainRulesMatchTheReferenceInVectorBodyAndTail) {
   const double zeta_pairs[][2] = {
-      {1, 2},       {1, -3},     {1, kNaN},   {0.999, 2}, {0, 2},      {-kInf, 2}, {kNaN, 2},
-      {2, kNaN},    {2, 0},      {2, -0.0},   {4, -3},    {3, -3},     {2.5, -3},  {kInf, -3},
+      {1, 2},       {1, -3},     {1, kNaN},   {0.999, 2},   {0, 2},    {-kInf, 2},   {kNaN, 2},
+      {2, kNaN},    {2, 0},      {2, -0.0},   {4, -3},      {3, -3},   {2.5, -3},    {kInf, -3},
       {2, -kInf},   {3, -kInf},  {2.5, -1.5}, {kInf, -1.5}, {2, kInf}, {kInf, kInf}, {kInf, 2},
-      {kInf, 1},    {kInf, 0.5}, {2000, 0.5}, {2000, 1.5}, {1e30, 2},   {2, 1e-300}, {3, 1e300},
+      {kInf, 1},    {kInf, 0.5}, {2000, 0.5}, {2000, 1.5},  {1e30, 2}, {2, 1e-300},  {3, 1e300},
       {1.5, 1e300}, {2, -2.5},   {3, -2.5},   {6, -40.5}};
-  const double polygamma_pairs[][2] = {
-      {-1, 2},   {0.5, 2},  {kInf, 2}, {-kInf, 2}, {kNaN, 2},  {1, 0},    {3, -1},  {2, 0},
-      {2, -6},   {0, 0},    {0, -3},   {1, kNaN},  {1, kInf},  {2, kInf}, {0, kInf}, {1, -kInf},
-      {1, 1e-200}, {4, -2.5}};
+  const double polygamma_pairs[][2] = {{-1, 2},    {0.5, 2},    {kInf, 2}, {-kInf, 2}, {kNaN, 2},
+                                       {1, 0},     {3, -1},     {2, 0},    {2, -6},    {0, 0},
+                                       {0, -3},    {1, kNaN},   {1, kInf}, {2, kInf},  {0, kInf},
+                                       {1, -kInf}, {1, 1e-200}, {4, -2.5}};
   for (OpKind kind : {OpKind::kZeta, OpKind::kPolygamma}) {
     for (ElementType type : {ElementType::kF32, ElementType::kF64}) {
       SCOPED_TRACE(std::string(OpName(kind)) + " " + std::string(ElementTypeName(type)));
       std::vector<double> a, b;
-      const size_t count = kind == OpKind::kZeta ? std::size(zeta_pairs) : std::size(polygamma_pairs);
+      const size_t count =
+          kind == OpKind::kZeta ? std::size(zeta_pairs) : std::size(polygamma_pairs);
       for (size_t i = 0; i < 47; ++i) {
-        const double* pair = kind == OpKind::kZeta ? zeta_pairs[i % count] : polygamma_pairs[i % count];
+        const double* pair =
+            kind == OpKind::kZeta ? zeta_pairs[i % count] : polygamma_pairs[i % count];
         a.push_back(pair[0]);
         b.push_back(pair[1]);
       }
@@ -161,7 +169,8 @@ TEST(ZetaJitTest, DomainRulesMatchTheReferenceInVectorBodyAndTail) {
       for (size_t i = 0; i < a.size(); ++i) {
         const double u = Rounded(type, a[i]), v = Rounded(type, b[i]);
         const double exact = Reference(kind, u, v);
-        const double want = Rounded(type, type == ElementType::kF64 ? exact : static_cast<float>(exact));
+        const double want =
+            Rounded(type, type == ElementType::kF64 ? exact : static_cast<float>(exact));
         if (!(std::isnan(want) || std::isinf(want) || want == 0)) continue;
         EXPECT_TRUE((std::isnan(want) && std::isnan(got[i])) ||
                     (got[i] == want && std::signbit(got[i]) == std::signbit(want)))
@@ -223,21 +232,29 @@ TEST(ZetaJitTest, CancellationUnderflowAndOverflowCases) {
     OpKind kind;
     double a, b;
   };
-  const Case cases[] = {{OpKind::kZeta, 15, -75.5},       {OpKind::kZeta, 7, -3.5},
-                        {OpKind::kPolygamma, 14, -93.5},  {OpKind::kPolygamma, 74, -12.5},
-                        {OpKind::kPolygamma, 44, -19.5},  {OpKind::kPolygamma, 108, 996.8},
-                        {OpKind::kPolygamma, 125, 496.1}, {OpKind::kZeta, 26, 0x1p40},
+  const Case cases[] = {{OpKind::kZeta, 15, -75.5},
+                        {OpKind::kZeta, 7, -3.5},
+                        {OpKind::kPolygamma, 14, -93.5},
+                        {OpKind::kPolygamma, 74, -12.5},
+                        {OpKind::kPolygamma, 44, -19.5},
+                        {OpKind::kPolygamma, 108, 996.8},
+                        {OpKind::kPolygamma, 125, 496.1},
+                        {OpKind::kZeta, 26, 0x1p40},
                         {OpKind::kZeta, 0x1.f21675eb96f34p+0, 0x1.0f908a3b10823p+912},
-                        {OpKind::kZeta, 2047, -0.3},      {OpKind::kZeta, 2047, -0.7},
-                        {OpKind::kZeta, 2048, -0.7},      {OpKind::kZeta, 2049, -0.5}};
+                        {OpKind::kZeta, 2047, -0.3},
+                        {OpKind::kZeta, 2047, -0.7},
+                        {OpKind::kZeta, 2048, -0.7},
+                        {OpKind::kZeta, 2049, -0.5}};
   for (ElementType type : {ElementType::kF32, ElementType::kF64}) {
     for (const Case& c : cases) {
       const double u = Rounded(type, c.a), v = Rounded(type, c.b);
       const double exact = Reference(c.kind, u, v);
-      const double want = Rounded(type, type == ElementType::kF64 ? exact : static_cast<float>(exact));
+      const double want =
+          Rounded(type, type == ElementType::kF64 ? exact : static_cast<float>(exact));
       const double got = RunJit(c.kind, type, {u}, {v})[0];
       const double ulps = type == ElementType::kF64 ? 8 : 1;
-      EXPECT_TRUE(got == want || (std::isfinite(want) && std::fabs(got - want) <= ulps * Ulp(type, want)))
+      EXPECT_TRUE(got == want ||
+                  (std::isfinite(want) && std::fabs(got - want) <= ulps * Ulp(type, want)))
           << OpName(c.kind) << "(" << u << ", " << v << ") " << ElementTypeName(type) << ": got "
           << got << ", want " << want;
     }
@@ -261,7 +278,7 @@ TEST(ZetaJitTest, FusesInAnElementwiseChain) {
   std::vector<Tensor> args;
   for (int p = 0; p < 3; ++p) args.push_back(Tensor::Allocate(t).value());
   for (int64_t i = 0; i < n; ++i) {
-    args[0].SetFromDouble(i, 1.5 + 0.01 * static_cast<double>(i % 300));  // x
+    args[0].SetFromDouble(i, 1.5 + 0.01 * static_cast<double>(i % 300));    // x
     args[1].SetFromDouble(i, 0.25 + 0.037 * static_cast<double>(i % 211));  // q
     args[2].SetFromDouble(i, static_cast<double>(1 + i % 3));               // n
   }

@@ -33,11 +33,11 @@ struct Case {
 
 TEST(SpecialMathZetaTest, WithinOneUlpOfMpmath) {
   const Case cases[] = {
-      {2, 1, 1.6449340668482264},            // pi^2 / 6
-      {3, 1, 1.2020569031595943},            // Apery's constant
-      {2, 0.5, 4.9348022005446793},          // pi^2 / 2
+      {2, 1, 1.6449340668482264},    // pi^2 / 6
+      {3, 1, 1.2020569031595943},    // Apery's constant
+      {2, 0.5, 4.9348022005446793},  // pi^2 / 2
       {1.5, 0.3, 8.2377616714597234},
-      {1.0000001, 1, 10000000.571377},       // next to the pole at x = 1
+      {1.0000001, 1, 10000000.571377},  // next to the pole at x = 1
       {4, 2.5, 0.037317641469542009},
       {50, 0.9, 194.03252174826306},
       {2, 1e10, 1.00000000005e-10},
@@ -66,7 +66,9 @@ TEST(SpecialMathZetaTest, DomainRulesAndLimits) {
   EXPECT_EQ(special::Zeta(1, 2), kInf);
   EXPECT_EQ(special::Zeta(1, -3), kInf);
   EXPECT_EQ(special::Zeta(1, kNaN), kInf);
-  for (double x : {0.999, 0.0, -2.0, -kInf, kNaN}) EXPECT_TRUE(std::isnan(special::Zeta(x, 2))) << x;
+  for (double x : {0.999, 0.0, -2.0, -kInf, kNaN}) {
+    EXPECT_TRUE(std::isnan(special::Zeta(x, 2))) << x;
+  }
   EXPECT_TRUE(std::isnan(special::Zeta(2, kNaN)));
   for (double q : {0.0, -0.0, -1.0, -4.0, -kInf}) {
     EXPECT_EQ(special::Zeta(2, q), kInf) << q;
@@ -82,19 +84,19 @@ TEST(SpecialMathZetaTest, DomainRulesAndLimits) {
   EXPECT_EQ(special::Zeta(kInf, 2), 0.0);
   EXPECT_EQ(special::Zeta(kInf, 1), 1.0);
   EXPECT_EQ(special::Zeta(kInf, 0.5), kInf);
-  EXPECT_EQ(special::Zeta(2000, 0.5), kInf);   // 2^2000 overflows
+  EXPECT_EQ(special::Zeta(2000, 0.5), kInf);  // 2^2000 overflows
   EXPECT_EQ(special::Zeta(2000, 1.5), std::pow(1.5, -2000.0) + std::pow(2.5, -2000.0));
 }
 
 TEST(SpecialMathPolygammaTest, KnownValuesAndDigammaAtZero) {
   const Case cases[] = {
-      {1, 1, 1.6449340668482264},     // zeta(2)
-      {2, 1, -2.4041138063191886},    // -2 zeta(3)
-      {1, 0.5, 4.9348022005446793},   // pi^2 / 2
-      {3, 2.5, 0.22390584881725205},  {1, -2.5, 9.5392466449891238},
-      {2, -2.5, -0.1082040516417274}, {3, -0.25, 1555.7633125348506},
+      {1, 1, 1.6449340668482264},    // zeta(2)
+      {2, 1, -2.4041138063191886},   // -2 zeta(3)
+      {1, 0.5, 4.9348022005446793},  // pi^2 / 2
+      {3, 2.5, 0.22390584881725205},    {1, -2.5, 9.5392466449891238},
+      {2, -2.5, -0.1082040516417274},   {3, -0.25, 1555.7633125348506},
       {4, 10, -0.00072993116823528663}, {1, 100, 0.010050166663333571},
-      {5, -7.5, 15382.226378735898},  {10, 3, -21.436606628712991},
+      {5, -7.5, 15382.226378735898},    {10, 3, -21.436606628712991},
   };
   for (const Case& c : cases) {
     EXPECT_LE(Ulps(special::Polygamma(c.a, c.b), c.expected), 2)
@@ -135,14 +137,15 @@ TEST(ChloZetaEvaluatorTest, EveryFloatTypeRoundsTheDoubleFunction) {
       a.SetFromDouble(i, x[static_cast<size_t>(i)]);
       b.SetFromDouble(i, q[static_cast<size_t>(i)]);
     }
-    ASSERT_OK_AND_ASSIGN(Tensor zeta, RunOne(a.type(), {a, b}, [](FunctionBuilder& f,
-                                                                   std::span<Value* const> p) {
-      return f.Zeta(p[0], p[1]);
-    }));
-    ASSERT_OK_AND_ASSIGN(Tensor polygamma, RunOne(a.type(), {a, b}, [](FunctionBuilder& f,
-                                                                        std::span<Value* const> p) {
-      return f.Polygamma(p[0], p[1]);
-    }));
+    ASSERT_OK_AND_ASSIGN(
+        Tensor zeta, RunOne(a.type(), {a, b}, [](FunctionBuilder& f, std::span<Value* const> p) {
+          return f.Zeta(p[0], p[1]);
+        }));
+    ASSERT_OK_AND_ASSIGN(
+        Tensor polygamma,
+        RunOne(a.type(), {a, b}, [](FunctionBuilder& f, std::span<Value* const> p) {
+          return f.Polygamma(p[0], p[1]);
+        }));
     for (int64_t i = 0; i < 8; ++i) {
       const double u = a.GetAsDouble(i), v = b.GetAsDouble(i);
       Tensor want = *Tensor::Allocate(Type(type, {2}));
@@ -160,10 +163,11 @@ TEST(ChloZetaEvaluatorTest, EveryFloatTypeRoundsTheDoubleFunction) {
 
 TEST(ChloZetaBuilderTest, ErrorsNameTheOp) {
   Builder builder("zeta_errors");
-  ASSERT_OK_AND_ASSIGN(FunctionBuilder f,
-                       builder.BeginFunction("main", {Type(E::kI32, {2}), Type(E::kF32, {2}),
-                                                      Type(E::kF64, {2}), Type(E::kF32, {3})},
-                                             {Type(E::kF32, {2})}));
+  ASSERT_OK_AND_ASSIGN(
+      FunctionBuilder f,
+      builder.BeginFunction(
+          "main", {Type(E::kI32, {2}), Type(E::kF32, {2}), Type(E::kF64, {2}), Type(E::kF32, {3})},
+          {Type(E::kF32, {2})}));
   struct Method {
     StatusOr<Value*> (FunctionBuilder::*call)(Value*, Value*);
     const char* name;
@@ -177,7 +181,8 @@ TEST(ChloZetaBuilderTest, ErrorsNameTheOp) {
     EXPECT_THAT(integer.message(), HasSubstr("floating-point"));
     const Status mixed = (f.*m.call)(f.Parameter(1), f.Parameter(2)).status();
     EXPECT_EQ(mixed.code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_THAT(mixed.message(), HasSubstr(std::string(m.name) + ": operand 1 has type tensor<2xf64>"));
+    EXPECT_THAT(mixed.message(),
+                HasSubstr(std::string(m.name) + ": operand 1 has type tensor<2xf64>"));
     const Status shapes = (f.*m.call)(f.Parameter(1), f.Parameter(3)).status();
     EXPECT_EQ(shapes.code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(shapes.message(), HasSubstr("operands must have the same type"));

@@ -26,7 +26,8 @@ inline constexpr int64_t kChunk = int64_t{1} << 24;
 // Distance of `got` from the true value `want` in ulps of a format with `mantissa` explicit
 // bits and `min_exponent`, where true values from `overflow_threshold` up round to infinity:
 // infinite when the kinds differ (NaN, infinity).
-inline double UlpError(double got, double want, int mantissa, int min_exponent, double overflow_threshold) {
+inline double UlpError(double got, double want, int mantissa, int min_exponent,
+                       double overflow_threshold) {
   if (std::isnan(want)) return std::isnan(got) ? 0 : INFINITY;
   if (std::isinf(want) || std::fabs(want) >= overflow_threshold) {
     return std::isinf(got) && std::signbit(got) == std::signbit(want) ? 0 : INFINITY;
@@ -45,7 +46,8 @@ inline double UlpError32(float got, double want) {
 inline double UlpError64(double got, mpfr_srcptr want, mpfr_ptr scratch) {
   if (mpfr_nan_p(want)) return std::isnan(got) ? 0 : INFINITY;
   const double rounded = mpfr_get_d(want, MPFR_RNDN);
-  if (std::isinf(rounded)) return std::isinf(got) && std::signbit(got) == std::signbit(rounded) ? 0 : INFINITY;
+  if (std::isinf(rounded))
+    return std::isinf(got) && std::signbit(got) == std::signbit(rounded) ? 0 : INFINITY;
   if (!std::isfinite(got)) return INFINITY;
   mpfr_set_d(scratch, got, MPFR_RNDN);
   mpfr_sub(scratch, scratch, want, MPFR_RNDN);
@@ -80,9 +82,9 @@ inline double Seconds(std::chrono::steady_clock::time_point start) {
 
 // Sample counts and threads of one run (the command line's flags).
 struct RunOptions {
-  int f32_chunks = 256;             // f32 inputs in chunks of kChunk (of 256 for the unary ones)
+  int f32_chunks = 256;              // f32 inputs in chunks of kChunk (of 256 for the unary ones)
   int64_t oracle_samples = 1000000;  // the double oracle against MPFR
-  int64_t f64_samples = 10000000;   // the f64 kernel against MPFR
+  int64_t f64_samples = 10000000;    // the f64 kernel against MPFR
   bool throughput = true;
   int threads = 1;
 };

@@ -62,7 +62,10 @@ const std::vector<std::unique_ptr<__mpfr_struct, void (*)(mpfr_ptr)>>& Bernoulli
       mpfr_mul_2ui(c, c, 1, MPFR_RNDN);
       if (j % 2 == 0) mpfr_neg(c, c, MPFR_RNDN);
       mpfr_clear(power);
-      table.emplace_back(c, [](mpfr_ptr p) { mpfr_clear(p); delete p; });
+      table.emplace_back(c, [](mpfr_ptr p) {
+        mpfr_clear(p);
+        delete p;
+      });
     }
     mpfr_clear(two_pi);
   });
@@ -207,7 +210,7 @@ struct Binary {
   const char* op;    // accy::ParseQualifiedOpKind
   double (*oracle)(double, double);
   void (*mpfr)(mpfr_ptr, double, double);
-  double f32_bound, f64_bound;  // ulps (docs/numerics.md)
+  double f32_bound, f64_bound;    // ulps (docs/numerics.md)
   double a_lo, a_hi, b_lo, b_hi;  // throughput inputs (a an integer for polygamma)
 };
 
@@ -299,7 +302,8 @@ std::unique_ptr<accy::Executable> CompileBinary(const Binary& f, ElementType typ
   std::unique_ptr<accy::Engine> engine = accy::Engine::Create(options).value();
   accy::StatusOr<std::unique_ptr<accy::Executable>> exe = engine->Compile(*module);
   if (!exe.ok()) {
-    std::fprintf(stderr, "accy-ulp-check: %s: %s\n", f.op, std::string(exe.status().message()).c_str());
+    std::fprintf(stderr, "accy-ulp-check: %s: %s\n", f.op,
+                 std::string(exe.status().message()).c_str());
     std::exit(2);
   }
   return *std::move(exe);
@@ -323,7 +327,8 @@ struct PairWorst {
 };
 
 // One result against the truth `want`: the worst case and the failures.
-void Score(PairWorst& w, const Bound& bound, double a, double b, double got, double want, double ulp) {
+void Score(PairWorst& w, const Bound& bound, double a, double b, double got, double want,
+           double ulp) {
   if (ulp > bound.ulps) {
     if (std::isfinite(want) && std::isfinite(got) && std::fabs(got - want) <= bound.absolute) {
       ++w.by_absolute;
@@ -355,7 +360,8 @@ bool CheckBinaryFunction(const std::string& name, const RunOptions& options) {
   if (options.oracle_samples > 0) {
     std::vector<PairWorst> worst(static_cast<size_t>(threads));
     ParallelFor(options.oracle_samples, threads, [&](int64_t begin, int64_t end) {
-      const size_t me = static_cast<size_t>(begin * threads / std::max<int64_t>(1, options.oracle_samples));
+      const size_t me =
+          static_cast<size_t>(begin * threads / std::max<int64_t>(1, options.oracle_samples));
       std::mt19937_64 rng(static_cast<uint64_t>(begin) + 11);
       mpfr_t truth;
       mpfr_init2(truth, kZetaPrecision);
@@ -380,8 +386,9 @@ bool CheckBinaryFunction(const std::string& name, const RunOptions& options) {
     for (const PairWorst& w : worst) all.Merge(w);
     const bool trusted = all.ulp <= 1.0 / 64;
     ok = ok && trusted;
-    std::printf("  oracle vs MPFR, %lld sampled f32 pairs: max %.3g f32 ulp%s", static_cast<long long>(options.oracle_samples),
-                all.ulp, trusted ? "" : "  ORACLE NOT TRUSTED");
+    std::printf("  oracle vs MPFR, %lld sampled f32 pairs: max %.3g f32 ulp%s",
+                static_cast<long long>(options.oracle_samples), all.ulp,
+                trusted ? "" : "  ORACLE NOT TRUSTED");
     if (all.ulp > 0) std::printf(" (at (%a, %a): %.17g vs %.17g)", all.a, all.b, all.got, all.want);
     std::printf("\n");
   }
@@ -389,7 +396,8 @@ bool CheckBinaryFunction(const std::string& name, const RunOptions& options) {
   if (options.f32_chunks > 0) {
     std::unique_ptr<accy::Executable> exe = CompileBinary(f, ElementType::kF32, kChunk, threads);
     accy::TensorType type = accy::TensorType::Create(ElementType::kF32, {kChunk}).value();
-    std::vector<accy::Tensor> in = {accy::Tensor::Allocate(type).value(), accy::Tensor::Allocate(type).value()};
+    std::vector<accy::Tensor> in = {accy::Tensor::Allocate(type).value(),
+                                    accy::Tensor::Allocate(type).value()};
     std::vector<accy::Tensor> out = {accy::Tensor::Allocate(type).value()};
     PairWorst all;
     for (int c = 0; c < options.f32_chunks; ++c) {
@@ -409,22 +417,25 @@ bool CheckBinaryFunction(const std::string& name, const RunOptions& options) {
         for (int64_t i = begin; i < end; ++i) {
           if (Outside(f, a[i])) continue;
           const double want = f.oracle(a[i], b[i]);
-          Score(worst[me], BoundFor(f, true, a[i], b[i]), a[i], b[i], y[i], want, UlpError32(y[i], want));
+          Score(worst[me], BoundFor(f, true, a[i], b[i]), a[i], b[i], y[i], want,
+                UlpError32(y[i], want));
         }
       });
       for (const PairWorst& w : worst) all.Merge(w);
     }
     ok = ok && all.failures == 0;
     char what[160];
-    std::snprintf(what, sizeof what, "f32, %lld sampled pairs (%d chunks of 2^24) vs the oracle (bound %g)",
-                  static_cast<long long>(options.f32_chunks) * kChunk, options.f32_chunks, f.f32_bound);
+    std::snprintf(
+        what, sizeof what, "f32, %lld sampled pairs (%d chunks of 2^24) vs the oracle (bound %g)",
+        static_cast<long long>(options.f32_chunks) * kChunk, options.f32_chunks, f.f32_bound);
     all.Print(what);
   }
   // 3. Throughput at 1 thread against the oracle's scalar function, best of 3.
   if (options.throughput) {
     std::unique_ptr<accy::Executable> one = CompileBinary(f, ElementType::kF32, kChunk, 1);
     accy::TensorType type = accy::TensorType::Create(ElementType::kF32, {kChunk}).value();
-    std::vector<accy::Tensor> in = {accy::Tensor::Allocate(type).value(), accy::Tensor::Allocate(type).value()};
+    std::vector<accy::Tensor> in = {accy::Tensor::Allocate(type).value(),
+                                    accy::Tensor::Allocate(type).value()};
     std::vector<accy::Tensor> out = {accy::Tensor::Allocate(type).value()};
     float* a = in[0].data_as<float>();
     float* b = in[1].data_as<float>();
@@ -437,7 +448,7 @@ bool CheckBinaryFunction(const std::string& name, const RunOptions& options) {
     }
     double jit_ns = INFINITY, scalar_ns = INFINITY;
     const int64_t scalar_count = kChunk / 16;  // the long double oracle is slow
-    for (int rep = 0; rep < 4; ++rep) {  // the first of each is a warm-up
+    for (int rep = 0; rep < 4; ++rep) {        // the first of each is a warm-up
       auto start = std::chrono::steady_clock::now();
       if (!one->Run(in, out).ok()) std::exit(2);
       if (rep > 0) jit_ns = std::min(jit_ns, Seconds(start) * 1e9 / kChunk);
@@ -445,16 +456,18 @@ bool CheckBinaryFunction(const std::string& name, const RunOptions& options) {
       for (int64_t i = 0; i < scalar_count; ++i) y[i] = static_cast<float>(f.oracle(a[i], b[i]));
       if (rep > 0) scalar_ns = std::min(scalar_ns, Seconds(start) * 1e9 / scalar_count);
     }
-    std::printf("  f32 throughput, 1 thread, a in [%g, %g], b in [%g, %g]: JIT %.2f ns/element, "
-                "special_math (long double, scalar) %.2f ns/element (JIT %.1fx faster)\n",
-                f.a_lo, f.a_hi, f.b_lo, f.b_hi, jit_ns, scalar_ns, scalar_ns / jit_ns);
+    std::printf(
+        "  f32 throughput, 1 thread, a in [%g, %g], b in [%g, %g]: JIT %.2f ns/element, "
+        "special_math (long double, scalar) %.2f ns/element (JIT %.1fx faster)\n",
+        f.a_lo, f.a_hi, f.b_lo, f.b_hi, jit_ns, scalar_ns, scalar_ns / jit_ns);
   }
   // 4. f64: kernel vs MPFR on sampled pairs.
   if (options.f64_samples > 0) {
     const int64_t n = std::min<int64_t>(options.f64_samples, int64_t{1} << 20);
     std::unique_ptr<accy::Executable> exe = CompileBinary(f, ElementType::kF64, n, threads);
     accy::TensorType type = accy::TensorType::Create(ElementType::kF64, {n}).value();
-    std::vector<accy::Tensor> in = {accy::Tensor::Allocate(type).value(), accy::Tensor::Allocate(type).value()};
+    std::vector<accy::Tensor> in = {accy::Tensor::Allocate(type).value(),
+                                    accy::Tensor::Allocate(type).value()};
     std::vector<accy::Tensor> out = {accy::Tensor::Allocate(type).value()};
     std::mt19937_64 rng(42);
     PairWorst all;
@@ -472,8 +485,8 @@ bool CheckBinaryFunction(const std::string& name, const RunOptions& options) {
         for (int64_t i = begin; i < end; ++i) {
           if (Outside(f, a[i])) continue;
           f.mpfr(truth, a[i], b[i]);
-          Score(worst[me], BoundFor(f, false, a[i], b[i]), a[i], b[i], y[i], mpfr_get_d(truth, MPFR_RNDN),
-                UlpError64(y[i], truth, diff));
+          Score(worst[me], BoundFor(f, false, a[i], b[i]), a[i], b[i], y[i],
+                mpfr_get_d(truth, MPFR_RNDN), UlpError64(y[i], truth, diff));
         }
         mpfr_clears(truth, diff, static_cast<mpfr_ptr>(nullptr));
       });
