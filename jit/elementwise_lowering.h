@@ -91,6 +91,8 @@ class ElementwiseLowering {
                                      llvm::Value* b);
   StatusOr<llvm::Value*> IntBinary(OpKind kind, ElementType type, llvm::Value* a, llvm::Value* b);
   llvm::Value* IeeeMaxMin(bool maximum, llvm::Value* a, llvm::Value* b);
+  // chlo.zeta / chlo.polygamma of two compute-form values (float or double), same type back.
+  llvm::Value* ZetaOrPolygamma(OpKind kind, llvm::Value* a, llvm::Value* b);
   llvm::Value* IntPower(llvm::Value* base, llvm::Value* exponent, ElementType type);
   StatusOr<llvm::Value*> Compare(const Operation& op, ElementType type, llvm::Value* a,
                                  llvm::Value* b);

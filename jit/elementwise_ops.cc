@@ -613,10 +613,43 @@ StatusOr<llvm::Value*> ElementwiseLowering::FloatBinary(OpKind kind, ElementType
     case OpKind::kAtan2:
       r = CallLibm("atan2", type, args);
       break;
+    case OpKind::kZeta:
+    case OpKind::kPolygamma:
+      r = ZetaOrPolygamma(kind, a, b);
+      break;
     default:
       return Unsupported(kind, type);
   }
   return FromCompute(r, type);
+}
+
+// chlo.zeta and chlo.polygamma (special_functions.h): double IR for every float type, the f32
+// operands (f16/bf16 through f32) widened and the result rounded once to f32; f64 with exact
+// bases. Polygamma's n = 0 lanes take digamma: the f32 kernel's double IR, or for f64
+// special_math's scalar function (as chlo.digamma).
+llvm::Value* ElementwiseLowering::ZetaOrPolygamma(OpKind kind, llvm::Value* a, llvm::Value* b) {
+  llvm::Type* t = a->getType();
+  const bool wide = t->isFloatTy();
+  llvm::Type* double_type = builder_.getDoubleTy();
+  llvm::Value* da = wide ? builder_.CreateFPExt(a, double_type) : a;
+  llvm::Value* db = wide ? builder_.CreateFPExt(b, double_type) : b;
+  const LibmBinaryCall pow = [&](const char* name, llvm::Value* u, llvm::Value* v) {
+    llvm::Value* args[] = {u, v};
+    return CallLibm(name, ElementType::kF64, args);
+  };
+  llvm::Value* r = nullptr;
+  if (kind == OpKind::kZeta) {
+    r = EmitZeta(builder_, pow, da, db, /*exact_bases=*/!wide);
+  } else {
+    const LibmCall libm = [&](const char* name, llvm::Value* arg) {
+      llvm::Value* args[] = {arg};
+      return CallLibm(name, ElementType::kF64, args);
+    };
+    llvm::Value* digamma =
+        wide ? EmitDigammaForF32(builder_, libm, db) : CallSpecialMath("accy_digamma", db);
+    r = EmitPolygamma(builder_, pow, da, db, digamma, /*exact_bases=*/!wide);
+  }
+  return wide ? builder_.CreateFPTrunc(r, t) : r;
 }
 
 // Integer power by squaring over every exponent bit (branch-free, so it vectorizes); a negative

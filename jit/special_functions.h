@@ -1,6 +1,7 @@
 // Internal to jit/: the CHLO special functions without a libm version (erf_inv, lgamma,
-// digamma, bessel_i1e; chlo dialect, ChloOps.td) for f32 results, as branch-free double IR
-// that the loop vectorizer widens like any arithmetic. The libm functions they need (log, exp,
+// digamma, bessel_i1e, zeta, polygamma; chlo dialect, ChloOps.td) for f32 results (zeta and
+// polygamma for f64 results too), as branch-free double IR that the loop vectorizer widens like
+// any arithmetic. The libm functions they need (log, exp,
 // erf, sin, tan) are called through `LibmCall`, which the caller binds to pure declarations
 // the vectorizer maps onto glibc's libmvec (jit_compiler.cc). Every branch of a function is
 // computed for every lane and the right one selected, so the vector body and the scalar tail
@@ -32,6 +33,8 @@ namespace accy::jit {
 // Emits a call of the pure libm function `name` ("log", "exp", "erf", "sin", "tan"; "erfc") on
 // a value: double for the ...ForF32 functions, the element's own type for erfc.
 using LibmCall = std::function<llvm::Value*(const char* name, llvm::Value* x)>;
+// The same for a two-argument libm function ("pow"), on doubles.
+using LibmBinaryCall = std::function<llvm::Value*(const char* name, llvm::Value* a, llvm::Value* b)>;
 
 // erf^-1(y): Giles' approximation (special_math.h) and one Halley step on erf(x) - |y| in
 // double. +-inf at +-1, NaN outside [-1, 1] and for NaN, y itself for +-0.
@@ -64,6 +67,24 @@ llvm::Value* EmitErfcAvoidingScalarLibm(llvm::IRBuilderBase& builder, const Libm
 // series (DLMF 10.40.1) above. Odd; +-0 at +-inf, NaN for NaN.
 llvm::Value* EmitBesselI1eForF32(llvm::IRBuilderBase& builder, const LibmCall& libm,
                                  llvm::Value* x);
+
+// zeta(x, q), the Hurwitz zeta function, on double x and q (f32 operands widened; rounded to
+// f32 by the caller): 16 direct terms pow(q + k, -x) and Euler-Maclaurin with 12 Bernoulli terms
+// at q + 16; for q < 0 (x an integer) the terms around 0 in mirrored pairs (r + i, r - 1 - i),
+// r = q - floor(q), and those below r - 8 as (-1)^x (zeta(x, 9 - r) - zeta(x, 1 - q)); q >= 2
+// scaled by a power of two where q^-x would underflow. special::Zeta's special values, selected
+// per lane. `exact_bases` (f64 results): each base q + k is split into its rounded value and the
+// rounding error (TwoSum), and pow's result corrected for the error to second order, so a base
+// that rounds does not cost x times its rounding error. Method: docs/numerics.md "CHLO".
+llvm::Value* EmitZeta(llvm::IRBuilderBase& builder, const LibmBinaryCall& libm, llvm::Value* x,
+                      llvm::Value* q, bool exact_bases);
+
+// psi^(n)(x) on double n and x: `digamma` (psi(x), computed by the caller) for n = 0, else
+// (-1)^(n+1) n! zeta(n + 1, x) with n! from a table of the correctly rounded doubles 0! .. 170!
+// (+inf beyond, so n > 170 gives +-inf, or NaN where zeta is 0). NaN for n < 0, a non-integer
+// n, +-inf or NaN.
+llvm::Value* EmitPolygamma(llvm::IRBuilderBase& builder, const LibmBinaryCall& libm,
+                           llvm::Value* n, llvm::Value* x, llvm::Value* digamma, bool exact_bases);
 
 }  // namespace accy::jit
 

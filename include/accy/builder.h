@@ -220,6 +220,18 @@ class FunctionBuilder {
   // chlo.next_after: the representable value next to lhs in the direction of rhs (rhs when
   // they are equal, NaN when either is NaN); float types.
   StatusOr<Value*> NextAfter(Value* lhs, Value* rhs);
+  // chlo.zeta (ChloOps.td): the Hurwitz zeta function zeta(x, q) = sum_{k>=0} (q + k)^-x of
+  // `x` and `q` of one float type and shape (result: the same type; f16/bf16 computed in f32).
+  // XLA's domain rules: +inf at x = 1; NaN for x < 1; for q <= 0 an integer, +inf when x is an
+  // even integer, else NaN; NaN for q < 0 with x not an integer. Accuracy: docs/numerics.md
+  // "CHLO". Errors: kInvalidArgument naming chlo.zeta for non-float operands or a type mismatch.
+  StatusOr<Value*> Zeta(Value* x, Value* q);
+  // chlo.polygamma (ChloOps.td): psi^(n)(x), the n-th derivative of digamma, with n a
+  // non-negative integer held in the float tensor `n` (same type and shape as `x`; result the
+  // same type): digamma(x) for n = 0, else (-1)^(n+1) n! zeta(n + 1, x); NaN for a negative or
+  // non-integer n, and at x = 0, -1, -2, ... as zeta's and digamma's poles give (+inf for odd n).
+  // Errors: as Zeta, naming chlo.polygamma.
+  StatusOr<Value*> Polygamma(Value* n, Value* x);
   // chlo.mulhi: the high N bits of the 2N-bit product of two N-bit integers, element-wise
   // (a signed product for signed types, unsigned for unsigned ones); integer types, not i1.
   StatusOr<Value*> Mulhi(Value* lhs, Value* rhs);

@@ -192,6 +192,12 @@ T FloatBinary(OpKind kind, T a, T b) {
       return std::pow(a, b);
     case OpKind::kAtan2:
       return std::atan2(a, b);
+    // The long double functions of special_math.h, rounded once (to double, then to float for
+    // f32: a double rounding the JIT's f32 kernel shares).
+    case OpKind::kZeta:
+      return static_cast<T>(special::Zeta(a, b));
+    case OpKind::kPolygamma:
+      return static_cast<T>(special::Polygamma(a, b));
     default:
       ACCY_CHECK(false && "float binary op not handled");
       return a;

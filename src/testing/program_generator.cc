@@ -375,7 +375,8 @@ int Generator::Binary(OpKind kind, int a, int b) {
   const FuzzValue& va = V(a);
   const FuzzValue& vb = V(b);
   const ElementType e = va.type.element_type();
-  const bool exact = !IsFloat(e) || (kind != OpKind::kPower && kind != OpKind::kAtan2);
+  const bool exact = !IsFloat(e) || (kind != OpKind::kPower && kind != OpKind::kAtan2 &&
+                                     kind != OpKind::kZeta && kind != OpKind::kPolygamma);
   double bound = kInf;
   bool nf = va.non_finite || vb.non_finite;
   switch (kind) {
@@ -384,7 +385,8 @@ int Generator::Binary(OpKind kind, int a, int b) {
     case OpKind::kMaximum: case OpKind::kMinimum: bound = std::max(va.bound, vb.bound); break;
     case OpKind::kRemainder: bound = va.bound; nf = true; break;
     case OpKind::kAtan2: bound = 3.2; break;
-    case OpKind::kDivide: case OpKind::kPower: nf = true; break;
+    case OpKind::kDivide: case OpKind::kPower: case OpKind::kZeta: case OpKind::kPolygamma:
+      nf = true; break;
     default: break;
   }
   if (!IsFloat(e)) {
@@ -472,7 +474,7 @@ bool Generator::StepBinary(int forced) {
       OpKind::kMaximum, OpKind::kMinimum, OpKind::kPower, OpKind::kAtan2, OpKind::kAnd,
       OpKind::kOr, OpKind::kXor, OpKind::kShiftLeft, OpKind::kShiftRightLogical,
       OpKind::kShiftRightArithmetic, OpKind::kAdd, OpKind::kMultiply, OpKind::kSubtract,
-      OpKind::kNextAfter, OpKind::kMulhi};
+      OpKind::kNextAfter, OpKind::kMulhi, OpKind::kZeta, OpKind::kPolygamma};
   const OpKind kind = kBinary[U(std::size(kBinary))];
   const ElementClass classes = GetOpInfo(kind).element_classes;
   const bool stable = kind == OpKind::kAdd || kind == OpKind::kSubtract ||
@@ -487,11 +489,21 @@ bool Generator::StepBinary(int forced) {
     type = v.type;
   } else {
     type = Type(RandomType(classes), RandomDims());
-    a = kind == OpKind::kPower && IsFloat(type.element_type()) ? Param(type, InputKind::kPositive)
-                                                               : Pick(type, need);
+    // zeta's x mostly above its domain's edge 1 (from [0.125, 8]); polygamma's n a small
+    // natural number (0 .. 16), its domain.
+    const bool positive = (kind == OpKind::kPower || kind == OpKind::kZeta) &&
+                          IsFloat(type.element_type());
+    if (positive) {
+      a = Param(type, InputKind::kPositive);
+    } else if (kind == OpKind::kPolygamma) {
+      a = Param(type, InputKind::kSmallInteger);
+    } else {
+      a = Pick(type, need);
+    }
   }
   const int b = Pick(type, need);
-  if (Chance(0.5) && forced < 0) {
+  const bool ordered = kind == OpKind::kZeta || kind == OpKind::kPolygamma;  // (x, q), (n, x)
+  if (Chance(0.5) && forced < 0 && !ordered) {
     Binary(kind, b, a);
   } else {
     Binary(kind, a, b);

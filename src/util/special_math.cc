@@ -1,6 +1,7 @@
 // Special functions of special_math.h; methods and error bounds in docs/numerics.md "CHLO".
 #include "src/util/special_math.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iterator>
 #include <limits>
@@ -130,6 +131,107 @@ double BesselI1e(double x) {
     value = sum / (std::sqrt(2.0 * kPi) * std::sqrt(a));  // 2 pi a overflows above ~2.9e307
   }
   return std::copysign(value, x);
+}
+
+namespace {
+
+// B_2j / (2j)!, j = 1..15 (mpmath, 40 digits): the Euler-Maclaurin coefficients of Zeta.
+constexpr long double kBernoulliOverFactorial[] = {
+    8.333333333333333333333333e-2L,   -1.388888888888888888888889e-3L,
+    3.306878306878306878306878e-5L,   -8.267195767195767195767196e-7L,
+    2.087675698786809897921009e-8L,   -5.284190138687493184847682e-10L,
+    1.338253653068467883282698e-11L,  -3.389680296322582866830195e-13L,
+    8.586062056277844564135905e-15L,  -2.174868698558061873041516e-16L,
+    5.509002828360229515202653e-18L,  -1.395446468581252334070769e-19L,
+    3.53470703962946747169323e-21L,   -8.953517427037546850402611e-23L,
+    2.267952452337683060310951e-24L};
+
+// A term below this fraction of a long double sum (64-bit mantissa) cannot change it.
+constexpr long double kNegligible = 1e-22L;
+
+// For q < 0, the negative terms (q + k)^-s, k < -floor(q), are summed one by one (paired with
+// their mirrors) up to this many; beyond, Zeta goes through the reflection of the partial sum.
+constexpr long double kDirectNegativeTerms = 64;
+
+// zeta(s, q) for q > 0 finite and s > 1 (+inf included). The terms below
+// max(20, s + 30) are summed directly, stopping once the rest, at most term * a / (s - 1) (the
+// integral bound), is negligible; from there Euler-Maclaurin, whose terms
+// B_2j/(2j)! (s)_(2j-1) a^(1-s-2j) fall by at least (s + 2j)^2 / (2 pi a)^2 <= 1/30 per j. The
+// loop is short: while a < s + 30 each term is at most e^(-s/(s+30)) of the one before, so s >= 30
+// converges in ~110 terms, and s < 30 stops at a = 60.
+long double ZetaOfPositive(long double s, long double q) {
+  const long double switch_at = std::max(20.0L, s + 30.0L);
+  long double sum = 0.0L;
+  long double a = q;
+  while (a < switch_at) {
+    const long double term = std::pow(a, -s);
+    sum += term;
+    if (term <= sum * kNegligible && term * a / (s - 1.0L) <= sum * kNegligible) return sum;
+    a += 1.0L;
+  }
+  // zeta(s, a) = a^(1-s)/(s-1) + a^-s/2 + sum_j B_2j/(2j)! (s)_(2j-1) a^(1-s-2j) + remainder.
+  const long double power = std::pow(a, -s);
+  long double tail = 0.0L;
+  long double factor = power * s / a;  // (s)_1 a^(-s-1)
+  for (size_t i = 0; i < std::size(kBernoulliOverFactorial); ++i) {
+    tail += kBernoulliOverFactorial[i] * factor;
+    factor *= (s + 2.0L * i + 1.0L) * (s + 2.0L * i + 2.0L) / (a * a);
+  }
+  return sum + (power * (a / (s - 1.0L) + 0.5L) + tail);
+}
+
+// Zeta with its domain rules (special_math.h), in long double.
+long double ZetaInLongDouble(long double x, long double q) {
+  if (x == 1.0L) return kInf;
+  if (std::isnan(x) || std::isnan(q) || x < 1.0L) return kNaN;
+  const bool x_integer = x == std::floor(x);  // +inf counts, as XLA's floor(x) == x
+  const bool x_even = x_integer && std::fmod(x, 2.0L) == 0.0L;  // fmod(inf, 2) is NaN
+  if (q <= 0.0L && q == std::floor(q)) return x_even ? kInf : kNaN;  // poles 0, -1, ..., -inf
+  if (q < 0.0L && (!x_integer || x == kInf)) return kNaN;
+  if (q == kInf) return 0.0L;
+  if (q > 0.0L) return ZetaOfPositive(x, q);
+  // q < 0, not an integer; x an integer >= 2: m = -floor(q) negative terms. Each (q + m - 1 -
+  // i)^-x = (-1)^x (1 - r + i)^-x, r = q + m, is paired with its mirror (r + i)^-x = (q + m +
+  // i)^-x, so the two cancel exactly at r = 1/2 for odd x (the bases are q plus integers: exact
+  // in long double). Where both overflow (x in the thousands) the nearer base's term dominates.
+  const long double m = -std::floor(q);
+  auto pair = [&](long double up_base, long double down_base) -> long double {
+    const long double up = std::pow(up_base, -x), down = std::pow(down_base, -x);
+    if (!std::isinf(up) || !std::isinf(down)) return up + down;
+    if (up_base < -down_base) return kInf;
+    if (up_base > -down_base) return x_even ? kInf : -kInf;
+    return x_even ? kInf : 0.0L;
+  };
+  if (m <= kDirectNegativeTerms) {
+    long double pairs = 0.0L;  // smallest first
+    for (long double i = m - 1.0L; i >= 0.0L; --i) pairs += pair(q + (m + i), q + (m - 1.0L - i));
+    return pairs + ZetaOfPositive(x, q + 2.0L * m);
+  }
+  // sum_{k<m} (q + k)^-x = (-1)^x sum_{j=1..m} (j - r)^-x = (-1)^x (zeta(x, 1-r) - zeta(x, 1-q)),
+  // r = q + m exact (|q| > 64); zeta(x, r) and zeta(x, 1 - r) first, which cancel exactly at
+  // r = 1/2 for odd x.
+  const long double r = q + m;
+  const long double sign = x_even ? 1.0L : -1.0L;
+  const long double near = ZetaOfPositive(x, r), mirror = ZetaOfPositive(x, 1.0L - r);
+  long double both = near + sign * mirror;
+  if (std::isinf(near) && std::isinf(mirror)) {
+    both = r < 0.5L ? kInf : r > 0.5L ? sign * kInf : (x_even ? kInf : 0.0L);
+  }
+  return both - sign * ZetaOfPositive(x, 1.0L - q);
+}
+
+}  // namespace
+
+double Zeta(double x, double q) { return static_cast<double>(ZetaInLongDouble(x, q)); }
+
+double Polygamma(double n, double x) {
+  if (std::isnan(n) || n < 0.0 || n != std::floor(n) || n == kInf) return kNaN;
+  if (n == 0.0) return Digamma(x);
+  // (-1)^(n+1) n! zeta(n + 1, x): n! and zeta in long double, whose range holds both factors of
+  // every finite double result up to n ~ 1750.
+  const long double order = static_cast<long double>(n) + 1.0L;
+  const long double sign = std::fmod(n, 2.0) == 0.0 ? -1.0L : 1.0L;
+  return static_cast<double>(sign * std::tgamma(order) * ZetaInLongDouble(order, x));
 }
 
 }  // namespace accy::special

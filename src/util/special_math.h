@@ -1,7 +1,8 @@
 // Special functions without a libm (glibc) version, in double precision: the CHLO ops erf_inv,
-// lgamma, digamma and bessel_i1e (chlo dialect, ChloOps.td) as the reference evaluator computes
-// them and as f64 JIT kernels call them (jit/jit_compiler.cc binds these functions to the
-// kernels' `accy_*` symbols; f32/f16/bf16 kernels compute them with the vectorizable double IR
+// lgamma, digamma, bessel_i1e, zeta and polygamma (chlo dialect, ChloOps.td) as the reference
+// evaluator computes them and as f64 JIT kernels of the first four call them
+// (jit/jit_compiler.cc binds these functions to the kernels' `accy_*` symbols; f32/f16/bf16
+// kernels, and zeta and polygamma of every type, compute them with the vectorizable double IR
 // of jit/special_functions.h instead). docs/numerics.md "CHLO" states
 // the methods and the error bounds that tests/util/special_math_test.cc checks against values
 // computed with mpmath at 40 digits. Pure and thread-safe: no state, no errno.
@@ -44,6 +45,23 @@ double Digamma(double x);
 // exp(-|x|) I1(x), I1 the modified Bessel function of the first kind of order 1: odd,
 // +-0 at +-inf, NaN for NaN. Power series for |x| <= 20, asymptotic series above.
 double BesselI1e(double x);
+
+// The Hurwitz zeta function zeta(x, q) = sum_{k>=0} (q + k)^-x with XLA's domain rules (its
+// ChloLegalizeToStablehlo decomposition): +inf at x = 1 (any q); NaN for x < 1 or NaN; for q <= 0
+// an integer (-inf too), +inf when x is an even integer, else NaN; NaN for q < 0 with x not an
+// integer (+inf counts as one: NaN too, the terms' signs have no limit). Limits where XLA's
+// formula gives NaN from 0 * inf: +0 at q = +inf; at x = +inf, +0 for q > 1, 1 at q = 1, +inf for
+// 0 < q < 1. For q < 0 (x an integer) the true sum, negative terms included. Computed in long
+// double: the terms below q + max(20, x + 30) summed directly, then Euler-Maclaurin with 15
+// Bernoulli terms; for q < -64 through zeta(x, q) = zeta(x, r) + (-1)^x (zeta(x, 1 - r) -
+// zeta(x, 1 - q)), r = q - floor(q) (docs/numerics.md "CHLO").
+double Zeta(double x, double q);
+
+// psi^(n)(x), the n-th derivative of digamma, for n a non-negative integer (XLA's rules): NaN for
+// n < 0, a non-integer n, +-inf or NaN; Digamma(x) for n = 0; else (-1)^(n+1) n! zeta(n + 1, x) in
+// long double (so finite wherever the true value is, n up to ~1750), with Zeta's domain rules:
+// +inf at x = 0, -1, ... for odd n, NaN for even n.
+double Polygamma(double n, double x);
 
 }  // namespace accy::special
 

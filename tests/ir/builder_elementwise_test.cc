@@ -118,6 +118,8 @@ TEST_F(ElementwiseBuilderTest, BinaryOpsAcceptTheirElementTypesAndRejectOthers) 
       {OpKind::kPower, &FB::Power, kI32, kI1, "an integer or floating-point"},
       {OpKind::kAtan2, &FB::Atan2, kF32, kI32, "a floating-point"},
       {OpKind::kNextAfter, &FB::NextAfter, kF32, kI32, "a floating-point"},
+      {OpKind::kZeta, &FB::Zeta, kF16, kI32, "a floating-point"},
+      {OpKind::kPolygamma, &FB::Polygamma, kBF16, kU8, "a floating-point"},
       {OpKind::kMulhi, &FB::Mulhi, kI64, kI1, "an integer"},
       {OpKind::kAnd, &FB::And, kI1, kF32, "an i1 or integer"},
       {OpKind::kOr, &FB::Or, kU8, kF32, "an i1 or integer"},

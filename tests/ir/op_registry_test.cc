@@ -32,7 +32,7 @@ std::set<OpKind> KindsWhere(bool (*predicate)(const OpInfo&)) {
 }
 
 TEST(OpRegistryTest, EveryOpKindHasItsRowInEnumOrder) {
-  ASSERT_EQ(kNumOpKinds, 103);
+  ASSERT_EQ(kNumOpKinds, 105);
   for (int i = 0; i < kNumOpKinds; ++i) {
     const OpKind kind = static_cast<OpKind>(i);
     EXPECT_EQ(kAllOpKinds[i], kind);
@@ -55,7 +55,7 @@ TEST(OpRegistryTest, NamesAreUniqueAndRoundTripThroughParseOpKind) {
     ASSERT_OK_AND_ASSIGN(OpKind parsed, ParseOpKind(OpName(kind)));
     EXPECT_EQ(parsed, kind) << OpName(kind);
   }
-  EXPECT_EQ(names.size(), 103u);
+  EXPECT_EQ(names.size(), 105u);
   for (std::string_view name : {"stablehlo.add", "top_k", "sorted", ""}) {
     const Status status = ParseOpKind(name).status();
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << name;
@@ -99,7 +99,7 @@ TEST(OpRegistryTest, PredicatesAgreeWithCategoryAndTheRangesTheyReplaced) {
   EXPECT_EQ(KindsWhere([](const OpInfo& i) {
               return i.category == OpCategory::kElementwiseBinary;
             }).size(),
-            18u);
+            20u);
   EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.category == OpCategory::kShape; }),
             (std::set<OpKind>{OpKind::kBroadcastInDim, OpKind::kReshape, OpKind::kTranspose,
                               OpKind::kSlice, OpKind::kPad, OpKind::kConcatenate, OpKind::kIota,
@@ -152,10 +152,13 @@ TEST(OpRegistryTest, ElementClassesAreTheSpecConstraints) {
   // rng_bit_generator: its output's class (the state is always ui64).
   EXPECT_EQ(GetOpInfo(OpKind::kRngBitGenerator).element_classes, ElementClass::kNumeric);
   // The float-only ops: exponential .. is_finite (16 unary), atan2, tan, reduce_precision, the
-  // 18 CHLO ops, triangular_solve, lapack and the three batch-norm ops.
+  // 20 float CHLO ops (zeta and polygamma among them), triangular_solve, lapack and the three
+  // batch-norm ops.
   EXPECT_EQ(KindsWhere([](const OpInfo& i) { return i.element_classes == ElementClass::kFloat; })
                 .size(),
-            42u);
+            44u);
+  EXPECT_EQ(GetOpInfo(OpKind::kZeta).element_classes, ElementClass::kFloat);
+  EXPECT_EQ(GetOpInfo(OpKind::kPolygamma).element_classes, ElementClass::kFloat);
   EXPECT_EQ(GetOpInfo(OpKind::kTriangularSolve).element_classes, ElementClass::kFloat);
   EXPECT_EQ(GetOpInfo(OpKind::kErfInv).element_classes, ElementClass::kFloat);
   EXPECT_EQ(GetOpInfo(OpKind::kNextAfter).element_classes, ElementClass::kFloat);

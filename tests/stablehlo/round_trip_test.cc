@@ -136,6 +136,8 @@ TEST(RoundTripTest, EveryElementwiseOp) {
         }
         ACCY_ASSIGN_OR_RETURN(x, fb.ReducePrecision(x, 5, 10));
         ACCY_ASSIGN_OR_RETURN(x, fb.NextAfter(x, y));
+        ACCY_ASSIGN_OR_RETURN(x, fb.Zeta(x, y));
+        ACCY_ASSIGN_OR_RETURN(x, fb.Polygamma(y, x));
         for (Unary op : {&FunctionBuilder::IsInf, &FunctionBuilder::IsPosInf,
                          &FunctionBuilder::IsNegInf}) {
           ACCY_ASSIGN_OR_RETURN(Value * test, (fb.*op)(x));

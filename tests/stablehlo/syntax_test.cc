@@ -117,6 +117,36 @@ func.func @f(%a: tensor<3xf32>, %b: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xi
   EXPECT_THAT(printed, ::testing::HasSubstr("stablehlo.reduce_precision %3, format = e5m10 : tensor<3xf32>"));
 }
 
+// chlo.zeta (x, q) and chlo.polygamma (n, x): ChloOps.td's assembly format, the generic form,
+// operand order kept, printed back in the pretty form.
+TEST(SyntaxTest, ChloZetaAndPolygammaForms) {
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(R"mlir(
+func.func @f(%x: tensor<2xf64>, %q: tensor<2xf64>) -> tensor<2xf64> {
+  %0 = chlo.zeta %x, %q : tensor<2xf64>, tensor<2xf64> -> tensor<2xf64>
+  %1 = "chlo.polygamma"(%q, %0) : (tensor<2xf64>, tensor<2xf64>) -> tensor<2xf64>
+  %2 = chlo.polygamma %1, %x : tensor<2xf64>, tensor<2xf64> -> tensor<2xf64>
+  return %2 : tensor<2xf64>
+})mlir"));
+  EXPECT_THAT(KindsOf(*module->functions()[0]->entry_block()),
+              ElementsAre(OpKind::kZeta, OpKind::kPolygamma, OpKind::kPolygamma, OpKind::kReturn));
+  EXPECT_EQ(OpAt(*module, 1).operand(0), module->functions()[0]->entry_block()->argument(1));
+  const std::string printed = PrintModule(*module);
+  EXPECT_THAT(printed, ::testing::HasSubstr(
+                           "chlo.zeta %arg0, %arg1 : tensor<2xf64>, tensor<2xf64> -> tensor<2xf64>"));
+  EXPECT_THAT(printed, ::testing::HasSubstr(
+                           "chlo.polygamma %arg1, %0 : tensor<2xf64>, tensor<2xf64> -> tensor<2xf64>"));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> reparsed, ParseStableHlo(printed));
+  EXPECT_EQ(PrintModule(*reparsed), printed);
+  // Operands of two float types are refused, naming the op.
+  const Status mixed = ParseStableHlo(R"mlir(
+func.func @f(%x: tensor<2xf64>, %q: tensor<2xf32>) -> tensor<2xf64> {
+  %0 = chlo.zeta %x, %q : tensor<2xf64>, tensor<2xf32> -> tensor<2xf64>
+  return %0 : tensor<2xf64>
+})mlir").status();
+  EXPECT_FALSE(mixed.ok());
+  EXPECT_THAT(mixed.message(), ::testing::HasSubstr("chlo.zeta"));
+}
+
 TEST(SyntaxTest, DotGeneralDimensionsAndPrecision) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(R"mlir(
 func.func @f(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>, %c: tensor<3x4xf32>, %d: tensor<4xf32>) -> (tensor<2x3x5xf32>, tensor<3xf32>) {

@@ -15,6 +15,7 @@
 //   Throughput: the kernel at 1 thread against glibc's scalar function of the same precision
 //     (f32: `erff`, `tanf`, ...; special_math's double function where glibc has none), on the
 //     same 2^24 inputs uniform over the function's main range, same run.
+// zeta and polygamma, of two arguments, sample their f32 inputs instead (zeta_functions.cc).
 // A result passes when its error is within the function's stated bound (docs/numerics.md), or
 // within the stated absolute bound near the zeros of lgamma and digamma. Exit 0 when every
 // checked function passes, 1 otherwise, 2 on a usage or engine error.
@@ -43,15 +44,13 @@
 #include "accy/builder.h"
 #include "accy/engine.h"
 #include "src/util/special_math.h"
+#include "tools/ulp_check/ulp_check.h"
 
 namespace {
 
 using accy::ElementType;
+using namespace accy_ulp_check;
 using MpfrFn = int (*)(mpfr_ptr, mpfr_srcptr, mpfr_rnd_t);
-
-// Bits of the MPFR values: 96 leaves an f64 result's error measured to ~2^-40 ulp.
-constexpr mpfr_prec_t kPrecision = 96;
-constexpr int64_t kChunk = int64_t{1} << 24;
 
 // x -> erf_inv(x) to kPrecision bits: Newton's method on erf(t) - x from the double value.
 int MpfrErfInv(mpfr_ptr out, mpfr_srcptr x, mpfr_rnd_t rnd) {
@@ -178,57 +177,6 @@ const std::vector<Special>& Specials() {
   return specials;
 }
 
-// Distance of `got` from the true value `want` in ulps of a format with `mantissa` explicit
-// bits and `min_exponent`, where true values from `overflow_threshold` up round to infinity:
-// infinite when the kinds differ (NaN, infinity).
-double UlpError(double got, double want, int mantissa, int min_exponent, double overflow_threshold) {
-  if (std::isnan(want)) return std::isnan(got) ? 0 : INFINITY;
-  if (std::isinf(want) || std::fabs(want) >= overflow_threshold) {
-    return std::isinf(got) && std::signbit(got) == std::signbit(want) ? 0 : INFINITY;
-  }
-  if (!std::isfinite(got)) return INFINITY;
-  const int exponent = want == 0 ? min_exponent : std::max(std::ilogb(want), min_exponent);
-  return std::fabs(got - want) / std::ldexp(1.0, exponent - mantissa);
-}
-double UlpError32(float got, double want) {
-  // f32 rounds to infinity from FLT_MAX + half an ulp (0x1.ffffffp127).
-  return UlpError(got, want, 23, -126, 0x1.ffffffp127);
-}
-
-// Error of double `got` against MPFR value `want`, in f64 ulps (computed at kPrecision bits in
-// `scratch`, the caller's, so the sample loop allocates nothing).
-double UlpError64(double got, mpfr_srcptr want, mpfr_ptr scratch) {
-  if (mpfr_nan_p(want)) return std::isnan(got) ? 0 : INFINITY;
-  const double rounded = mpfr_get_d(want, MPFR_RNDN);
-  if (std::isinf(rounded)) return std::isinf(got) && std::signbit(got) == std::signbit(rounded) ? 0 : INFINITY;
-  if (!std::isfinite(got)) return INFINITY;
-  mpfr_set_d(scratch, got, MPFR_RNDN);
-  mpfr_sub(scratch, scratch, want, MPFR_RNDN);
-  const double d = std::fabs(mpfr_get_d(scratch, MPFR_RNDN));
-  const int exponent = rounded == 0 ? -1022 : std::max(std::ilogb(rounded), -1022);
-  return d / std::ldexp(1.0, exponent - 52);
-}
-
-// Runs fn(begin, end) over [0, n) split across `threads` std::threads.
-void ParallelFor(int64_t n, int threads, const std::function<void(int64_t, int64_t)>& fn) {
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) {
-    pool.emplace_back(fn, n * t / threads, n * (t + 1) / threads);
-  }
-  for (std::thread& thread : pool) thread.join();
-}
-
-struct Worst {
-  double ulp = 0;
-  double input = 0;
-  double got = 0, want = 0;
-  int64_t failures = 0;
-  void Merge(const Worst& o) {
-    if (o.ulp > ulp) ulp = o.ulp, input = o.input, got = o.got, want = o.want;
-    failures += o.failures;
-  }
-};
-
 // The function `main(x: tensor<n x type>) = op(x)`, compiled at `threads` threads.
 std::unique_ptr<accy::Executable> Compile(const Special& s, ElementType type, int64_t n, int threads) {
   accy::Builder builder("ulp_check");
@@ -252,10 +200,6 @@ std::unique_ptr<accy::Executable> Compile(const Special& s, ElementType type, in
     std::exit(2);
   }
   return *std::move(exe);
-}
-
-double Seconds(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 bool Check(const Special& s, int chunks, int64_t oracle_samples, int64_t f64_samples, int threads,
@@ -478,17 +422,31 @@ int main(int argc, char** argv) {
     }
   }
   if (oracle_samples < 0 || f64_samples < 0) return Usage("sample counts cannot be negative");
+  auto wanted = [&](const std::string& name) {
+    return selected.empty() || std::find(selected.begin(), selected.end(), name) != selected.end();
+  };
   bool ok = true;
   int checked = 0;
   for (const Special& s : Specials()) {
     std::string name = s.op;
     name = name.substr(name.find('.') + 1);
-    if (!selected.empty() && std::find(selected.begin(), selected.end(), name) == selected.end()) continue;
+    if (!wanted(name)) continue;
     ok = Check(s, chunks, oracle_samples, f64_samples, threads, throughput) && ok;
     ++checked;
   }
+  RunOptions options;
+  options.f32_chunks = chunks;
+  options.oracle_samples = oracle_samples;
+  options.f64_samples = f64_samples;
+  options.throughput = throughput;
+  options.threads = threads;
+  for (const std::string& name : BinaryFunctionNames()) {
+    if (!wanted(name)) continue;
+    ok = CheckBinaryFunction(name, options) && ok;
+    ++checked;
+  }
   if (checked == 0) return Usage("no function selected (names: erf, erfc, erf_inv, lgamma, digamma, bessel_i1e, "
-                                 "tan, sinh, cosh, asin, acos, atan, asinh, acosh, atanh)");
+                                 "tan, sinh, cosh, asin, acos, atan, asinh, acosh, atanh, zeta, polygamma)");
   std::printf("%s\n", ok ? "all checked functions within their bounds" : "FAILED");
   return ok ? 0 : 1;
 }
