@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_split.h"
 #include "accy/stablehlo.h"
+#include "src/runtime/load_monitor.h"
 #include "src/util/str_cat.h"
 
 namespace accy::tools {
@@ -207,6 +208,18 @@ int ReportError(const std::string& command, const Status& status) {
 int ReportUsage(const std::string& command, const std::string& message, const char* usage) {
   std::fprintf(stderr, "accy %s: %s\n%s", command.c_str(), message.c_str(), usage);
   return kExitUsage;
+}
+
+bool MachineJiffies(int64_t* busy, int64_t* total) {
+  std::ifstream in("/proc/stat");
+  std::string line;
+  MachineSample sample;
+  if (!std::getline(in, line) || !ParseProcStatCpu(line, /*ns_per_tick=*/1, &sample)) {
+    return false;
+  }
+  *busy = sample.busy_ns;
+  *total = sample.busy_ns + sample.idle_ns;
+  return true;
 }
 
 }  // namespace accy::tools

@@ -5,6 +5,7 @@
 #ifndef ACCY_TOOLS_CLI_H_
 #define ACCY_TOOLS_CLI_H_
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -82,6 +83,11 @@ StatusOr<std::string> ChooseFunction(const Module& module, const std::string& re
 int ReportError(const std::string& command, const Status& status);
 // Prints "accy <command>: <message>" and the usage line to stderr; returns kExitUsage.
 int ReportUsage(const std::string& command, const std::string& message, const char* usage);
+
+// Busy and total (busy + idle + iowait) clock ticks of the whole machine from /proc/stat's first
+// line, as the load monitor reads them (ParseProcStatCpu, src/runtime/load_monitor.h); false
+// when /proc/stat cannot be read or parsed. For the benchmarks' other-process CPU share.
+bool MachineJiffies(int64_t* busy, int64_t* total);
 
 }  // namespace accy::tools
 

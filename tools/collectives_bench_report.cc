@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "src/util/str_cat.h"
+#include "tools/cli.h"
 
 namespace accy::tools::bench_report {
 namespace {
@@ -50,16 +51,6 @@ double Paired(const std::vector<double>& baseline, const std::vector<double>& se
 }
 
 double Ratio(double baseline, double self) { return self > 0 ? baseline / self : 0; }
-
-bool MachineJiffies(int64_t* busy, int64_t* total) {
-  std::ifstream in("/proc/stat");
-  std::string cpu;
-  int64_t v[8] = {};
-  if (!(in >> cpu >> v[0] >> v[1] >> v[2] >> v[3] >> v[4] >> v[5] >> v[6] >> v[7])) return false;
-  *busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];  // user nice system irq softirq steal
-  *total = *busy + v[3] + v[4];                      // + idle iowait
-  return true;
-}
 
 // How an executable's all_reduce met its buffers, in words.
 std::string BuffersText(const Buffers& b) {

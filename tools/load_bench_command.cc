@@ -57,17 +57,6 @@ double Median(std::vector<double> values) {
   return n == 0 ? 0 : n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
-// Busy and total jiffies of the machine (/proc/stat's first line).
-bool MachineJiffies(int64_t* busy, int64_t* total) {
-  std::ifstream in("/proc/stat");
-  std::string cpu;
-  int64_t v[8] = {};
-  if (!(in >> cpu >> v[0] >> v[1] >> v[2] >> v[3] >> v[4] >> v[5] >> v[6] >> v[7])) return false;
-  *busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];  // user nice system irq softirq steal
-  *total = *busy + v[3] + v[4];                      // + idle iowait
-  return true;
-}
-
 double ProcessCpuSeconds() {
   struct rusage usage {};
   ::getrusage(RUSAGE_SELF, &usage);
