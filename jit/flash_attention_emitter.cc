@@ -1,5 +1,8 @@
 // Emitter of flash_attention work items (emitters.h; cluster rule 7 of src/fusion/fusion_plan.h):
-// out = softmax(scale(Q·K) [+ mask]) · V over leading batch dims, in f32, f16, bf16 or f64.
+// out = softmax(scale(Q·K) [+ mask]) · V over the batch dims, in f32, f16, bf16 or f64. Q, K
+// and V are read in place through element strides from their dot_generals' dimension numbers
+// (any order of batch, row and head dims, e.g. JAX's [batch, seq, heads, dim]; V's value dim
+// contiguous); the output is P·V's [batch..., q, dv].
 // f16 and bf16 compute in f32 (loads widen, the output rounds once to nearest even; exp rounds
 // its argument and result to the element type as the reference's exponential op does); f64
 // computes in double.
@@ -173,21 +176,60 @@ Status FlashAttentionEmitter::Match() {
     return Unsupported(item_, StrCat(item_.ops.size(), " ops, expected the attention pattern"));
   }
 
-  // Shapes: Q [batch..., q, d], K [batch..., k, d] (or [batch..., d, k]), V [batch..., k, dv].
-  const std::vector<int64_t>& q = qk_->operand(0)->type().dims();
-  const std::vector<int64_t>& k = qk_->operand(1)->type().dims();
-  const std::vector<int64_t>& v = pv->operand(1)->type().dims();
-  const size_t b = q.size() - 2;
-  batch_dims_.assign(q.begin(), q.begin() + static_cast<int64_t>(b));
+  // Q, K and V each have the batch dims (in the dims the dot_generals pair), one row dim
+  // (queries, keys) and one contracted dim (head dim for Q and K, keys for V), in any order;
+  // V's free dim (the value dim) is its last. P is P·V's lhs, [batch..., q, k].
+  struct Operand {
+    std::vector<int64_t> batch_strides;
+    int64_t rows = 0, row_stride = 0, inner = 0, inner_stride = 0;
+  };
+  auto operand = [&](const Operation& dot, int64_t side, bool contracted_rows,
+                     Operand& out) -> bool {
+    const std::vector<int64_t>& dims = dot.operand(side)->type().dims();
+    const std::string prefix = side == 0 ? "lhs" : "rhs";
+    const std::vector<int64_t> batching = dot.GetInts(prefix + "_batching_dimensions");
+    const std::vector<int64_t> contracting = dot.GetInts(prefix + "_contracting_dimensions");
+    if (contracting.size() != 1 || batching.size() + 2 != dims.size()) return false;
+    int64_t free = -1;
+    for (int64_t d = 0; d < static_cast<int64_t>(dims.size()); ++d) {
+      if (d != contracting[0] && std::find(batching.begin(), batching.end(), d) == batching.end()) free = d;
+    }
+    if (free < 0) return false;
+    const std::vector<int64_t> strides = RowMajorStrides(dims);
+    for (int64_t d : batching) out.batch_strides.push_back(strides[static_cast<size_t>(d)]);
+    const int64_t row = contracted_rows ? contracting[0] : free;
+    const int64_t inner = contracted_rows ? free : contracting[0];
+    out.rows = dims[static_cast<size_t>(row)];
+    out.row_stride = strides[static_cast<size_t>(row)];
+    out.inner = dims[static_cast<size_t>(inner)];
+    out.inner_stride = strides[static_cast<size_t>(inner)];
+    return true;
+  };
+  Operand q, k, v;
+  const std::vector<int64_t>& p = pv->operand(0)->type().dims();
+  const size_t b = p.size() - 2;
+  if (!operand(*qk_, 0, false, q) || !operand(*qk_, 1, false, k) || !operand(*pv, 1, true, v) ||
+      q.batch_strides.size() != b || v.inner_stride != 1) {
+    return Unsupported(item_, "Q, K and V are not [batch..., rows, dim] in some dim order with V's "
+                              "value dim last");
+  }
+  batch_dims_.assign(p.begin(), p.begin() + static_cast<int64_t>(b));
   for (int64_t d : batch_dims_) batch_ *= d;
-  queries_ = q[b];
-  head_dim_ = q[b + 1];
-  keys_transposed_ = qk_->GetInts("rhs_contracting_dimensions") == std::vector<int64_t>{static_cast<int64_t>(b)};
-  keys_ = keys_transposed_ ? k[b + 1] : k[b];
-  value_dim_ = v[b + 1];
-  if (v[b] != keys_ || (keys_transposed_ ? k[b] : k[b + 1]) != head_dim_) {
+  queries_ = q.rows;
+  head_dim_ = q.inner;
+  keys_ = k.rows;
+  value_dim_ = v.inner;
+  if (p[b] != queries_ || p[b + 1] != keys_ || v.rows != keys_ || k.inner != head_dim_) {
     return Unsupported(item_, "Q, K and V shapes do not agree");
   }
+  q_batch_strides_ = q.batch_strides;
+  k_batch_strides_ = k.batch_strides;
+  v_batch_strides_ = v.batch_strides;
+  q_row_stride_ = q.row_stride;
+  q_d_stride_ = q.inner_stride;
+  k_row_stride_ = k.row_stride;
+  k_d_stride_ = k.inner_stride;
+  v_row_stride_ = v.row_stride;
   if (value_dim_ > kMaxValueDim) {
     return Unsupported(item_, StrCat("value dim ", value_dim_, " above ", kMaxValueDim));
   }
@@ -320,7 +362,6 @@ StatusOr<KernelSignature> FlashAttentionEmitter::Emit(std::string_view symbol) {
   l_ = stack(vector_, 1);
   correction_ = stack(vector_, 1);
   auto c64 = [&](int64_t v) { return b_.getInt64(v); };
-  const int64_t rank = static_cast<int64_t>(batch_dims_.size()) + 2;
   if (mask_ != nullptr) PackLanesMajor(mask, query_tiles);
 
   Loop(prologue_->block_begin(), prologue_->block_end(), "block", [&](llvm::Value* block) {
@@ -329,17 +370,7 @@ StatusOr<KernelSignature> FlashAttentionEmitter::Emit(std::string_view symbol) {
     block_q_end_ = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(block_q_begin_, c64(query_tile_)), c64(queries_));
     // Offsets of this batch entry into the scale/mask accesses (score space strides).
     auto batch_offset = [&](const Access& access) -> llvm::Value* {
-      llvm::Value* offset = c64(0);
-      llvm::Value* rest = block_batch_;
-      for (int64_t d = rank - 3; d >= 0; --d) {
-        llvm::Value* extent = c64(batch_dims_[static_cast<size_t>(d)]);
-        llvm::Value* coord = d == 0 ? rest : b_.CreateURem(rest, extent);
-        if (d > 0) rest = b_.CreateUDiv(rest, extent);
-        if (access.strides[static_cast<size_t>(d)] != 0) {
-          offset = b_.CreateAdd(offset, b_.CreateMul(coord, c64(access.strides[static_cast<size_t>(d)])));
-        }
-      }
-      return offset;
+      return BatchOffset(std::vector<int64_t>(access.strides.begin(), access.strides.end() - 2));
     };
     // Query row of each lane, clamped to the last row (lanes past it read valid memory).
     std::vector<llvm::Constant*> lanes;
@@ -349,9 +380,9 @@ StatusOr<KernelSignature> FlashAttentionEmitter::Emit(std::string_view symbol) {
         b_.CreateVectorSplat(lanes_, c64(queries_ - 1)));
     block_scale_ = PrepareScoreOperand(scale, batch_offset(scale));
     if (mask_ != nullptr) block_mask_ = PrepareScoreOperand(mask, batch_offset(mask));
-    block_q_batch_ = b_.CreateMul(block_batch_, c64(queries_ * head_dim_));
-    block_k_batch_ = b_.CreateMul(block_batch_, c64(keys_ * head_dim_));
-    block_v_batch_ = b_.CreateMul(block_batch_, c64(keys_ * value_dim_));
+    block_q_batch_ = BatchOffset(q_batch_strides_);
+    block_k_batch_ = BatchOffset(k_batch_strides_);
+    block_v_batch_ = BatchOffset(v_batch_strides_);
     b_.CreateAlignedStore(Splat(Read(max_init, c64(0))), m_, VectorAlign());
     b_.CreateAlignedStore(llvm::Constant::getNullValue(vector_), l_, VectorAlign());
     b_.CreateMemSet(accumulator_, b_.getInt8(0), static_cast<uint64_t>(query_tile_ * accumulator_row_ * bytes), llvm::Align(64));
@@ -475,20 +506,53 @@ llvm::Value* FlashAttentionEmitter::BlockKeyEnd(llvm::Value* block, int64_t quer
       b_.getInt64Ty(), b_.CreateInBoundsGEP(b_.getInt64Ty(), key_ends_, tile), llvm::Align(8));
   // The skipped keys add exp(-inf) = 0 times V to each row and leave its max alone, exactly,
   // unless their K rows (a NaN score) or V rows (0 * inf) are not finite.
-  llvm::Value* bad = AnyNonFinite(v_buffer_, b_.CreateAdd(block_v_batch_, b_.CreateMul(end, c64(value_dim_))),
-                                  b_.CreateAdd(block_v_batch_, c64(keys_ * value_dim_)));
-  if (!keys_transposed_) {
-    bad = b_.CreateOr(bad, AnyNonFinite(k_buffer_, b_.CreateAdd(block_k_batch_, b_.CreateMul(end, c64(head_dim_))),
-                                        b_.CreateAdd(block_k_batch_, c64(keys_ * head_dim_))));
-  } else {
-    llvm::Value* any = CarryLoop(c64(0), c64(head_dim_), "finite.d", {b_.getFalse()},
-        [&](llvm::Value* d, const Carried& flag) -> Carried {
-          llvm::Value* row = b_.CreateAdd(block_k_batch_, b_.CreateMul(d, c64(keys_)));
-          return {b_.CreateOr(flag[0], AnyNonFinite(k_buffer_, b_.CreateAdd(row, end), b_.CreateAdd(row, c64(keys_))))};
-        })[0];
-    bad = b_.CreateOr(bad, any);
-  }
+  llvm::Value* bad = AnyNonFiniteRows(v_buffer_, block_v_batch_, end, c64(keys_), v_row_stride_,
+                                      value_dim_, 1);
+  bad = b_.CreateOr(bad, AnyNonFiniteRows(k_buffer_, block_k_batch_, end, c64(keys_), k_row_stride_,
+                                          head_dim_, k_d_stride_));
   return b_.CreateSelect(bad, c64(keys_), end);
+}
+
+llvm::Value* FlashAttentionEmitter::AnyNonFiniteRows(int buffer, llvm::Value* base, llvm::Value* first,
+                                                     llvm::Value* last, int64_t row_stride,
+                                                     int64_t length, int64_t element_stride) {
+  auto c64 = [&](int64_t v) { return b_.getInt64(v); };
+  if (element_stride == 1 && row_stride == length) {  // one contiguous range
+    return AnyNonFinite(buffer, b_.CreateAdd(base, b_.CreateMul(first, c64(length))),
+                        b_.CreateAdd(base, b_.CreateMul(last, c64(length))));
+  }
+  if (element_stride == 1) {  // contiguous rows
+    return CarryLoop(first, last, "finite.row", {b_.getFalse()},
+        [&](llvm::Value* row, const Carried& flag) -> Carried {
+          llvm::Value* begin = b_.CreateAdd(base, b_.CreateMul(row, c64(row_stride)));
+          return {b_.CreateOr(flag[0], AnyNonFinite(buffer, begin, b_.CreateAdd(begin, c64(length))))};
+        })[0];
+  }
+  // Element by element (K read with its head dim strided, e.g. [batch..., d, k]).
+  return CarryLoop(c64(0), c64(length), "finite.e", {b_.getFalse()},
+      [&](llvm::Value* e, const Carried& flag) -> Carried {
+        llvm::Value* column = b_.CreateAdd(base, b_.CreateMul(e, c64(element_stride)));
+        llvm::Value* any = CarryLoop(first, last, "finite.r", {b_.getFalse()},
+            [&](llvm::Value* row, const Carried& inner) -> Carried {
+              llvm::Value* index = b_.CreateAdd(column, b_.CreateMul(row, c64(row_stride)));
+              return {b_.CreateOr(inner[0], AnyNonFinite(buffer, index, b_.CreateAdd(index, c64(1))))};
+            })[0];
+        return {b_.CreateOr(flag[0], any)};
+      })[0];
+}
+
+llvm::Value* FlashAttentionEmitter::BatchOffset(const std::vector<int64_t>& strides) {
+  llvm::Value* offset = b_.getInt64(0);
+  llvm::Value* rest = block_batch_;
+  for (int64_t d = static_cast<int64_t>(batch_dims_.size()) - 1; d >= 0; --d) {
+    llvm::Value* extent = b_.getInt64(batch_dims_[static_cast<size_t>(d)]);
+    llvm::Value* coord = d == 0 ? rest : b_.CreateURem(rest, extent);
+    if (d > 0) rest = b_.CreateUDiv(rest, extent);
+    if (strides[static_cast<size_t>(d)] != 0) {
+      offset = b_.CreateAdd(offset, b_.CreateMul(coord, b_.getInt64(strides[static_cast<size_t>(d)])));
+    }
+  }
+  return offset;
 }
 
 }  // namespace flash_attention_internal

@@ -125,6 +125,13 @@ class FlashAttentionEmitter {
   llvm::Value* BlockKeyEnd(llvm::Value* block, int64_t query_tiles);
   // Whether any element of `buffer` in [begin, end) (compute type) is a NaN or an infinity.
   llvm::Value* AnyNonFinite(int buffer, llvm::Value* begin, llvm::Value* end);
+  // Whether any element of rows [first, last) of `buffer` is: `length` elements per row at
+  // base + row * row_stride + e * element_stride.
+  llvm::Value* AnyNonFiniteRows(int buffer, llvm::Value* base, llvm::Value* first,
+                                llvm::Value* last, int64_t row_stride, int64_t length,
+                                int64_t element_stride);
+  // The element offset of the block's batch entry in an operand with `strides` per batch dim.
+  llvm::Value* BatchOffset(const std::vector<int64_t>& strides);
   llvm::Value* Splat(llvm::Value* scalar);
   llvm::Value* Fma(llvm::Value* a, llvm::Value* x, llvm::Value* addend);
   llvm::Value* Widen(llvm::Value* v);
@@ -169,7 +176,12 @@ class FlashAttentionEmitter {
   // Dims.
   std::vector<int64_t> batch_dims_;
   int64_t batch_ = 1, queries_ = 0, keys_ = 0, head_dim_ = 0, value_dim_ = 0;
-  bool keys_transposed_ = false;  // K is [batch..., d, k]
+  // Element strides of Q, K and V (the dot_generals' dimension numbers over row-major operands,
+  // so exporters' [batch, seq, heads, dim] layouts are read in place): per batch dim (in the
+  // score space's batch order), along the rows (queries, keys) and along the head dim. V's value
+  // dim is contiguous (rule 7 requires it).
+  std::vector<int64_t> q_batch_strides_, k_batch_strides_, v_batch_strides_;
+  int64_t q_row_stride_ = 0, q_d_stride_ = 1, k_row_stride_ = 0, k_d_stride_ = 1, v_row_stride_ = 0;
 
   // Kernel geometry (Emit): elements per 64-byte value chunk, accumulator row length (value
   // dim rounded up to whole chunks), query rows per block.

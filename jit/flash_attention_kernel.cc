@@ -127,10 +127,12 @@ void FlashAttentionEmitter::PackQueries(llvm::Value* d0, llvm::Value* length) {
   Loop(b_.getInt64(0), b_.getInt64(lanes_), "qpack", [&](llvm::Value* lane) {
     llvm::Value* row = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(block_q_begin_, lane),
                                                 b_.CreateSub(block_q_end_, b_.getInt64(1)));
-    llvm::Value* q_row = b_.CreateAdd(block_q_batch_, b_.CreateAdd(b_.CreateMul(row, b_.getInt64(head_dim_)), d0));
+    llvm::Value* q_row = b_.CreateAdd(block_q_batch_, b_.CreateAdd(b_.CreateMul(row, b_.getInt64(q_row_stride_)),
+                                                                   b_.CreateMul(d0, b_.getInt64(q_d_stride_))));
     Loop(b_.getInt64(0), length, "qpackd", [&](llvm::Value* d) {
       llvm::Value* slot = b_.CreateAdd(b_.CreateMul(d, b_.getInt64(lanes_)), lane);
-      b_.CreateStore(Load(q_buffer_, b_.CreateAdd(q_row, d)), b_.CreateInBoundsGEP(ComputeType(), qt_, slot));
+      b_.CreateStore(Load(q_buffer_, b_.CreateAdd(q_row, b_.CreateMul(d, b_.getInt64(q_d_stride_)))),
+                     b_.CreateInBoundsGEP(ComputeType(), qt_, slot));
     });
   });
 }
@@ -151,11 +153,12 @@ void FlashAttentionEmitter::ScoreKeys(llvm::Value* j0, int64_t count, llvm::Valu
     init.push_back(accumulate ? static_cast<llvm::Value*>(b_.CreateAlignedLoad(vector_, ScoreSlot(j), VectorAlign()))
                               : llvm::Constant::getNullValue(vector_));
     llvm::Value* key = b_.CreateAdd(block_k0_, j);
-    // K[key, d] at k_row + d (keys_transposed_: K[d, key] at k_row + d * keys).
-    k_rows.push_back(b_.CreateAdd(block_k_batch_, keys_transposed_ ? b_.CreateAdd(b_.CreateMul(d0, b_.getInt64(keys_)), key)
-                                                                  : b_.CreateAdd(b_.CreateMul(key, b_.getInt64(head_dim_)), d0)));
+    // K[key, d] at k_row + d * k_d_stride_ (K's dimension numbers: [batch..., k, d] has stride
+    // 1 along d, [batch..., d, k] stride keys).
+    k_rows.push_back(b_.CreateAdd(block_k_batch_, b_.CreateAdd(b_.CreateMul(key, b_.getInt64(k_row_stride_)),
+                                                               b_.CreateMul(d0, b_.getInt64(k_d_stride_)))));
   }
-  const int64_t k_step = keys_transposed_ ? keys_ : 1;
+  const int64_t k_step = k_d_stride_;
   std::vector<llvm::Value*> sums = CarryLoop(
       b_.getInt64(0), length, "dot", init, [&](llvm::Value* d, const std::vector<llvm::Value*>& acc) {
         llvm::Value* q = b_.CreateAlignedLoad(
@@ -263,7 +266,7 @@ void FlashAttentionEmitter::AccumulateValues(int64_t r0, int64_t rows, llvm::Val
   std::vector<llvm::Value*> sums = CarryLoop(b_.getInt64(0), block_length_, "pv", init,
       [&](llvm::Value* j, const std::vector<llvm::Value*>& acc) {
         llvm::Value* v_row = b_.CreateAdd(block_v_batch_, b_.CreateAdd(
-            b_.CreateMul(b_.CreateAdd(block_k0_, j), b_.getInt64(value_dim_)), b_.CreateMul(chunk0, b_.getInt64(value_lanes_))));
+            b_.CreateMul(b_.CreateAdd(block_k0_, j), b_.getInt64(v_row_stride_)), b_.CreateMul(chunk0, b_.getInt64(value_lanes_))));
         std::vector<llvm::Value*> v;
         for (int64_t c = 0; c < chunks; ++c) {
           v.push_back(LoadValueChunk(b_.CreateAdd(v_row, b_.getInt64(c * value_lanes_)),

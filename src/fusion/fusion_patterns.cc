@@ -42,24 +42,46 @@ bool IsScaleValue(const Value& value) {
          def->operand(0)->type().rank() == 0;
 }
 
-// dot_general dimension numbers of rule 7 for batch rank `batch`: both dot_generals batch over
-// dims 0..batch-1 of both operands; Q·K contracts Q's last dim with K's last (or, for a
-// pre-transposed K, its dim `batch`); P·V contracts P's last dim with V's dim `batch`.
+// The free dim of a dot_general operand of rank `rank` with one contracting dim and `batch`
+// batching dims, or -1 when it has not exactly one.
+int64_t FreeDim(std::span<const int64_t> batching, std::span<const int64_t> contracting,
+                int64_t rank, size_t batch) {
+  if (contracting.size() != 1 || batching.size() != batch || rank != static_cast<int64_t>(batch) + 2) {
+    return -1;
+  }
+  int64_t free = -1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != contracting[0] && std::find(batching.begin(), batching.end(), d) == batching.end()) {
+      if (free >= 0) return -1;
+      free = d;
+    }
+  }
+  return free;
+}
+
+// dot_general dimension numbers of rule 7 for batch rank `batch`: Q·K has `batch` batching dims,
+// one free and one contracted dim on each side, in any order (the kernel reads Q and K through
+// strides, so exporters' [batch, seq, heads, dim] layouts need no copy); P·V contracts P's last
+// dim with P's batching dims leading, and V's free dim (the value dim, read as whole vectors)
+// is its last.
 bool AttentionDots(const Operation& qk, const Operation& pv, size_t batch) {
-  const size_t rank = batch + 2;
-  const int64_t b = static_cast<int64_t>(batch);
   for (const Operation* dot : {&qk, &pv}) {
-    if (dot->num_operands() != 2 || dot->operand(0)->type().rank() != static_cast<int64_t>(rank) ||
-        dot->operand(1)->type().rank() != static_cast<int64_t>(rank) ||
-        !IsIota(IndexList(*dot, "lhs_batching_dimensions"), 0, batch) ||
-        !IsIota(IndexList(*dot, "rhs_batching_dimensions"), 0, batch) ||
-        !IsSingle(IndexList(*dot, "lhs_contracting_dimensions"), b + 1)) {
+    if (dot->num_operands() != 2) return false;
+  }
+  for (int64_t side = 0; side < 2; ++side) {
+    const char* batching = side == 0 ? "lhs_batching_dimensions" : "rhs_batching_dimensions";
+    const char* contracting = side == 0 ? "lhs_contracting_dimensions" : "rhs_contracting_dimensions";
+    if (FreeDim(IndexList(qk, batching), IndexList(qk, contracting), qk.operand(side)->type().rank(),
+                batch) < 0) {
       return false;
     }
   }
-  std::span<const int64_t> k = IndexList(qk, "rhs_contracting_dimensions");
-  return (IsSingle(k, b + 1) || IsSingle(k, b)) &&
-         IsSingle(IndexList(pv, "rhs_contracting_dimensions"), b);
+  const int64_t b = static_cast<int64_t>(batch);
+  return pv.operand(0)->type().rank() == b + 2 &&
+         IsIota(IndexList(pv, "lhs_batching_dimensions"), 0, batch) &&
+         IsSingle(IndexList(pv, "lhs_contracting_dimensions"), b + 1) &&
+         FreeDim(IndexList(pv, "rhs_batching_dimensions"), IndexList(pv, "rhs_contracting_dimensions"),
+                 pv.operand(1)->type().rank(), batch) == b + 1;
 }
 
 }  // namespace

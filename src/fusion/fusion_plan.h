@@ -62,9 +62,12 @@ std::string_view ClusterKindName(ClusterKind kind);
 //     holds a reduce (softmax, log-softmax, layer norm, RMS norm). It is tried before rule 1.
 //  7. kFlashAttention: dot_general(Q, K) -> multiply (or divide) by a scale (a constant or a
 //     broadcast of a rank-0 value) -> optional add of a mask -> softmax over the last dim
-//     (reduce max, subtract, exp, reduce sum, divide) -> dot_general(P, V), where both
-//     dot_generals batch over the same leading dims 0..b-1, Q·K contracts Q's last dim and
-//     P·V contracts P's last dim with V's dim b; there is at least one key; the element type
+//     (reduce max, subtract, exp, reduce sum, divide) -> dot_general(P, V), where Q·K has b
+//     batching dims and one free and one contracted dim on each side, in any order (the kernel
+//     reads Q and K through strides: [batch, seq, heads, dim] as JAX writes it needs no copy),
+//     P·V batches over P's leading dims 0..b-1 and contracts P's last dim, and V's free dim (the
+//     value dim) is its last (V's batching and key dims in any order); V·P, as JAX's einsum
+//     writes it, becomes P·V in canonicalize-attention-layouts; there is at least one key; the element type
 //     is a float type and P·V's last dim (the value dim) is at most kFlashAttentionMaxValueDim
 //     (the kernel keeps one output row on its stack).
 //  8. Elision: a broadcast_in_dim of the function's top level is elided when it has uses and

@@ -9,6 +9,7 @@
 #include "src/passes/pass_manager.h"
 #include "src/transforms/assign_convolution_layouts.h"
 #include "src/transforms/broadcast_splat_constants.h"
+#include "src/transforms/canonicalize_attention_layouts.h"
 #include "src/transforms/canonicalize_row_broadcasts.h"
 #include "src/transforms/eliminate_common_subexpressions.h"
 #include "src/transforms/eliminate_dead_code.h"
@@ -33,8 +34,10 @@ namespace {
 // collapsed chains: broadcast(broadcast(r)) is one broadcast by then), then small constants fold (a reshape of a constant is
 // a constant the identities can read), then layout folds (they leave transposes without uses),
 // then CSE (it leaves duplicates without uses, and makes maximum(x, y) with y a duplicate of x
-// into maximum(x, x)), then the arithmetic identities, then dead-code elimination removes what
-// they all left.
+// into maximum(x, x)), then the arithmetic identities (maximum(-inf, max(s)) goes, which stood inside
+// JAX's softmax), then attention written with heads between sequence and head dim gets the
+// flash rule's operand layouts (on softmax chains the passes before have simplified), then
+// dead-code elimination removes what they all left.
 std::vector<std::unique_ptr<passes::Pass>> AllPasses(const GraphPipelineOptions& options) {
   std::vector<std::unique_ptr<passes::Pass>> passes;
   passes.push_back(std::make_unique<ExpandBatchNormPass>());
@@ -49,6 +52,7 @@ std::vector<std::unique_ptr<passes::Pass>> AllPasses(const GraphPipelineOptions&
   passes.push_back(std::make_unique<FoldTransposeIntoDotGeneralPass>());
   passes.push_back(std::make_unique<EliminateCommonSubexpressionsPass>());
   passes.push_back(std::make_unique<SimplifyArithmeticPass>());
+  passes.push_back(std::make_unique<CanonicalizeAttentionLayoutsPass>());
   passes.push_back(std::make_unique<EliminateDeadCodePass>());
   return passes;
 }

@@ -1,6 +1,7 @@
 // SimplifyArithmeticPass (simplify_arithmetic.h).
 #include "src/transforms/simplify_arithmetic.h"
 
+#include <limits>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -113,8 +114,16 @@ class Simplifier {
       case OpKind::kShiftRightArithmetic:
         return OtherOf(op, zero, false);
       case OpKind::kMaximum:
-      case OpKind::kMinimum:
-        return op.operand(0) == op.operand(1) ? op.operand(0) : nullptr;
+      case OpKind::kMinimum: {
+        if (op.operand(0) == op.operand(1)) return op.operand(0);
+        if (!is_float) return nullptr;
+        // maximum(x, -inf) is x for every x, NaN included (maximum propagates NaN); minimum
+        // with +inf likewise. JAX's softmax writes maximum(-inf, max(s)) (its guard for rows
+        // of -inf), which stands between the row max and its broadcast.
+        const double bound = op.kind() == OpKind::kMaximum ? -std::numeric_limits<double>::infinity()
+                                                           : std::numeric_limits<double>::infinity();
+        return OtherOf(op, [&](const Value* v) { return SplatIs(v, bound); }, true);
+      }
       case OpKind::kNegate:
       case OpKind::kNot: {
         const Operation* inner = op.operand(0)->defining_op();

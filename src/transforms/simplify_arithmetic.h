@@ -11,6 +11,7 @@
 //   and(x, c=~0) or(x, c=0) xor(x, c=0) shift_*(x, c=0) -> x
 //   and(x, c=0)          -> c   or(x, c=~0) -> c
 //   maximum(x, x) minimum(x, x) and(x, x) or(x, x) -> x
+//   maximum(x, c=-inf) minimum(x, c=+inf) -> x   floats (NaN propagates either way)
 //   negate(negate(x)) not(not(x)) -> x
 //   select(c=true, a, b) -> a   select(c=false, a, b) -> b   select(p, a, a) -> a
 // Commutative ops match the splat on either side. The replacement always has the op's result

@@ -185,6 +185,39 @@ func.func @main(%x: tensor<4xf32>, %i: tensor<4xi32>, %p: tensor<4xi1>) -> (tens
   EXPECT_EQ(SimplifyArithmetic(Main(*module)), 0);
 }
 
+// maximum with -inf and minimum with +inf are identities on floats (NaN propagates either way),
+// as JAX's softmax guard maximum(-inf, max(s)) writes it; on integers, and with a finite bound,
+// they are not rewritten.
+TEST(SimplifyArithmeticTest, DropsMaximumWithMinusInfinityOnFloats) {
+  std::unique_ptr<Module> module = Parse(R"(
+func.func @main(%x: tensor<4xf32>, %h: tensor<4xbf16>, %i: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xbf16>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi32>) {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %b = stablehlo.broadcast_in_dim %ninf, dims = [] : (tensor<f32>) -> tensor<4xf32>
+  %hninf = stablehlo.constant dense<0xFF80> : tensor<4xbf16>
+  %pinf = stablehlo.constant dense<0x7F800000> : tensor<4xf32>
+  %big = stablehlo.constant dense<3.0e38> : tensor<4xf32>
+  %imin = stablehlo.constant dense<-2147483648> : tensor<4xi32>
+  %0 = stablehlo.maximum %b, %x : tensor<4xf32>
+  %1 = stablehlo.maximum %h, %hninf : tensor<4xbf16>
+  %2 = stablehlo.minimum %x, %pinf : tensor<4xf32>
+  %3 = stablehlo.maximum %x, %pinf : tensor<4xf32>
+  %4 = stablehlo.minimum %x, %big : tensor<4xf32>
+  %5 = stablehlo.maximum %i, %imin : tensor<4xi32>
+  return %0, %1, %2, %3, %4, %5 : tensor<4xf32>, tensor<4xbf16>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi32>
+})");
+  ASSERT_NE(module, nullptr);
+  EXPECT_EQ(SimplifyArithmetic(Main(*module)), 3);
+  EXPECT_OK(Verify(*module));
+  const Operation* ret = Main(*module).entry_block()->operations().back().get();
+  EXPECT_EQ(ret->operand(0), Main(*module).parameter(0));
+  EXPECT_EQ(ret->operand(1), Main(*module).parameter(1));
+  EXPECT_EQ(ret->operand(2), Main(*module).parameter(0));
+  for (int k : {3, 4, 5}) {
+    ASSERT_NE(ret->operand(k)->defining_op(), nullptr) << k;
+    EXPECT_NE(ret->operand(k)->defining_op()->kind(), OpKind::kConstant) << k;
+  }
+}
+
 // The passes change no bit of a compiled program's results, on inputs with -0.0, NaN and
 // infinities.
 TEST(ConstantFoldingPipelineTest, CompiledResultsAreTheSameBitsWithAndWithoutThePasses) {

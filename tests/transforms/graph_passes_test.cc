@@ -258,7 +258,7 @@ TEST(GraphPipelineTest, UnknownPassNamesAreRejected) {
                         "assign-convolution-layouts, simplify-layout-chains, "
                         "canonicalize-row-broadcasts, fold-constants, fold-transpose-into-dot-general, "
                         "eliminate-common-subexpressions, simplify-arithmetic, "
-                        "eliminate-dead-code)"));
+                        "canonicalize-attention-layouts, eliminate-dead-code)"));
   EngineOptions options;
   options.disabled_passes = {"cse"};
   StatusOr<std::unique_ptr<Engine>> engine = Engine::Create(options);
@@ -434,7 +434,8 @@ TEST(GraphPipelineTest, DumpsTheModuleAfterEachPass) {
   const std::string fold = read("accy_dup.09-fold-transpose-into-dot-general.mlir");
   const std::string cse = read("accy_dup.10-eliminate-common-subexpressions.mlir");
   const std::string arithmetic = read("accy_dup.11-simplify-arithmetic.mlir");
-  const std::string dce = read("accy_dup.12-eliminate-dead-code.mlir");
+  const std::string attention = read("accy_dup.12-canonicalize-attention-layouts.mlir");
+  const std::string dce = read("accy_dup.13-eliminate-dead-code.mlir");
   EXPECT_EQ(batch_norm, input);  // no batch-norm op
   EXPECT_EQ(sunk, input);        // no region reads an outer constant
   EXPECT_EQ(isolated, input);    // nor an outer run-time value
@@ -445,6 +446,7 @@ TEST(GraphPipelineTest, DumpsTheModuleAfterEachPass) {
   EXPECT_EQ(constants, input);   // nothing to fold
   EXPECT_EQ(fold, input);        // nothing to fold
   EXPECT_EQ(arithmetic, cse);    // no identity applies
+  EXPECT_EQ(attention, cse);     // no attention
   EXPECT_THAT(input, HasSubstr("stablehlo.reduce"));
   EXPECT_THAT(cse, HasSubstr("stablehlo.reduce"));
   EXPECT_THAT(dce, Not(HasSubstr("stablehlo.reduce")));
@@ -463,11 +465,12 @@ TEST(GraphPipelineTest, DumpsTheModuleAfterEachPass) {
                              "isolate-regions-from-above", "broadcast-splat-constants", "assign-convolution-layouts",
                              "simplify-layout-chains", "canonicalize-row-broadcasts", "fold-constants",
                              "fold-transpose-into-dot-general",
-                             "eliminate-common-subexpressions", "simplify-arithmetic"};
+                             "eliminate-common-subexpressions", "simplify-arithmetic",
+                             "canonicalize-attention-layouts"};
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> partial, Engine::Create(options));
   ASSERT_OK(partial->Compile(*module).status());
   EXPECT_TRUE(std::filesystem::exists(dir / "accy_dup.01-eliminate-dead-code.mlir"));
-  EXPECT_FALSE(std::filesystem::exists(dir / "accy_dup.12-eliminate-dead-code.mlir"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "accy_dup.13-eliminate-dead-code.mlir"));
   std::filesystem::remove_all(dir);
 }
 
