@@ -26,17 +26,14 @@ const Operation *Def(const Value *value, OpKind kind) {
 // 7 takes it).
 bool IsScaleValue(const Value *value) {
   const Operation *def = value->defining_op();
-  if (def == nullptr)
-    return false;
+  if (def == nullptr) return false;
   return def->kind() == OpKind::kConstant ||
-         (def->kind() == OpKind::kBroadcastInDim &&
-          def->operand(0)->type().rank() == 0);
+         (def->kind() == OpKind::kBroadcastInDim && def->operand(0)->type().rank() == 0);
 }
 
 bool IsIdentity(const Permutation &p) {
   for (size_t i = 0; i < p.size(); ++i) {
-    if (p[i] != static_cast<int64_t>(i))
-      return false;
+    if (p[i] != static_cast<int64_t>(i)) return false;
   }
   return true;
 }
@@ -45,20 +42,15 @@ bool IsIdentity(const Permutation &p) {
 // free; empty unless the operand has exactly one free and one contracting dim.
 Permutation OperandOrder(int64_t rank, const std::vector<int64_t> &batching,
                          const std::vector<int64_t> &contracting) {
-  if (contracting.size() != 1 ||
-      static_cast<int64_t>(batching.size()) + 2 != rank)
-    return {};
+  if (contracting.size() != 1 || static_cast<int64_t>(batching.size()) + 2 != rank) return {};
   std::vector<bool> used(static_cast<size_t>(rank), false);
-  for (int64_t d : batching)
-    used[static_cast<size_t>(d)] = true;
+  for (int64_t d : batching) used[static_cast<size_t>(d)] = true;
   used[static_cast<size_t>(contracting[0])] = true;
   int64_t free = -1;
   for (int64_t d = 0; d < rank; ++d) {
-    if (!used[static_cast<size_t>(d)])
-      free = d;
+    if (!used[static_cast<size_t>(d)]) free = d;
   }
-  if (free < 0)
-    return {};
+  if (free < 0) return {};
   Permutation order = batching;
   order.push_back(contracting[0]);
   order.push_back(free);
@@ -77,31 +69,23 @@ struct Attention {
 // back to Q·K; false when `p` is not that chain.
 bool MatchChain(const Value *p, Attention &attention) {
   const std::vector<int64_t> &dims = p->type().dims();
-  if (dims.size() < 2 || dims.back() == 0)
-    return false;
+  if (dims.size() < 2 || dims.back() == 0) return false;
   const Operation *divide = Def(p, OpKind::kDivide);
-  if (divide == nullptr)
-    return false;
+  if (divide == nullptr) return false;
   const Value *e = divide->operand(0);
   const Operation *sum_bcast = Def(divide->operand(1), OpKind::kBroadcastInDim);
-  if (sum_bcast == nullptr || !IsRowBroadcast(*sum_bcast, dims))
-    return false;
+  if (sum_bcast == nullptr || !IsRowBroadcast(*sum_bcast, dims)) return false;
   const Operation *sum = Def(sum_bcast->operand(0), OpKind::kReduce);
-  if (sum == nullptr || !IsRowReduce(*sum, dims, OpKind::kAdd) ||
-      sum->operand(0) != e)
+  if (sum == nullptr || !IsRowReduce(*sum, dims, OpKind::kAdd) || sum->operand(0) != e)
     return false;
   const Operation *exp = Def(e, OpKind::kExponential);
-  const Operation *sub =
-      exp != nullptr ? Def(exp->operand(0), OpKind::kSubtract) : nullptr;
-  if (sub == nullptr)
-    return false;
+  const Operation *sub = exp != nullptr ? Def(exp->operand(0), OpKind::kSubtract) : nullptr;
+  if (sub == nullptr) return false;
   const Value *s = sub->operand(0);
   const Operation *max_bcast = Def(sub->operand(1), OpKind::kBroadcastInDim);
-  if (max_bcast == nullptr || !IsRowBroadcast(*max_bcast, dims))
-    return false;
+  if (max_bcast == nullptr || !IsRowBroadcast(*max_bcast, dims)) return false;
   const Operation *max = Def(max_bcast->operand(0), OpKind::kReduce);
-  if (max == nullptr || !IsRowReduce(*max, dims, OpKind::kMaximum) ||
-      max->operand(0) != s) {
+  if (max == nullptr || !IsRowReduce(*max, dims, OpKind::kMaximum) || max->operand(0) != s) {
     return false;
   }
   // s = scale(Q·K), or scale(Q·K) + mask in either operand order.
@@ -128,15 +112,11 @@ bool MatchChain(const Value *p, Attention &attention) {
         scale = div;
       }
     }
-    if (attention.qk != nullptr)
-      break;
+    if (attention.qk != nullptr) break;
   }
-  if (attention.qk == nullptr)
-    return false;
-  attention.chain = {attention.qk, scale, max,       max_bcast, sub,
-                     exp,          sum,   sum_bcast, divide};
-  if (mask != nullptr)
-    attention.chain.push_back(mask);
+  if (attention.qk == nullptr) return false;
+  attention.chain = {attention.qk, scale, max, max_bcast, sub, exp, sum, sum_bcast, divide};
+  if (mask != nullptr) attention.chain.push_back(mask);
   return true;
 }
 
@@ -144,11 +124,9 @@ bool MatchChain(const Value *p, Attention &attention) {
 // (simplify-arithmetic leaves JAX's maximum(-inf, max(s)) so, still reading the
 // row max, for eliminate-dead-code).
 bool IsDead(const Operation &op) {
-  if (!IsRemovableWhenUnused(op))
-    return false;
+  if (!IsRemovableWhenUnused(op)) return false;
   for (int64_t r = 0; r < op.num_results(); ++r) {
-    if (!op.result(r)->uses().empty())
-      return false;
+    if (!op.result(r)->uses().empty()) return false;
   }
   return true;
 }
@@ -157,71 +135,56 @@ bool IsDead(const Operation &op) {
 // fuses them all into one item; a value read elsewhere keeps the ops apart, and
 // the transposes would be copies for nothing). Dead readers do not count.
 bool ReadOnlyInside(const Attention &attention, const Operation &pv) {
-  const std::set<const Operation *> inside(attention.chain.begin(),
-                                           attention.chain.end());
+  const std::set<const Operation *> inside(attention.chain.begin(), attention.chain.end());
   for (const Operation *op : attention.chain) {
     for (const Use &use : op->result()->uses()) {
-      if (use.user != &pv && inside.count(use.user) == 0 && !IsDead(*use.user))
-        return false;
+      if (use.user != &pv && inside.count(use.user) == 0 && !IsDead(*use.user)) return false;
     }
   }
   return true;
 }
 
 class Rewriter {
-public:
+ public:
   // The dot_generals of `block` (and of nested blocks) are visited once each,
   // in program order; the dots a rewrite inserts are not visited again.
   int64_t RewriteBlock(Block &block) {
     int64_t rewrites = 0;
     std::vector<Operation *> dots;
     for (const auto &owned : block.operations()) {
-      rewrites += SumOverNestedBlocks(
-          *owned, [&](Block &nested) { return RewriteBlock(nested); });
-      if (owned->kind() == OpKind::kDotGeneral)
-        dots.push_back(owned.get());
+      rewrites += SumOverNestedBlocks(*owned, [&](Block &nested) { return RewriteBlock(nested); });
+      if (owned->kind() == OpKind::kDotGeneral) dots.push_back(owned.get());
     }
-    for (Operation *pv : dots)
-      rewrites += Rewrite(block, *pv);
+    for (Operation *pv : dots) rewrites += Rewrite(block, *pv);
     return rewrites;
   }
 
-private:
+ private:
   // transpose(x, p) inserted before `before`; x itself for the identity.
-  static Value *Transpose(Block &block, const Operation *before, Value *x,
-                          const Permutation &p) {
-    if (IsIdentity(p))
-      return x;
+  static Value *Transpose(Block &block, const Operation *before, Value *x, const Permutation &p) {
+    if (IsIdentity(p)) return x;
     std::vector<int64_t> dims;
-    for (int64_t d : p)
-      dims.push_back(x->type().dim(d));
-    const TensorType type =
-        TensorType::Create(x->type().element_type(), dims).value();
+    for (int64_t d : p) dims.push_back(x->type().dim(d));
+    const TensorType type = TensorType::Create(x->type().element_type(), dims).value();
     return block
         .InsertBefore(before,
-                      Operation::Create(OpKind::kTranspose, {x}, {&type, 1},
-                                        {{"permutation", p}}))
+                      Operation::Create(OpKind::kTranspose, {x}, {&type, 1}, {{"permutation", p}}))
         ->result();
   }
 
   // A dot_general of `lhs` and `rhs` with `dot`'s attributes and the given
   // batching and contracting dims, inserted before `dot`; precision_config
   // swapped when `swapped` (the operands trade places).
-  static Operation *CanonicalDot(Block &block, const Operation &dot, Value *lhs,
-                                 Value *rhs,
+  static Operation *CanonicalDot(Block &block, const Operation &dot, Value *lhs, Value *rhs,
                                  const std::vector<int64_t> &lhs_batching,
-                                 const std::vector<int64_t> &rhs_batching,
-                                 int64_t lhs_contracting,
-                                 int64_t rhs_contracting, bool swapped,
-                                 const TensorType &result) {
+                                 const std::vector<int64_t> &rhs_batching, int64_t lhs_contracting,
+                                 int64_t rhs_contracting, bool swapped, const TensorType &result) {
     std::vector<NamedAttribute> attributes;
     for (const NamedAttribute &attribute : dot.attributes()) {
-      if (attribute.name.find("_dimensions") != std::string::npos)
-        continue; // set below
+      if (attribute.name.find("_dimensions") != std::string::npos) continue;  // set below
       attributes.push_back(attribute);
       if (attribute.name == "precision_config" && swapped) {
-        if (auto *list =
-                std::get_if<std::vector<std::string>>(&attributes.back().value);
+        if (auto *list = std::get_if<std::vector<std::string>>(&attributes.back().value);
             list != nullptr && list->size() == 2) {
           std::swap((*list)[0], (*list)[1]);
         }
@@ -229,12 +192,9 @@ private:
     }
     attributes.push_back({"lhs_batching_dimensions", lhs_batching});
     attributes.push_back({"rhs_batching_dimensions", rhs_batching});
-    attributes.push_back(
-        {"lhs_contracting_dimensions", std::vector<int64_t>{lhs_contracting}});
-    attributes.push_back(
-        {"rhs_contracting_dimensions", std::vector<int64_t>{rhs_contracting}});
-    return block.InsertBefore(&dot, Operation::Create(OpKind::kDotGeneral,
-                                                      {lhs, rhs}, {&result, 1},
+    attributes.push_back({"lhs_contracting_dimensions", std::vector<int64_t>{lhs_contracting}});
+    attributes.push_back({"rhs_contracting_dimensions", std::vector<int64_t>{rhs_contracting}});
+    return block.InsertBefore(&dot, Operation::Create(OpKind::kDotGeneral, {lhs, rhs}, {&result, 1},
                                                       std::move(attributes)));
   }
 
@@ -247,12 +207,10 @@ private:
     for (int64_t side = 0; side < 2; ++side) {
       attention = Attention();
       attention.p_side = side;
-      if (MatchChain(pv.operand(side), attention))
-        break;
+      if (MatchChain(pv.operand(side), attention)) break;
       attention.qk = nullptr;
     }
-    if (attention.qk == nullptr || !ReadOnlyInside(attention, pv))
-      return 0;
+    if (attention.qk == nullptr || !ReadOnlyInside(attention, pv)) return 0;
     const int64_t rank = pv.operand(attention.p_side)->type().rank();
     const int64_t batch = rank - 2;
     // P·V: P's batching dims leading and in order, its last dim contracted; V's
@@ -263,24 +221,20 @@ private:
       return pv.GetInts(std::string(prefix) + "_" + what + "_dimensions");
     };
     Permutation iota(static_cast<size_t>(batch));
-    for (int64_t i = 0; i < batch; ++i)
-      iota[static_cast<size_t>(i)] = i;
+    for (int64_t i = 0; i < batch; ++i) iota[static_cast<size_t>(i)] = i;
     const Value *v = pv.operand(1 - attention.p_side);
     if (ints(p_prefix, "batching") != iota ||
         ints(p_prefix, "contracting") != std::vector<int64_t>{rank - 1} ||
         v->type().rank() != rank) {
       return 0;
     }
-    const Permutation v_order = OperandOrder(rank, ints(v_prefix, "batching"),
-                                             ints(v_prefix, "contracting"));
-    if (v_order.empty() ||
-        v->type().dim(v_order.back()) > kFlashAttentionMaxValueDim)
-      return 0;
+    const Permutation v_order =
+        OperandOrder(rank, ints(v_prefix, "batching"), ints(v_prefix, "contracting"));
+    if (v_order.empty() || v->type().dim(v_order.back()) > kFlashAttentionMaxValueDim) return 0;
     // The kernel reads V's batching and key dims through strides; its value dim
     // must be last.
     const bool value_dim_last = v_order.back() == rank - 1;
-    if (attention.p_side == 0 && value_dim_last)
-      return 0; // the rule's form already
+    if (attention.p_side == 0 && value_dim_last) return 0;  // the rule's form already
 
     Value *p = pv.operand(attention.p_side);
     // V as it is when its value dim is last (its batching and key dims in
@@ -295,11 +249,9 @@ private:
     }
     std::vector<int64_t> dims = p->type().dims();
     dims.back() = v->type().dim(v_order.back());
-    const TensorType product =
-        TensorType::Create(pv.result()->type().element_type(), dims).value();
-    Operation *dot =
-        CanonicalDot(block, pv, p, v_read, iota, v_batching, batch + 1,
-                     v_contracting, attention.p_side == 1, product);
+    const TensorType product = TensorType::Create(pv.result()->type().element_type(), dims).value();
+    Operation *dot = CanonicalDot(block, pv, p, v_read, iota, v_batching, batch + 1, v_contracting,
+                                  attention.p_side == 1, product);
     Value *result = dot->result();
     if (attention.p_side == 1) {
       // V·P was [batch..., dv, q]: swap the last two dims back; transposes
@@ -309,14 +261,12 @@ private:
       swap.push_back(batch);
       std::vector<Operation *> transposes;
       for (const Use &use : pv.result()->uses()) {
-        if (use.user->kind() == OpKind::kTranspose)
-          transposes.push_back(use.user);
+        if (use.user->kind() == OpKind::kTranspose) transposes.push_back(use.user);
       }
       for (Operation *t : transposes) {
         const Permutation outer = t->GetInts("permutation");
         Permutation composed;
-        for (int64_t d : outer)
-          composed.push_back(swap[static_cast<size_t>(d)]);
+        for (int64_t d : outer) composed.push_back(swap[static_cast<size_t>(d)]);
         if (IsIdentity(composed)) {
           t->result()->ReplaceAllUsesWith(result);
         } else {
@@ -324,16 +274,14 @@ private:
           t->SetAttribute("permutation", composed);
         }
       }
-      if (!pv.result()->uses().empty())
-        result = Transpose(block, &pv, result, swap);
+      if (!pv.result()->uses().empty()) result = Transpose(block, &pv, result, swap);
     }
-    if (!pv.result()->uses().empty())
-      pv.result()->ReplaceAllUsesWith(result);
+    if (!pv.result()->uses().empty()) pv.result()->ReplaceAllUsesWith(result);
     return 1;
   }
 };
 
-} // namespace
+}  // namespace
 
 int64_t CanonicalizeAttentionLayouts(Function &function) {
   Rewriter rewriter;
@@ -341,14 +289,12 @@ int64_t CanonicalizeAttentionLayouts(Function &function) {
 }
 
 const passes::WorkContract &CanonicalizeAttentionLayoutsPass::contract() const {
-  static const passes::WorkContract kContract{{kName, 1},
-                                              &EstimateOneVisitPerNode};
+  static const passes::WorkContract kContract{{kName, 1}, &EstimateOneVisitPerNode};
   return kContract;
 }
 
 Status CanonicalizeAttentionLayoutsPass::Run(passes::PassContext &context) {
-  return FinishRewrite(context,
-                       CanonicalizeAttentionLayouts(context.function()));
+  return FinishRewrite(context, CanonicalizeAttentionLayouts(context.function()));
 }
 
-} // namespace accy
+}  // namespace accy

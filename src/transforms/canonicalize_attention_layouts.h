@@ -33,7 +33,7 @@
 namespace accy {
 
 class CanonicalizeAttentionLayoutsPass : public passes::Pass {
-public:
+ public:
   static constexpr std::string_view kName = "canonicalize-attention-layouts";
   std::string_view name() const override { return kName; }
   // Identity "canonicalize-attention-layouts" v1: one visit per op, operand and
@@ -47,6 +47,6 @@ public:
 // The pass's rewrite on its own: returns how many attentions it rewrote.
 int64_t CanonicalizeAttentionLayouts(Function &function);
 
-} // namespace accy
+}  // namespace accy
 
-#endif // ACCY_SRC_TRANSFORMS_CANONICALIZE_ATTENTION_LAYOUTS_H_
+#endif  // ACCY_SRC_TRANSFORMS_CANONICALIZE_ATTENTION_LAYOUTS_H_

@@ -14,6 +14,7 @@
 
 #include "accy/engine.h"
 #include "accy/stablehlo.h"
+#include "gtest/gtest.h"
 #include "src/reference/reference_evaluator.h"
 #include "src/transforms/canonicalize_attention_layouts.h"
 #include "src/transforms/eliminate_dead_code.h"
@@ -21,7 +22,6 @@
 #include "src/transforms/simplify_layout_chains.h"
 #include "tests/test_util.h"
 #include "tests/transforms/transforms_test_util.h"
-#include "gtest/gtest.h"
 
 namespace accy {
 namespace {
@@ -83,63 +83,13 @@ func.func @main(%q: tensor<2x7x2x16xf32>, %k: tensor<2x7x2x16xf32>, %v: tensor<2
   return %o : tensor<2x2x7x16xf32>
 })";
 
-// Deterministic values in about [-2, 2] (a fixed LCG: the test needs no seed to
-// replay).
-Tensor Values(const TensorType &type, uint32_t seed) {
-  std::vector<float> values(static_cast<size_t>(type.element_count()));
-  uint32_t state = seed;
-  for (float &v : values) {
-    state = state * 1664525u + 1013904223u;
-    v = static_cast<float>(state >> 8) / static_cast<float>(1u << 24) * 4.0f -
-        2.0f;
-  }
-  return *Tensor::FromVector(type, values);
-}
-
+// One deterministic input per parameter of `main`.
 std::vector<Tensor> Inputs(const Function &main) {
   std::vector<Tensor> inputs;
   for (size_t i = 0; i < main.parameter_types().size(); ++i) {
-    inputs.push_back(
-        Values(main.parameter_types()[i], static_cast<uint32_t>(i + 3)));
+    inputs.push_back(Values(main.parameter_types()[i], static_cast<uint32_t>(i + 3)));
   }
   return inputs;
-}
-
-struct Compiled {
-  std::map<std::string, int64_t> kinds;
-  std::vector<Tensor> outputs;
-};
-
-// Compiles `module` (skipping `disabled`) and runs it on `inputs` at 1 thread.
-StatusOr<Compiled> CompileAndRun(const Module &module,
-                                 std::vector<std::string> disabled,
-                                 std::span<const Tensor> inputs) {
-  EngineOptions options;
-  options.num_threads = 1;
-  options.disabled_passes = std::move(disabled);
-  ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine,
-                        Engine::Create(options));
-  ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable,
-                        engine->Compile(module));
-  Compiled compiled;
-  compiled.kinds = executable->Stats().work_items_by_kind;
-  ACCY_ASSIGN_OR_RETURN(compiled.outputs, executable->Run(inputs));
-  return compiled;
-}
-
-// Largest |a - b| over two f32 tensors of the same type; NaN where exactly one
-// is NaN.
-double MaxAbsDiff(const Tensor &a, const Tensor &b) {
-  double worst = 0;
-  const float *x = a.data_as<float>();
-  const float *y = b.data_as<float>();
-  for (int64_t i = 0; i < a.type().element_count(); ++i) {
-    if (std::isnan(x[i]) != std::isnan(y[i]))
-      return std::numeric_limits<double>::quiet_NaN();
-    if (!std::isnan(x[i]))
-      worst = std::max(worst, std::fabs(double{x[i]} - double{y[i]}));
-  }
-  return worst;
 }
 
 // The output is a probability-weighted mean of values in [-2, 2]: the flash
@@ -147,30 +97,38 @@ double MaxAbsDiff(const Tensor &a, const Tensor &b) {
 // by a few f32 ulps of O(1).
 constexpr double kTolerance = 2e-6;
 
-TEST(CanonicalizeAttentionLayoutsTest, JaxAttentionIsOneFlashAttentionItem) {
-  std::unique_ptr<Module> module = Parse(kJaxAttention);
+using Kinds = std::map<std::string, int64_t>;
+
+// Compiles `text` with every graph pass (`on`) and with canonicalize-attention-layouts off
+// (`off`), runs both on Inputs and checks each against the reference evaluator within
+// kTolerance.
+void RunBothWays(const std::string &text, Kinds &on, Kinds &off) {
+  std::unique_ptr<Module> module = Parse(text);
   ASSERT_NE(module, nullptr);
   const std::vector<Tensor> inputs = Inputs(Main(*module));
-  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected,
-                       EvaluateFunction(Main(*module), inputs));
-  ASSERT_OK_AND_ASSIGN(Compiled on, CompileAndRun(*module, {}, inputs));
-  // Three reshapes in (Q, K and V read through strides), the kernel, one
-  // transpose and one reshape out.
-  EXPECT_EQ(on.kinds, (std::map<std::string, int64_t>{{"flash_attention", 1},
-                                                      {"shape", 5}}));
-  EXPECT_LE(MaxAbsDiff(on.outputs[0], expected[0]), kTolerance);
-  // Without the pass: two dot_generals around a row pipeline (the softmax).
-  ASSERT_OK_AND_ASSIGN(
-      Compiled off,
-      CompileAndRun(*module, {"canonicalize-attention-layouts"}, inputs));
-  EXPECT_EQ(off.kinds.count("flash_attention"), 0u);
-  EXPECT_EQ(off.kinds.at("dot_general"), 2);
-  EXPECT_EQ(off.kinds.at("row_pipeline"), 1);
-  EXPECT_LE(MaxAbsDiff(off.outputs[0], expected[0]), kTolerance);
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, EvaluateFunction(Main(*module), inputs));
+  ASSERT_OK_AND_ASSIGN(Compiled with, CompileAndRun(*module, {}, inputs));
+  EXPECT_LE(MaxAbsDiff(with.outputs[0], expected[0]), kTolerance);
+  ASSERT_OK_AND_ASSIGN(Compiled without,
+                       CompileAndRun(*module, {"canonicalize-attention-layouts"}, inputs));
+  EXPECT_LE(MaxAbsDiff(without.outputs[0], expected[0]), kTolerance);
+  on = with.kinds;
+  off = without.kinds;
 }
 
-TEST(CanonicalizeAttentionLayoutsTest,
-     RewritesTheDotsAndComposesTheTransposeBack) {
+TEST(CanonicalizeAttentionLayoutsTest, JaxAttentionIsOneFlashAttentionItem) {
+  Kinds on, off;
+  ASSERT_NO_FATAL_FAILURE(RunBothWays(kJaxAttention, on, off));
+  // Three reshapes in (Q, K and V read through strides), the kernel, one transpose and one
+  // reshape out.
+  EXPECT_EQ(on, (Kinds{{"flash_attention", 1}, {"shape", 5}}));
+  // Without the pass: two dot_generals around a row pipeline (the softmax).
+  EXPECT_EQ(off.count("flash_attention"), 0u);
+  EXPECT_EQ(off.at("dot_general"), 2);
+  EXPECT_EQ(off.at("row_pipeline"), 1);
+}
+
+TEST(CanonicalizeAttentionLayoutsTest, RewritesTheDotsAndComposesTheTransposeBack) {
   std::unique_ptr<Module> module = Parse(kJaxAttention);
   ASSERT_NE(module, nullptr);
   Function &main = Main(*module);
@@ -192,32 +150,24 @@ TEST(CanonicalizeAttentionLayoutsTest,
   const Operation *pv = back->operand(0)->defining_op();
   ASSERT_EQ(pv->kind(), OpKind::kDotGeneral);
   EXPECT_EQ(pv->result()->type().dims(), (std::vector<int64_t>{2, 2, 7, 16}));
-  EXPECT_EQ(pv->GetInts("lhs_batching_dimensions"),
-            (std::vector<int64_t>{0, 1}));
-  EXPECT_EQ(pv->GetInts("lhs_contracting_dimensions"),
-            (std::vector<int64_t>{3}));
-  ASSERT_EQ(pv->operand(0)->defining_op()->kind(), OpKind::kDivide); // P
+  EXPECT_EQ(pv->GetInts("lhs_batching_dimensions"), (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(pv->GetInts("lhs_contracting_dimensions"), (std::vector<int64_t>{3}));
+  ASSERT_EQ(pv->operand(0)->defining_op()->kind(), OpKind::kDivide);  // P
   EXPECT_EQ(pv->operand(1)->defining_op()->kind(),
-            OpKind::kReshape); // V as written
-  EXPECT_EQ(pv->GetInts("rhs_batching_dimensions"),
-            (std::vector<int64_t>{0, 2}));
-  EXPECT_EQ(pv->GetInts("rhs_contracting_dimensions"),
-            (std::vector<int64_t>{1}));
+            OpKind::kReshape);  // V as written
+  EXPECT_EQ(pv->GetInts("rhs_batching_dimensions"), (std::vector<int64_t>{0, 2}));
+  EXPECT_EQ(pv->GetInts("rhs_contracting_dimensions"), (std::vector<int64_t>{1}));
   int64_t dots = 0;
   for (const auto &op : main.entry_block()->operations()) {
-    if (op->kind() != OpKind::kDotGeneral || op.get() == pv)
-      continue;
-    ++dots; // Q·K as written: the kernel reads Q and K through strides
-    EXPECT_EQ(op->GetInts("lhs_batching_dimensions"),
-              (std::vector<int64_t>{0, 2}));
-    EXPECT_EQ(op->GetInts("rhs_batching_dimensions"),
-              (std::vector<int64_t>{0, 2}));
+    if (op->kind() != OpKind::kDotGeneral || op.get() == pv) continue;
+    ++dots;  // Q·K as written: the kernel reads Q and K through strides
+    EXPECT_EQ(op->GetInts("lhs_batching_dimensions"), (std::vector<int64_t>{0, 2}));
+    EXPECT_EQ(op->GetInts("rhs_batching_dimensions"), (std::vector<int64_t>{0, 2}));
   }
   EXPECT_EQ(dots, 1);
 }
 
-TEST(CanonicalizeAttentionLayoutsTest,
-     MaskedAttentionWithPFirstIsOneFlashAttentionItem) {
+TEST(CanonicalizeAttentionLayoutsTest, MaskedAttentionWithPFirstIsOneFlashAttentionItem) {
   std::unique_ptr<Module> module = Parse(kMaskedPFirst);
   ASSERT_NE(module, nullptr);
   std::vector<Tensor> inputs = Inputs(Main(*module));
@@ -225,10 +175,9 @@ TEST(CanonicalizeAttentionLayoutsTest,
   const float inf = std::numeric_limits<float>::infinity();
   for (int64_t i = 0; i < inputs[3].type().element_count(); ++i) {
     const int64_t q = (i / 7) % 7, k = i % 7;
-    mask[i] = k > q ? -inf : 0.0f; // causal
+    mask[i] = k > q ? -inf : 0.0f;  // causal
   }
-  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected,
-                       EvaluateFunction(Main(*module), inputs));
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, EvaluateFunction(Main(*module), inputs));
   ASSERT_OK_AND_ASSIGN(Compiled on, CompileAndRun(*module, {}, inputs));
   // The rule's form as written (P first, V's value dim last): no rewrite, no
   // copy; the kernel reads [batch, seq, head, dim] through strides.
@@ -240,53 +189,28 @@ TEST(CanonicalizeAttentionLayoutsTest,
 // V as [batch, head, dv, key]: its value dim is not last, so V is transposed to
 // [batch, head, key, dv] and the kernel runs.
 TEST(CanonicalizeAttentionLayoutsTest, ValueDimNotLastIsTransposed) {
-  std::string text = kMaskedPFirst;
-  auto replace = [](std::string &t, const std::string &from,
-                    const std::string &to) {
-    const size_t at = t.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    t.replace(at, from.size(), to);
-  };
-  replace(text, "%v: tensor<2x7x2x16xf32>", "%v: tensor<2x2x16x7xf32>");
-  replace(text,
-          "%o = stablehlo.dot_general %p, %v, batching_dims = [0, 1] x [0, 2], "
-          "contracting_dims = [3] x [1] : (tensor<2x2x7x7xf32>, "
-          "tensor<2x7x2x16xf32>)",
-          "%o = stablehlo.dot_general %p, %v, batching_dims = [0, 1] x [0, 1], "
-          "contracting_dims = [3] x [3] : (tensor<2x2x7x7xf32>, "
-          "tensor<2x2x16x7xf32>)");
-  std::unique_ptr<Module> module = Parse(text);
-  ASSERT_NE(module, nullptr);
-  const std::vector<Tensor> inputs = Inputs(Main(*module));
-  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected,
-                       EvaluateFunction(Main(*module), inputs));
-  ASSERT_OK_AND_ASSIGN(Compiled on, CompileAndRun(*module, {}, inputs));
-  EXPECT_EQ(on.kinds, (std::map<std::string, int64_t>{{"flash_attention", 1},
-                                                      {"shape", 1}}));
-  EXPECT_LE(MaxAbsDiff(on.outputs[0], expected[0]), kTolerance);
-  ASSERT_OK_AND_ASSIGN(
-      Compiled off,
-      CompileAndRun(*module, {"canonicalize-attention-layouts"}, inputs));
-  EXPECT_EQ(off.kinds.count("flash_attention"), 0u);
-  EXPECT_LE(MaxAbsDiff(off.outputs[0], expected[0]), kTolerance);
+  std::string text =
+      ReplaceOnce(kMaskedPFirst, "%v: tensor<2x7x2x16xf32>", "%v: tensor<2x2x16x7xf32>");
+  text = ReplaceOnce(text,
+                     "%o = stablehlo.dot_general %p, %v, batching_dims = [0, 1] x [0, 2], "
+                     "contracting_dims = [3] x [1] : (tensor<2x2x7x7xf32>, tensor<2x7x2x16xf32>)",
+                     "%o = stablehlo.dot_general %p, %v, batching_dims = [0, 1] x [0, 1], "
+                     "contracting_dims = [3] x [3] : (tensor<2x2x7x7xf32>, tensor<2x2x16x7xf32>)");
+  Kinds on, off;
+  ASSERT_NO_FATAL_FAILURE(RunBothWays(text, on, off));
+  EXPECT_EQ(on, (Kinds{{"flash_attention", 1}, {"shape", 1}}));
+  EXPECT_EQ(off.count("flash_attention"), 0u);
 }
 
 TEST(CanonicalizeAttentionLayoutsTest, LeavesWhatTheFlashRuleCannotFuse) {
   // The scores also returned: the chain's values are read outside it.
-  std::string scores_returned = kMaskedPFirst;
-  auto replace = [](std::string &text, const std::string &from,
-                    const std::string &to) {
-    const size_t at = text.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    text.replace(at, from.size(), to);
-  };
-  replace(scores_returned, "-> tensor<2x2x7x16xf32> {",
-          "-> (tensor<2x2x7x16xf32>, tensor<2x2x7x7xf32>) {");
-  replace(scores_returned, "return %o : tensor<2x2x7x16xf32>",
-          "return %o, %s : tensor<2x2x7x16xf32>, tensor<2x2x7x7xf32>");
+  std::string scores_returned = ReplaceOnce(kMaskedPFirst, "-> tensor<2x2x7x16xf32> {",
+                                            "-> (tensor<2x2x7x16xf32>, tensor<2x2x7x7xf32>) {");
+  scores_returned = ReplaceOnce(scores_returned, "return %o : tensor<2x2x7x16xf32>",
+                                "return %o, %s : tensor<2x2x7x16xf32>, tensor<2x2x7x7xf32>");
   // No exponential: not a softmax.
-  std::string no_exp = kMaskedPFirst;
-  replace(no_exp, "%e = stablehlo.exponential %x", "%e = stablehlo.negate %x");
+  const std::string no_exp =
+      ReplaceOnce(kMaskedPFirst, "%e = stablehlo.exponential %x", "%e = stablehlo.negate %x");
   // Already the rule's layouts: nothing to rewrite.
   std::string canonical = R"(
 func.func @main(%q: tensor<2x2x7x16xf32>, %k: tensor<2x2x7x16xf32>, %v: tensor<2x2x7x16xf32>) -> tensor<2x2x7x16xf32> {
@@ -312,5 +236,5 @@ func.func @main(%q: tensor<2x2x7x16xf32>, %k: tensor<2x2x7x16xf32>, %v: tensor<2
   }
 }
 
-} // namespace
-} // namespace accy
+}  // namespace
+}  // namespace accy

@@ -88,47 +88,6 @@ func.func @main(%x: tensor<2x3x4x9xf32>) -> tensor<2x3x4x9xf32> {
   return %19 : tensor<2x3x4x9xf32>
 })";
 
-// Deterministic values in about [-2, 2] (a fixed LCG: the test needs no seed to replay).
-Tensor Values(const TensorType& type, uint32_t seed) {
-  std::vector<float> values(static_cast<size_t>(type.element_count()));
-  uint32_t state = seed;
-  for (float& v : values) {
-    state = state * 1664525u + 1013904223u;
-    v = static_cast<float>(state >> 8) / static_cast<float>(1u << 24) * 4.0f - 2.0f;
-  }
-  return *Tensor::FromVector(type, values);
-}
-
-struct Compiled {
-  std::map<std::string, int64_t> kinds;
-  std::vector<Tensor> outputs;
-};
-
-// Compiles `module` (skipping `disabled`) and runs it on `inputs`.
-StatusOr<Compiled> CompileAndRun(const Module& module, std::vector<std::string> disabled,
-                                 std::span<const Tensor> inputs) {
-  EngineOptions options;
-  options.num_threads = 1;
-  options.disabled_passes = std::move(disabled);
-  ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Create(options));
-  ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable, engine->Compile(module));
-  Compiled compiled;
-  compiled.kinds = executable->Stats().work_items_by_kind;
-  ACCY_ASSIGN_OR_RETURN(compiled.outputs, executable->Run(inputs));
-  return compiled;
-}
-
-// Largest |a - b| over two f32 tensors of the same type; NaN where exactly one is NaN.
-double MaxAbsDiff(const Tensor& a, const Tensor& b) {
-  double worst = 0;
-  const float* x = a.data_as<float>();
-  const float* y = b.data_as<float>();
-  for (int64_t i = 0; i < a.type().element_count(); ++i) {
-    if (std::isnan(x[i]) != std::isnan(y[i])) return std::numeric_limits<double>::quiet_NaN();
-    if (!std::isnan(x[i])) worst = std::max(worst, std::fabs(double{x[i]} - double{y[i]}));
-  }
-  return worst;
-}
 
 TEST(CanonicalizeRowBroadcastsTest, ExportedLayerNormIsOneRowPipeline) {
   std::unique_ptr<Module> module = Parse(kLayerNorm);
