@@ -5,6 +5,7 @@
 // Q·K batching dims (0, 2), the softmax guard maximum(-inf, max(s)), P·V
 // written as V·P and transposed back) becomes one flash_attention work item and
 // matches the reference evaluator; what the pass must leave alone.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -235,6 +236,146 @@ func.func @main(%q: tensor<2x2x7x16xf32>, %k: tensor<2x2x7x16xf32>, %v: tensor<2
     EXPECT_EQ(CanonicalizeAttentionLayouts(Main(*module)), 0) << text;
   }
 }
+
+}  // namespace
+}  // namespace accy
+
+namespace accy {
+namespace {
+
+// Q, K and V in any dim order (a permutation of B, S, H and the head dim D for Q and K; of B,
+// S, H for V with its value dim E last), the batching dims listed B, H or H, B, a causal mask
+// as a broadcast [S, S] constant (the kernel skips each query tile's masked keys), 40 tokens
+// (three query tiles on AVX-512, five on AVX2): the flash kernel's strided reads, its key
+// skipping and the NaN/infinity check over the skipped K and V rows against the reference.
+struct StridedCase {
+  const char *q;  // dim letters, outermost first
+  const char *k;
+  const char *v;     // B, S, H in some order, then E
+  bool heads_first;  // batching dims listed H, B (the scores are [H, B, S, S])
+};
+
+constexpr int64_t kB = 2, kS = 40, kH = 3, kD = 8, kE = 16;
+
+int64_t Extent(char letter) {
+  switch (letter) {
+    case 'B':
+      return kB;
+    case 'S':
+      return kS;
+    case 'H':
+      return kH;
+    case 'D':
+      return kD;
+    default:
+      return kE;
+  }
+}
+
+std::string Shape(const std::string &letters) {
+  std::string shape;
+  for (char c : letters) shape += std::to_string(Extent(c)) + "x";
+  return "tensor<" + shape + "f32>";
+}
+
+int64_t Position(const std::string &letters, char letter) {
+  return static_cast<int64_t>(letters.find(letter));
+}
+
+std::string StridedProgram(const StridedCase &c) {
+  const std::string q = c.q, k = c.k, v = c.v;
+  const char first = c.heads_first ? 'H' : 'B', second = c.heads_first ? 'B' : 'H';
+  const std::string scores = Shape(std::string{first, second} + "SS");
+  const std::string out = Shape(std::string{first, second} + "SE");
+  auto dims = [&](const std::string &letters, std::initializer_list<char> which) {
+    std::string list;
+    for (char w : which) list += (list.empty() ? "" : ", ") + std::to_string(Position(letters, w));
+    return "[" + list + "]";
+  };
+  std::string mask = "[";
+  for (int64_t i = 0; i < kS; ++i) {
+    mask += i == 0 ? "[" : ", [";
+    for (int64_t j = 0; j < kS; ++j)
+      mask += std::string(j == 0 ? "" : ", ") + (j > i ? "0xFF800000" : "0.0");
+    mask += "]";
+  }
+  mask += "]";
+  std::string text = "func.func @main(%q: " + Shape(q) + ", %k: " + Shape(k) + ", %v: " + Shape(v) +
+                     ") -> " + out + " {\n";
+  text += "  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>\n";
+  text += "  %zero = stablehlo.constant dense<0.0> : tensor<f32>\n";
+  text += "  %c = stablehlo.constant dense<0.35> : tensor<f32>\n";
+  text += "  %cb = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<f32>) -> " + scores + "\n";
+  text += "  %m = stablehlo.constant dense<" + mask + "> : tensor<40x40xf32>\n";
+  text += "  %mb = stablehlo.broadcast_in_dim %m, dims = [2, 3] : (tensor<40x40xf32>) -> " +
+          scores + "\n";
+  text += "  %qk = stablehlo.dot_general %q, %k, batching_dims = " + dims(q, {first, second}) +
+          " x " + dims(k, {first, second}) + ", contracting_dims = " + dims(q, {'D'}) + " x " +
+          dims(k, {'D'}) + " : (" + Shape(q) + ", " + Shape(k) + ") -> " + scores + "\n";
+  text += "  %sc = stablehlo.multiply %qk, %cb : " + scores + "\n";
+  text += "  %s = stablehlo.add %sc, %mb : " + scores + "\n";
+  text +=
+      "  %mx = stablehlo.reduce(%s init: %ninf) applies stablehlo.maximum across dimensions = [3] "
+      ": (" +
+      scores + ", tensor<f32>) -> " + Shape(std::string{first, second} + "S") + "\n";
+  text += "  %mxb = stablehlo.broadcast_in_dim %mx, dims = [0, 1, 2] : (" +
+          Shape(std::string{first, second} + "S") + ") -> " + scores + "\n";
+  text += "  %x = stablehlo.subtract %s, %mxb : " + scores + "\n";
+  text += "  %e = stablehlo.exponential %x : " + scores + "\n";
+  text +=
+      "  %l = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [3] : (" +
+      scores + ", tensor<f32>) -> " + Shape(std::string{first, second} + "S") + "\n";
+  text += "  %lb = stablehlo.broadcast_in_dim %l, dims = [0, 1, 2] : (" +
+          Shape(std::string{first, second} + "S") + ") -> " + scores + "\n";
+  text += "  %p = stablehlo.divide %e, %lb : " + scores + "\n";
+  text += "  %o = stablehlo.dot_general %p, %v, batching_dims = [0, 1] x " +
+          dims(v, {first, second}) + ", contracting_dims = [3] x " + dims(v, {'S'}) + " : (" +
+          scores + ", " + Shape(v) + ") -> " + out + "\n";
+  text += "  return %o : " + out + "\n}\n";
+  return text;
+}
+
+// Sets the element of `t` (dims `letters`) at B = 1, S = `token`, H = 2 and the first head or
+// value index to `value`.
+void SetAt(Tensor &t, const std::string &letters, int64_t token, float value) {
+  int64_t index = 0;
+  for (char c : letters) {
+    const int64_t coordinate = c == 'B' ? 1 : c == 'S' ? token : c == 'H' ? 2 : 0;
+    index = index * Extent(c) + coordinate;
+  }
+  t.data_as<float>()[index] = value;
+}
+
+class StridedAttentionTest : public ::testing::TestWithParam<StridedCase> {};
+
+TEST_P(StridedAttentionTest, OneFlashAttentionItemMatchesTheReference) {
+  const StridedCase &c = GetParam();
+  std::unique_ptr<Module> module = Parse(StridedProgram(c));
+  ASSERT_NE(module, nullptr);
+  const float inf = std::numeric_limits<float>::infinity();
+  // Finite inputs; an infinity in K, then in V, at key 30: masked for the first query tile
+  // (rows 0-15), whose skipped keys must then run (the reference's row becomes NaN or stays
+  // finite by the same IEEE arithmetic).
+  for (int variant = 0; variant < 3; ++variant) {
+    std::vector<Tensor> inputs = Inputs(Main(*module));
+    if (variant == 1) SetAt(inputs[1], c.k, 30, inf);
+    if (variant == 2) SetAt(inputs[2], c.v, 30, -inf);
+    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, EvaluateFunction(Main(*module), inputs));
+    const float* e = expected[0].data_as<float>();
+    const bool finite = std::all_of(e, e + expected[0].type().element_count(),
+                                    [](float x) { return std::isfinite(x); });
+    EXPECT_EQ(finite, variant == 0) << variant;  // the infinity reaches some rows
+    ASSERT_OK_AND_ASSIGN(Compiled on, CompileAndRun(*module, {}, inputs));
+    EXPECT_EQ(on.kinds, (Kinds{{"flash_attention", 1}})) << variant;
+    EXPECT_LE(MaxAbsDiff(on.outputs[0], expected[0]), kTolerance) << variant;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, StridedAttentionTest,
+                         ::testing::Values(StridedCase{"BSHD", "BSHD", "BSHE", false},
+                                           StridedCase{"BSHD", "BHDS", "SBHE", true},
+                                           StridedCase{"DSHB", "HBSD", "HSBE", false},
+                                           StridedCase{"HDBS", "SDBH", "BHSE", true}));
 
 }  // namespace
 }  // namespace accy
