@@ -63,40 +63,23 @@ Status GlooCall(const std::string& what, Body&& body) {
 
 // Forwards to `inner`, remembering the buffers of the last AllReduceTo: whether an executable's
 // all_reduce reduced in place (one buffer) and where.
-class BufferProbe final : public Communicator {
+class BufferProbe final : public ForwardingCommunicator {
  public:
-  explicit BufferProbe(Communicator& inner) : inner_(inner) {}
-  int rank() const override { return inner_.rank(); }
-  int world_size() const override { return inner_.world_size(); }
-  std::string_view kind() const override { return inner_.kind(); }
+  using ForwardingCommunicator::ForwardingCommunicator;
   Status AllReduce(std::span<const int> group, void* data, int64_t count, ElementType type,
                    CollectiveReduction reduction) override {
     send = recv = data;
-    return inner_.AllReduce(group, data, count, type, reduction);
+    return ForwardingCommunicator::AllReduce(group, data, count, type, reduction);
   }
   Status AllReduceTo(std::span<const int> group, const void* send_buffer, void* recv_buffer,
                      int64_t count, ElementType type, CollectiveReduction reduction) override {
     send = send_buffer;
     recv = recv_buffer;
-    return inner_.AllReduceTo(group, send_buffer, recv_buffer, count, type, reduction);
-  }
-  Status AllGather(std::span<const int> group, const void* s, int64_t bytes, void* r) override {
-    return inner_.AllGather(group, s, bytes, r);
-  }
-  Status AllToAll(std::span<const int> group, const void* s, int64_t chunk, void* r) override {
-    return inner_.AllToAll(group, s, chunk, r);
-  }
-  Status Broadcast(std::span<const int> group, int root, void* data, int64_t bytes) override {
-    return inner_.Broadcast(group, root, data, bytes);
-  }
-  Status Permute(int to, const void* s, int from, void* r, int64_t bytes) override {
-    return inner_.Permute(to, s, from, r, bytes);
+    return ForwardingCommunicator::AllReduceTo(group, send_buffer, recv_buffer, count, type,
+                                               reduction);
   }
   const void* send = nullptr;
   const void* recv = nullptr;
-
- private:
-  Communicator& inner_;
 };
 
 // One size's buffers, executables and samples on this rank.

@@ -113,6 +113,45 @@ class Communicator {
   virtual void Abort(std::string_view reason) {}
 };
 
+// A Communicator that forwards every call, Abort included, to `inner` (which must outlive it
+// and is used from the same thread): derive from it to observe or change some calls (tracing,
+// counting, the buffers a primitive got, fault injection) and inherit the rest. Errors: those
+// of `inner`.
+class ForwardingCommunicator : public Communicator {
+ public:
+  explicit ForwardingCommunicator(Communicator& inner) : inner_(inner) {}
+  int rank() const override { return inner_.rank(); }
+  int world_size() const override { return inner_.world_size(); }
+  std::string_view kind() const override { return inner_.kind(); }
+  Status AllReduce(std::span<const int> group, void* data, int64_t count, ElementType type,
+                   CollectiveReduction reduction) override {
+    return inner_.AllReduce(group, data, count, type, reduction);
+  }
+  Status AllReduceTo(std::span<const int> group, const void* send, void* recv, int64_t count,
+                     ElementType type, CollectiveReduction reduction) override {
+    return inner_.AllReduceTo(group, send, recv, count, type, reduction);
+  }
+  Status AllGather(std::span<const int> group, const void* send, int64_t bytes,
+                   void* recv) override {
+    return inner_.AllGather(group, send, bytes, recv);
+  }
+  Status AllToAll(std::span<const int> group, const void* send, int64_t chunk_bytes,
+                  void* recv) override {
+    return inner_.AllToAll(group, send, chunk_bytes, recv);
+  }
+  Status Broadcast(std::span<const int> group, int root, void* data, int64_t bytes) override {
+    return inner_.Broadcast(group, root, data, bytes);
+  }
+  Status Permute(int send_to, const void* send, int recv_from, void* recv,
+                 int64_t bytes) override {
+    return inner_.Permute(send_to, send, recv_from, recv, bytes);
+  }
+  void Abort(std::string_view reason) override { inner_.Abort(reason); }
+
+ private:
+  Communicator& inner_;
+};
+
 // Options shared by the communicators.
 struct CommunicatorOptions {
   // How long a primitive waits for the other members (or a peer's bytes) before failing with

@@ -37,40 +37,31 @@ Tensor ProcessInput(int p) {
   return *Tensor::FromVector(*TensorType::Create(ElementType::kF32, {1024}), x);
 }
 
+// An engine and @main of `text` (a module body) compiled on a grid of 2 replicas.
+struct GridProgram {
+  std::unique_ptr<Engine> engine;
+  std::unique_ptr<Executable> executable;
+};
+StatusOr<GridProgram> CompileOnGridOfTwo(const std::string& text) {
+  GridProgram program;
+  ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, ParseStableHlo(Grid(2, 1) + text));
+  ACCY_ASSIGN_OR_RETURN(program.engine, Engine::Create());
+  ACCY_ASSIGN_OR_RETURN(program.executable, program.engine->Compile(*module, "main"));
+  return program;
+}
+
 // Forwards to `inner`; remembers the buffers of the last AllReduceTo.
-class ProbeCommunicator final : public Communicator {
+class ProbeCommunicator final : public ForwardingCommunicator {
  public:
-  explicit ProbeCommunicator(Communicator& inner) : inner_(inner) {}
-  int rank() const override { return inner_.rank(); }
-  int world_size() const override { return inner_.world_size(); }
-  std::string_view kind() const override { return inner_.kind(); }
-  Status AllReduce(std::span<const int> group, void* data, int64_t count, ElementType type,
-                   CollectiveReduction reduction) override {
-    return inner_.AllReduce(group, data, count, type, reduction);
-  }
+  using ForwardingCommunicator::ForwardingCommunicator;
   Status AllReduceTo(std::span<const int> group, const void* s, void* r, int64_t count,
                      ElementType type, CollectiveReduction reduction) override {
     send = s;
     recv = r;
-    return inner_.AllReduceTo(group, s, r, count, type, reduction);
-  }
-  Status AllGather(std::span<const int> group, const void* s, int64_t bytes, void* r) override {
-    return inner_.AllGather(group, s, bytes, r);
-  }
-  Status AllToAll(std::span<const int> group, const void* s, int64_t chunk, void* r) override {
-    return inner_.AllToAll(group, s, chunk, r);
-  }
-  Status Broadcast(std::span<const int> group, int root, void* data, int64_t bytes) override {
-    return inner_.Broadcast(group, root, data, bytes);
-  }
-  Status Permute(int to, const void* s, int from, void* r, int64_t bytes) override {
-    return inner_.Permute(to, s, from, r, bytes);
+    return ForwardingCommunicator::AllReduceTo(group, s, r, count, type, reduction);
   }
   const void* send = nullptr;
   const void* recv = nullptr;
-
- private:
-  Communicator& inner_;
 };
 
 // A donated parameter (tf.aliasing_output, what JAX writes for donate_argnums) reduced by an
@@ -82,12 +73,9 @@ TEST(AllReduceInPlaceTest, AnAllReduceOfADonatedParameterReducesInTheCallersBuff
     const char* body;
     bool in_place;
   };
-  for (const Case& c :
-       {Case{"%s = stablehlo.add %a, %b : tensor<f32>\n        stablehlo.return %s : tensor<f32>", true},
-        Case{"%s = stablehlo.add %a, %b : tensor<f32>\n        %t = stablehlo.add %s, %s : tensor<f32>\n"
-             "        stablehlo.return %t : tensor<f32>", false}}) {
+  for (const Case& c : {Case{kSum, true}, Case{kSumTwice, false}}) {
     SCOPED_TRACE(c.body);
-    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(Grid(2, 1) + R"(
+    ASSERT_OK_AND_ASSIGN(GridProgram program, CompileOnGridOfTwo(R"(
   func.func @main(%x: tensor<1024xf32> {tf.aliasing_output = 0 : i32}) -> tensor<1024xf32> {
     %r = "stablehlo.all_reduce"(%x) ({
       ^bb0(%a: tensor<f32>, %b: tensor<f32>):
@@ -96,8 +84,7 @@ TEST(AllReduceInPlaceTest, AnAllReduceOfADonatedParameterReducesInTheCallersBuff
     return %r : tensor<1024xf32>
   }
 })"));
-    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create());
-    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable, engine->Compile(*module, "main"));
+    std::unique_ptr<Executable>& executable = program.executable;
     ASSERT_EQ(executable->Stats().input_output_aliases_in_place.size(), 1u);
     EXPECT_EQ(executable->Stats().input_output_aliases_in_place[0], c.in_place);
     std::vector<Tensor> buffers;
@@ -180,7 +167,7 @@ TEST(AllReduceInPlaceTest, AReturnedGradientIsReducedInTheOutputBuffer) {
   for (const char* body : {kSum, kSumTwice}) {
     SCOPED_TRACE(body);
     const bool native = body == kSum;
-    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(Grid(2, 1) + R"(
+    ASSERT_OK_AND_ASSIGN(GridProgram program, CompileOnGridOfTwo(R"(
   func.func @main(%x: tensor<1024xf32>) -> tensor<1024xf32> {
     %two = stablehlo.constant dense<2.0> : tensor<1024xf32>
     %g = stablehlo.multiply %x, %two : tensor<1024xf32>
@@ -191,8 +178,7 @@ TEST(AllReduceInPlaceTest, AReturnedGradientIsReducedInTheOutputBuffer) {
     return %r : tensor<1024xf32>
   }
 })"));
-    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create());
-    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable, engine->Compile(*module, "main"));
+    std::unique_ptr<Executable>& executable = program.executable;
     EXPECT_EQ(executable->Stats().arena_bytes, native ? 0 : 4096);
     std::vector<Tensor> outputs = {*Tensor::Allocate(executable->result_types()[0]),
                                    *Tensor::Allocate(executable->result_types()[0])};
@@ -230,7 +216,7 @@ TEST(AllReduceInPlaceTest, ADonatedInputOfAReturnedGradientStaysInPlaceUnlessRea
   for (bool read_later : {false, true}) {
     SCOPED_TRACE(read_later);
     const std::string results = read_later ? "(tensor<1024xf32>, tensor<1024xf32>)" : "tensor<1024xf32>";
-    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(Grid(2, 1) + R"(
+    ASSERT_OK_AND_ASSIGN(GridProgram program, CompileOnGridOfTwo(R"(
   func.func @main(%x: tensor<1024xf32> {tf.aliasing_output = 0 : i32}) -> )" + results + R"( {
     %two = stablehlo.constant dense<2.0> : tensor<1024xf32>
     %g = stablehlo.multiply %x, %two : tensor<1024xf32>
@@ -242,8 +228,7 @@ TEST(AllReduceInPlaceTest, ADonatedInputOfAReturnedGradientStaysInPlaceUnlessRea
     return )" + (read_later ? "%r, %y : tensor<1024xf32>, tensor<1024xf32>" : "%r : tensor<1024xf32>") + R"(
   }
 })"));
-    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create());
-    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Executable> executable, engine->Compile(*module, "main"));
+    std::unique_ptr<Executable>& executable = program.executable;
     ASSERT_EQ(executable->Stats().input_output_aliases_in_place.size(), 1u);
     EXPECT_EQ(executable->Stats().input_output_aliases_in_place[0], !read_later);
     std::vector<std::vector<Tensor>> io(2);

@@ -24,42 +24,20 @@ namespace accy {
 namespace {
 
 // Forwards every primitive to `inner`; remembers the buffers of the last AllToAll.
-class RecordingCommunicator final : public Communicator {
+class RecordingCommunicator final : public ForwardingCommunicator {
  public:
-  explicit RecordingCommunicator(Communicator& inner) : inner_(inner) {}
-  int rank() const override { return inner_.rank(); }
-  int world_size() const override { return inner_.world_size(); }
-  std::string_view kind() const override { return inner_.kind(); }
-  Status AllReduce(std::span<const int> group, void* data, int64_t count, ElementType type,
-                   CollectiveReduction reduction) override {
-    return inner_.AllReduce(group, data, count, type, reduction);
-  }
-  Status AllGather(std::span<const int> group, const void* send, int64_t bytes,
-                   void* recv) override {
-    return inner_.AllGather(group, send, bytes, recv);
-  }
+  using ForwardingCommunicator::ForwardingCommunicator;
   Status AllToAll(std::span<const int> group, const void* send, int64_t chunk_bytes,
                   void* recv) override {
     last_send = send;
     last_recv = recv;
     last_chunk_bytes = chunk_bytes;
-    return inner_.AllToAll(group, send, chunk_bytes, recv);
+    return ForwardingCommunicator::AllToAll(group, send, chunk_bytes, recv);
   }
-  Status Broadcast(std::span<const int> group, int root, void* data, int64_t bytes) override {
-    return inner_.Broadcast(group, root, data, bytes);
-  }
-  Status Permute(int send_to, const void* send, int recv_from, void* recv,
-                 int64_t bytes) override {
-    return inner_.Permute(send_to, send, recv_from, recv, bytes);
-  }
-  void Abort(std::string_view reason) override { inner_.Abort(reason); }
 
   const void* last_send = nullptr;
   const void* last_recv = nullptr;
   int64_t last_chunk_bytes = -1;
-
- private:
-  Communicator& inner_;
 };
 
 enum class Kind { kInProcess, kGloo };

@@ -555,6 +555,38 @@ TEST(InProcessCommunicatorTest, AbortWakesAWaitingMemberNamingTheReason) {
   EXPECT_THAT(std::string(waited.message()), ::testing::Not(HasSubstr("within 60000 ms")));
 }
 
+// ForwardingCommunicator passes every call through, Abort included: a wrapped member's
+// AllReduce reduces with the other member, and Abort through the wrapper wakes that member.
+TEST(ForwardingCommunicatorTest, ForwardsPrimitivesAndAbort) {
+  ASSERT_OK_AND_ASSIGN(auto world,
+                       CreateInProcessCommunicators(2, CommunicatorOptions{milliseconds(60000)}));
+  ForwardingCommunicator wrapped(*world[1]);
+  EXPECT_EQ(wrapped.rank(), 1);
+  EXPECT_EQ(wrapped.world_size(), 2);
+  EXPECT_EQ(wrapped.kind(), "in-process");
+  const std::vector<int> group = {0, 1};
+  int32_t a = 3, b = 4;
+  Status other;
+  std::thread member([&] {
+    other = world[0]->AllReduce(group, &a, 1, ElementType::kI32, CollectiveReduction::kSum);
+  });
+  EXPECT_OK(wrapped.AllReduce(group, &b, 1, ElementType::kI32, CollectiveReduction::kSum));
+  member.join();
+  EXPECT_OK(other);
+  EXPECT_EQ(a, 7);
+  EXPECT_EQ(b, 7);
+  Status waited;
+  std::thread waiter([&] {
+    int32_t x = 1;
+    waited = world[0]->AllReduce(group, &x, 1, ElementType::kI32, CollectiveReduction::kSum);
+  });
+  std::this_thread::sleep_for(milliseconds(50));
+  wrapped.Abort("stopped through the wrapper");
+  waiter.join();
+  EXPECT_EQ(waited.code(), absl::StatusCode::kDeadlineExceeded) << waited;
+  EXPECT_THAT(std::string(waited.message()), HasSubstr("stopped through the wrapper"));
+}
+
 // Members that disagree (another primitive, another size) all get kInvalidArgument; only the
 // in-process world can see the others' arguments.
 TEST(InProcessCommunicatorTest, MismatchedCallsAreInvalidArgumentOnEveryMember) {
