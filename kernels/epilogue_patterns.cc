@@ -144,8 +144,33 @@ struct Matcher {
         claimed.push_back(logistic);
         return ActivationKind::kSwish;
       }
+      if (ExpandedSigmoid(rest)) return ActivationKind::kSwish;
     }
     return std::nullopt;
+  }
+
+  // 1 / (1 + exp(-x)): jax.nn.sigmoid as JAX exports it inside silu (divide by a sum holding
+  // the constant 1 and exponential(negate(x))).
+  bool ExpandedSigmoid(const Value* v) {
+    const Operation* divide = Absorbable(v, OpKind::kDivide);
+    if (divide == nullptr) return false;
+    const std::optional<double> one = ScalarConstant(divide->operand(0), fusion);
+    if (!one || *one != 1) return false;
+    const size_t mark = claimed.size();
+    claimed.push_back(divide);
+    std::vector<const Value*> terms;
+    double offset = 0;
+    Sum(divide->operand(1), terms, offset);
+    const Operation* exp = terms.size() == 1 && offset == 1 ? Absorbable(terms[0], OpKind::kExponential)
+                                                            : nullptr;
+    const Operation* negate = exp != nullptr ? Absorbable(exp->operand(0), OpKind::kNegate) : nullptr;
+    if (negate == nullptr || negate->operand(0) != x) {
+      claimed.resize(mark);
+      return false;
+    }
+    claimed.push_back(exp);
+    claimed.push_back(negate);
+    return true;
   }
 
   // Every use of x and of each claimed op other than `root` is by a claimed op.

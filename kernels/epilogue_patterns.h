@@ -32,7 +32,7 @@ std::optional<double> ScalarConstant(const Value* value, const FusionPlan* fusio
 // Patterns:
 //   gelu_tanh  0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))   (jax.nn.gelu approximate,
 //              also with the inner term as x * (1 + 0.044715 * x^2))
-//   swish      x * logistic(x)
+//   swish      x * logistic(x), or x * (1 / (1 + exp(-x))) (jax.nn.silu as JAX exports it)
 // Products and sums are matched after flattening (any association and operand order; x^3 may be
 // x*x*x or power(x, 3)); constants are one-element constants, directly or through an elided
 // broadcast_in_dim, within 1e-6 relative (2^-8 for bf16/f16 constants). GELU's erf form needs an
