@@ -528,7 +528,15 @@ llvm::Value* FlashAttentionEmitter::AnyNonFiniteRows(int buffer, llvm::Value* ba
           return {b_.CreateOr(flag[0], AnyNonFinite(buffer, begin, b_.CreateAdd(begin, c64(length))))};
         })[0];
   }
-  // Element by element (K read with its head dim strided, e.g. [batch..., d, k]).
+  if (row_stride == 1) {  // contiguous columns (K as [batch..., d, k]): one range per element
+    return CarryLoop(c64(0), c64(length), "finite.col", {b_.getFalse()},
+        [&](llvm::Value* e, const Carried& flag) -> Carried {
+          llvm::Value* column = b_.CreateAdd(base, b_.CreateMul(e, c64(element_stride)));
+          return {b_.CreateOr(flag[0], AnyNonFinite(buffer, b_.CreateAdd(column, first),
+                                                    b_.CreateAdd(column, last)))};
+        })[0];
+  }
+  // Element by element (neither rows nor columns contiguous).
   return CarryLoop(c64(0), c64(length), "finite.e", {b_.getFalse()},
       [&](llvm::Value* e, const Carried& flag) -> Carried {
         llvm::Value* column = b_.CreateAdd(base, b_.CreateMul(e, c64(element_stride)));

@@ -65,17 +65,7 @@ int64_t FreeDim(std::span<const int64_t> batching, std::span<const int64_t> cont
 // dim with P's batching dims leading, and V's free dim (the value dim, read as whole vectors)
 // is its last.
 bool AttentionDots(const Operation& qk, const Operation& pv, size_t batch) {
-  for (const Operation* dot : {&qk, &pv}) {
-    if (dot->num_operands() != 2) return false;
-  }
-  for (int64_t side = 0; side < 2; ++side) {
-    const char* batching = side == 0 ? "lhs_batching_dimensions" : "rhs_batching_dimensions";
-    const char* contracting = side == 0 ? "lhs_contracting_dimensions" : "rhs_contracting_dimensions";
-    if (FreeDim(IndexList(qk, batching), IndexList(qk, contracting), qk.operand(side)->type().rank(),
-                batch) < 0) {
-      return false;
-    }
-  }
+  if (pv.num_operands() != 2 || !IsAttentionScoreDot(qk, batch)) return false;
   const int64_t b = static_cast<int64_t>(batch);
   return pv.operand(0)->type().rank() == b + 2 &&
          IsIota(IndexList(pv, "lhs_batching_dimensions"), 0, batch) &&
@@ -85,6 +75,19 @@ bool AttentionDots(const Operation& qk, const Operation& pv, size_t batch) {
 }
 
 }  // namespace
+
+bool IsAttentionScoreDot(const Operation& qk, size_t batch) {
+  if (qk.kind() != OpKind::kDotGeneral || qk.num_operands() != 2) return false;
+  for (int64_t side = 0; side < 2; ++side) {
+    const char* batching = side == 0 ? "lhs_batching_dimensions" : "rhs_batching_dimensions";
+    const char* contracting = side == 0 ? "lhs_contracting_dimensions" : "rhs_contracting_dimensions";
+    if (FreeDim(IndexList(qk, batching), IndexList(qk, contracting), qk.operand(side)->type().rank(),
+                batch) < 0) {
+      return false;
+    }
+  }
+  return true;
+}
 
 bool HasDims(const Value& value, std::span<const int64_t> dims) {
   const std::vector<int64_t>& own = value.type().dims();
@@ -212,6 +215,29 @@ bool FusionPlanner::MatchFlashAttention(uint32_t root) {
     if (order_[index]->result(0)->uses().size() > kFlashMaxUses || !AllUsesInside(index)) {
       return false;
     }
+  }
+  // The kernel reads Q, K, V, the scale and mask values and the reduces' init values from
+  // memory, all in P·V's element type: none may be a value of the chain itself (the item would
+  // read a value it never stores), and every operand of the chain has that one type (f32 Q·K
+  // scores of bf16 Q and K, as JAX's BF16_BF16_F32 algorithm writes them, stay unfused).
+  const ElementType type = out.element_type();
+  for (uint32_t index : inside) {
+    if (index == kNone) continue;
+    for (const Value* operand : order_[index]->operands()) {
+      ++visits_;
+      if (operand->type().element_type() != type) return false;
+    }
+  }
+  std::array<const Value*, 7> read = {
+      order_[qk]->operand(0), order_[qk]->operand(1), pv.operand(1),
+      order_[max]->operand(1), order_[sum]->operand(1),
+      order_[scale]->operand(order_[scale]->operand(0) == order_[qk]->result(0) ? 1 : 0),
+      mask == kNone ? nullptr
+                    : order_[mask]->operand(order_[mask]->operand(0) == order_[scale]->result(0) ? 1 : 0)};
+  for (const Value* value : read) {
+    if (value == nullptr) continue;
+    const uint32_t producer = ProducerIndex(value);
+    if (producer != kNone && Stamped(producer)) return false;
   }
   // Members in decreasing program order (as Grow leaves them); the row broadcasts are elided.
   members_.clear();

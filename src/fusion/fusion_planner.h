@@ -28,6 +28,9 @@ bool IsRowReduce(const Operation& op, std::span<const int64_t> full_dims,
 // `op` is a broadcast_in_dim from `full_dims` without its last dim to `full_dims`, with
 // broadcast_dimensions 0..rank-2 (one row value spread along the row).
 bool IsRowBroadcast(const Operation& op, std::span<const int64_t> full_dims);
+// `qk` is a dot_general rule 7 takes as Q·K for batch rank `batch`: on each side `batch`
+// batching dims, one contracted dim and one free dim, in any order.
+bool IsAttentionScoreDot(const Operation& qk, size_t batch);
 
 class FusionPlanner {
  public:

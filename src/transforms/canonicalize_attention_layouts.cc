@@ -2,9 +2,12 @@
 #include "src/transforms/canonicalize_attention_layouts.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "src/fusion/fusion_plan.h"
@@ -144,6 +147,33 @@ bool ReadOnlyInside(const Attention &attention, const Operation &pv) {
   return true;
 }
 
+// Whether the flash kernel can run the attention: every operand of the chain and of P·V has P·V's
+// element type, and the values it reads from memory (V, Q, K, the scale and mask values, the
+// reduces' init values: every operand not produced inside the chain) are not values of the
+// chain.
+bool KernelReadsAllInputs(const Attention &attention, const Operation &pv) {
+  const ElementType type = pv.result()->type().element_type();
+  const std::set<const Operation *> inside(attention.chain.begin(), attention.chain.end());
+  const Value *p = pv.operand(attention.p_side);
+  const Value *v = pv.operand(1 - attention.p_side);
+  if (v->type().element_type() != type || p->type().element_type() != type) return false;
+  if (v->defining_op() != nullptr && inside.count(v->defining_op()) != 0) return false;
+  for (const Operation *op : attention.chain) {
+    for (const Value *operand : op->operands()) {
+      if (operand->type().element_type() != type) return false;
+    }
+  }
+  // The mask's other operand (the one that is not the scaled scores) must come from outside.
+  const Operation *mask = attention.chain.size() > 9 ? attention.chain.back() : nullptr;
+  if (mask != nullptr) {
+    for (const Value *operand : mask->operands()) {
+      const Operation *def = operand->defining_op();
+      if (def != nullptr && inside.count(def) != 0 && def != attention.chain[1]) return false;
+    }
+  }
+  return true;
+}
+
 class Rewriter {
  public:
   // The dot_generals of `block` (and of nested blocks) are visited once each,
@@ -230,7 +260,11 @@ class Rewriter {
     }
     const Permutation v_order =
         OperandOrder(rank, ints(v_prefix, "batching"), ints(v_prefix, "contracting"));
-    if (v_order.empty() || v->type().dim(v_order.back()) > kFlashAttentionMaxValueDim) return 0;
+    if (v_order.empty() || v->type().dim(v_order.back()) > kFlashAttentionMaxValueDim ||
+        !IsAttentionScoreDot(*attention.qk, static_cast<size_t>(batch)) ||
+        !KernelReadsAllInputs(attention, pv)) {
+      return 0;
+    }
     // The kernel reads V's batching and key dims through strides; its value dim
     // must be last.
     const bool value_dim_last = v_order.back() == rank - 1;
@@ -243,7 +277,10 @@ class Rewriter {
     std::vector<int64_t> v_batching = ints(v_prefix, "batching");
     int64_t v_contracting = ints(v_prefix, "contracting")[0];
     if (!value_dim_last) {
-      v_read = Transpose(block, &pv, v_read, v_order);
+      // One transpose per V and order (attentions sharing V share it; CSE ran before).
+      auto [cached, fresh] = transposed_.try_emplace({&block, v_read, v_order}, nullptr);
+      if (fresh) cached->second = Transpose(block, &pv, v_read, v_order);
+      v_read = cached->second;
       v_batching = iota;
       v_contracting = batch;
     }
@@ -279,6 +316,10 @@ class Rewriter {
     if (!pv.result()->uses().empty()) pv.result()->ReplaceAllUsesWith(result);
     return 1;
   }
+
+  // Transposes of V this pass made, by block, V and permutation (inserted before the first P·V
+  // of the block that reads them, which precedes the later ones).
+  std::map<std::tuple<const Block *, const Value *, Permutation>, Value *> transposed_;
 };
 
 }  // namespace

@@ -237,6 +237,93 @@ func.func @main(%q: tensor<2x2x7x16xf32>, %k: tensor<2x2x7x16xf32>, %v: tensor<2
   }
 }
 
+// Found by review: V·P whose V is the raw scores (a value of the softmax chain, which the
+// kernel would read from memory it never writes), and a V·P with an f64 result of f32 operands
+// (the kernel computes in one element type). The pass leaves both, the rule fuses neither, and
+// both run and match the reference.
+constexpr char kValuesAreScores[] = R"(
+func.func @main(%q: tensor<2x6x4xf32>, %k: tensor<2x6x4xf32>, %v: tensor<2x6x6xf32>) -> (tensor<2x6x6xf32>) {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %sc = stablehlo.constant dense<0.5> : tensor<f32>
+  %s0 = stablehlo.dot_general %q, %k, batching_dims = [0] x [0], contracting_dims = [2] x [2] : (tensor<2x6x4xf32>, tensor<2x6x4xf32>) -> tensor<2x6x6xf32>
+  %scb = stablehlo.broadcast_in_dim %sc, dims = [] : (tensor<f32>) -> tensor<2x6x6xf32>
+  %s1 = stablehlo.multiply %s0, %scb : tensor<2x6x6xf32>
+  %m = stablehlo.reduce(%s1 init: %ninf) applies stablehlo.maximum across dimensions = [2] : (tensor<2x6x6xf32>, tensor<f32>) -> tensor<2x6xf32>
+  %mb = stablehlo.broadcast_in_dim %m, dims = [0, 1] : (tensor<2x6xf32>) -> tensor<2x6x6xf32>
+  %dd = stablehlo.subtract %s1, %mb : tensor<2x6x6xf32>
+  %e = stablehlo.exponential %dd : tensor<2x6x6xf32>
+  %sum = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [2] : (tensor<2x6x6xf32>, tensor<f32>) -> tensor<2x6xf32>
+  %sbb = stablehlo.broadcast_in_dim %sum, dims = [0, 1] : (tensor<2x6xf32>) -> tensor<2x6x6xf32>
+  %p = stablehlo.divide %e, %sbb : tensor<2x6x6xf32>
+  %o = stablehlo.dot_general %s0, %p, batching_dims = [0] x [0], contracting_dims = [1] x [2] : (tensor<2x6x6xf32>, tensor<2x6x6xf32>) -> tensor<2x6x6xf32>
+  %t = stablehlo.transpose %o, dims = [0, 2, 1] : (tensor<2x6x6xf32>) -> tensor<2x6x6xf32>
+  return %t : tensor<2x6x6xf32>
+}
+)";
+
+// The same in P·V form (the pass has nothing to do; rule 7 must not fuse it).
+constexpr char kValuesAreScoresPFirst[] = R"(
+func.func @main(%q: tensor<2x6x4xf32>, %k: tensor<2x6x4xf32>, %v: tensor<2x6x6xf32>) -> (tensor<2x6x6xf32>) {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %sc = stablehlo.constant dense<0.5> : tensor<f32>
+  %s0 = stablehlo.dot_general %q, %k, batching_dims = [0] x [0], contracting_dims = [2] x [2] : (tensor<2x6x4xf32>, tensor<2x6x4xf32>) -> tensor<2x6x6xf32>
+  %scb = stablehlo.broadcast_in_dim %sc, dims = [] : (tensor<f32>) -> tensor<2x6x6xf32>
+  %s1 = stablehlo.multiply %s0, %scb : tensor<2x6x6xf32>
+  %m = stablehlo.reduce(%s1 init: %ninf) applies stablehlo.maximum across dimensions = [2] : (tensor<2x6x6xf32>, tensor<f32>) -> tensor<2x6xf32>
+  %mb = stablehlo.broadcast_in_dim %m, dims = [0, 1] : (tensor<2x6xf32>) -> tensor<2x6x6xf32>
+  %dd = stablehlo.subtract %s1, %mb : tensor<2x6x6xf32>
+  %e = stablehlo.exponential %dd : tensor<2x6x6xf32>
+  %sum = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [2] : (tensor<2x6x6xf32>, tensor<f32>) -> tensor<2x6xf32>
+  %sbb = stablehlo.broadcast_in_dim %sum, dims = [0, 1] : (tensor<2x6xf32>) -> tensor<2x6x6xf32>
+  %p = stablehlo.divide %e, %sbb : tensor<2x6x6xf32>
+  %o = stablehlo.dot_general %p, %s0, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<2x6x6xf32>, tensor<2x6x6xf32>) -> tensor<2x6x6xf32>
+  return %o : tensor<2x6x6xf32>
+}
+)";
+
+constexpr char kMixedTypes[] = R"(
+func.func @main(%q: tensor<2x5x4xf32>, %k: tensor<2x6x4xf32>, %v: tensor<2x6x3xf32>) -> (tensor<2x5x3xf64>) {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %sc = stablehlo.constant dense<0.5> : tensor<f32>
+  %s0 = stablehlo.dot_general %q, %k, batching_dims = [0] x [0], contracting_dims = [2] x [2] : (tensor<2x5x4xf32>, tensor<2x6x4xf32>) -> tensor<2x5x6xf32>
+  %scb = stablehlo.broadcast_in_dim %sc, dims = [] : (tensor<f32>) -> tensor<2x5x6xf32>
+  %s1 = stablehlo.multiply %s0, %scb : tensor<2x5x6xf32>
+  %m = stablehlo.reduce(%s1 init: %ninf) applies stablehlo.maximum across dimensions = [2] : (tensor<2x5x6xf32>, tensor<f32>) -> tensor<2x5xf32>
+  %mb = stablehlo.broadcast_in_dim %m, dims = [0, 1] : (tensor<2x5xf32>) -> tensor<2x5x6xf32>
+  %dd = stablehlo.subtract %s1, %mb : tensor<2x5x6xf32>
+  %e = stablehlo.exponential %dd : tensor<2x5x6xf32>
+  %sum = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [2] : (tensor<2x5x6xf32>, tensor<f32>) -> tensor<2x5xf32>
+  %sbb = stablehlo.broadcast_in_dim %sum, dims = [0, 1] : (tensor<2x5xf32>) -> tensor<2x5x6xf32>
+  %p = stablehlo.divide %e, %sbb : tensor<2x5x6xf32>
+  %o = stablehlo.dot_general %v, %p, batching_dims = [0] x [0], contracting_dims = [1] x [2] : (tensor<2x6x3xf32>, tensor<2x5x6xf32>) -> tensor<2x3x5xf64>
+  %t = stablehlo.transpose %o, dims = [0, 2, 1] : (tensor<2x3x5xf64>) -> tensor<2x5x3xf64>
+  return %t : tensor<2x5x3xf64>
+}
+)";
+
+TEST(CanonicalizeAttentionLayoutsTest, LeavesAttentionTheKernelCannotRead) {
+  for (const char *text : {kValuesAreScores, kValuesAreScoresPFirst, kMixedTypes}) {
+    std::unique_ptr<Module> module = Parse(text);
+    ASSERT_NE(module, nullptr);
+    std::unique_ptr<Module> copy = Parse(text);
+    SimplifyLayoutChains(Main(*copy));
+    EXPECT_EQ(CanonicalizeAttentionLayouts(Main(*copy)), 0) << text;
+    const std::vector<Tensor> inputs = Inputs(Main(*module));
+    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, EvaluateFunction(Main(*module), inputs));
+    ASSERT_OK_AND_ASSIGN(Compiled on, CompileAndRun(*module, {}, inputs));
+    EXPECT_EQ(on.kinds.count("flash_attention"), 0u) << text;
+    const Tensor &got = on.outputs[0];
+    double worst = 0;
+    for (int64_t i = 0; i < got.type().element_count(); ++i) {
+      worst = std::max(worst, std::fabs(got.GetAsDouble(i) - expected[0].GetAsDouble(i)));
+    }
+    EXPECT_LE(worst, 1e-5) << text;
+  }
+}
+
 }  // namespace
 }  // namespace accy
 
@@ -361,7 +448,7 @@ TEST_P(StridedAttentionTest, OneFlashAttentionItemMatchesTheReference) {
     if (variant == 1) SetAt(inputs[1], c.k, 30, inf);
     if (variant == 2) SetAt(inputs[2], c.v, 30, -inf);
     ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, EvaluateFunction(Main(*module), inputs));
-    const float* e = expected[0].data_as<float>();
+    const float *e = expected[0].data_as<float>();
     const bool finite = std::all_of(e, e + expected[0].type().element_count(),
                                     [](float x) { return std::isfinite(x); });
     EXPECT_EQ(finite, variant == 0) << variant;  // the infinity reaches some rows
