@@ -1,5 +1,5 @@
 // LibraryKernel: a library work item (kernel_call, dot_general, dot_epilogue cluster,
-// convolution, triangular_solve, rng_bit_generator, lapack) bound to a oneDNN primitive (or a
+// convolution, reduce_window, triangular_solve, rng_bit_generator, lapack) bound to a oneDNN primitive (or a
 // host kernel: registered kernel_calls, Eigen's triangular solve, Random123's generators,
 // LAPACK's routines) once at
 // compile time, then run over raw buffers in the JIT's order (inputs, then outputs;
@@ -118,7 +118,9 @@ class LibraryKernel {
   // (Eigen, BindTriangularSolve; buffers a, b, result; implementation "eigen:trsm") as
   // BindTriangularSolve; for rng_bit_generator (Random123, BindRngBitGenerator; buffers
   // initial_state, output_state, output) as BindRngBitGenerator; for lapack (Debian's LAPACK,
-  // BindLapack; potrf buffers a, factor, info) as BindLapack; kInvalidArgument for another kind.
+  // BindLapack; potrf buffers a, factor, info) as BindLapack; for reduce_window (oneDNN
+  // pooling_forward, BindReduceWindow) kUnimplemented naming what does not map exactly;
+  // kInvalidArgument for another kind.
   static StatusOr<LibraryKernel> Create(const WorkItem& item, const FusionPlan* fusion,
                                         const LibraryKernelOptions& options = {});
   // Binds a kernel_call of a registered host kernel (include/accy/host_kernel.h; checked first)
