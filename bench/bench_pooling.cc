@@ -47,7 +47,7 @@ struct PoolShape {
 };
 
 constexpr PoolShape kShapes[] = {
-    {true, 1, 112, 64}, {true, 8, 112, 64}, {true, 1, 56, 64}, {true, 8, 56, 64},
+    {true, 1, 112, 64},  {true, 8, 112, 64},  {true, 1, 56, 64},  {true, 8, 56, 64},
     {false, 1, 112, 64}, {false, 8, 112, 64}, {false, 1, 56, 64}, {false, 8, 56, 64},
 };
 
@@ -90,17 +90,18 @@ std::string Program(const PoolShape& s, bool nchw) {
   const std::string p = std::to_string(s.Pad());
   const std::string window = nchw ? "1, 1, " + w + ", " + w : "1, " + w + ", " + w + ", 1";
   const std::string strides = nchw ? "1, 1, 2, 2" : "1, 2, 2, 1";
-  const std::string padding = nchw ? "[[0, 0], [0, 0], [" + p + ", " + p + "], [" + p + ", " + p + "]]"
-                                   : "[[0, 0], [" + p + ", " + p + "], [" + p + ", " + p + "], [0, 0]]";
-  std::string text = "func.func @main(%x: " + in + ") -> " + out + " {\n" +
-                     "  %init = stablehlo.constant dense<" + (s.max ? "0xFF800000" : "0.0") +
-                     "> : tensor<f32>\n" + "  %s = \"stablehlo.reduce_window\"(%x, %init) <{" +
-                     "padding = dense<" + padding + "> : tensor<4x2xi64>, window_dimensions = " +
-                     "array<i64: " + window + ">, window_strides = array<i64: " + strides +
-                     ">}> ({\n  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n" + "    %r = stablehlo." +
-                     (s.max ? "maximum" : "add") + " %a, %b : tensor<f32>\n" +
-                     "    stablehlo.return %r : tensor<f32>\n  }) : (" + in +
-                     ", tensor<f32>) -> " + out + "\n";
+  const std::string padding =
+      nchw ? "[[0, 0], [0, 0], [" + p + ", " + p + "], [" + p + ", " + p + "]]"
+           : "[[0, 0], [" + p + ", " + p + "], [" + p + ", " + p + "], [0, 0]]";
+  std::string text =
+      "func.func @main(%x: " + in + ") -> " + out + " {\n" + "  %init = stablehlo.constant dense<" +
+      (s.max ? "0xFF800000" : "0.0") + "> : tensor<f32>\n" +
+      "  %s = \"stablehlo.reduce_window\"(%x, %init) <{" + "padding = dense<" + padding +
+      "> : tensor<4x2xi64>, window_dimensions = " + "array<i64: " + window +
+      ">, window_strides = array<i64: " + strides +
+      ">}> ({\n  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n" + "    %r = stablehlo." +
+      (s.max ? "maximum" : "add") + " %a, %b : tensor<f32>\n" +
+      "    stablehlo.return %r : tensor<f32>\n  }) : (" + in + ", tensor<f32>) -> " + out + "\n";
   if (s.max) return text + "  return %s : " + out + "\n}\n";
   return text + "  %d = stablehlo.constant dense<4.0> : " + out + "\n" +
          "  %y = stablehlo.divide %s, %d : " + out + "\n  return %y : " + out + "\n}\n";

@@ -466,7 +466,7 @@ StatusOr<KernelSignature> EmitDotEpilogueKernel(const WorkItem& item, const Valu
   const std::string prefix = StrCat("jit: library epilogue emitter: work item ", item.id);
   const std::set<const Operation*> members(item.ops.begin(), item.ops.end());
   const OpKind contraction = item.kind == WorkKind::kConvolution    ? OpKind::kConvolution
-                            : item.kind == WorkKind::kReduceWindow ? OpKind::kReduceWindow
+                             : item.kind == WorkKind::kReduceWindow ? OpKind::kReduceWindow
                                                                     : OpKind::kDotGeneral;
   if ((item.kind != WorkKind::kDotGeneral && item.kind != WorkKind::kConvolution &&
        item.kind != WorkKind::kReduceWindow) ||

@@ -60,10 +60,8 @@ StatusOr<KernelSignature> EmitDotGeneralKernel(const WorkItem& item, const Fusio
 // the store (window_emitter.cc); the reduce_window's own combinations are those of
 // EmitReduceWindowKernel, so the bits are the reference evaluator's. kUnimplemented for an item
 // of another kind or an epilogue op that is not elementwise over the result's dims.
-StatusOr<KernelSignature> EmitReduceWindowItemKernel(const WorkItem& item,
-                                                     const FusionPlan& fusion,
-                                                     llvm::Module& module,
-                                                     std::string_view symbol);
+StatusOr<KernelSignature> EmitReduceWindowItemKernel(const WorkItem& item, const FusionPlan& fusion,
+                                                     llvm::Module& module, std::string_view symbol);
 // kind convolution: a convolution (convolution_emitter.cc), every valid one (any dimension
 // numbers, windows, groups; float and integer types) as a direct loop nest over output pixels
 // vectorized over output features; floats accumulate in f32 (f64 for f64), integers modulo
@@ -74,12 +72,12 @@ StatusOr<KernelSignature> EmitReduceWindowItemKernel(const WorkItem& item,
 StatusOr<KernelSignature> EmitConvolutionKernel(const WorkItem& item, const FusionPlan& fusion,
                                                 llvm::Module& module, std::string_view symbol);
 // The epilogue of a dot_general, convolution or reduce_window item whose dot_general,
-// convolution or reduce_window (and a prefix of whose epilogue) a library computes into `library_output`, a value of the item
-// (dot_general_emitter.cc): the item's ops
-// that `library_output` does not depend on, as an elementwise kernel (elementwise_emitter.h)
-// with `library_output` among its input buffers. Errors: kInvalidArgument when library_output is
-// not an item value computed from the dot or nothing is left to compute; kUnimplemented when a
-// remaining op reads another value the library computes, or as EmitElementwiseKernel.
+// convolution or reduce_window (and a prefix of whose epilogue) a library computes into
+// `library_output`, a value of the item (dot_general_emitter.cc): the item's ops that
+// `library_output` does not depend on, as an elementwise kernel (elementwise_emitter.h) with
+// `library_output` among its input buffers. Errors: kInvalidArgument when library_output is not an
+// item value computed from the dot or nothing is left to compute; kUnimplemented when a remaining
+// op reads another value the library computes, or as EmitElementwiseKernel.
 StatusOr<KernelSignature> EmitDotEpilogueKernel(const WorkItem& item, const Value& library_output,
                                                 const FusionPlan& fusion, llvm::Module& module,
                                                 std::string_view symbol);

@@ -13,11 +13,11 @@
 // finished row segment, in place); their other operands are read through their elided
 // broadcasts, folded when they are one-element constants, or read from their buffers.
 // select_and_scatter: one block per index of the leading dims whose window is a single element
-// (EmitSelectAndScatterKernel), else one block. The output is filled with init_value; then, for each source
-// element in row-major order, the window positions inside the operand are visited in row-major
-// order keeping the selection (first position; replaced whenever select(selected, current) is
-// false), and the source element is combined into the output at the selected position through
-// the scatter region. A window entirely in the padding selects nothing.
+// (EmitSelectAndScatterKernel), else one block. The output is filled with init_value; then, for
+// each source element in row-major order, the window positions inside the operand are visited in
+// row-major order keeping the selection (first position; replaced whenever select(selected,
+// current) is false), and the source element is combined into the output at the selected position
+// through the scatter region. A window entirely in the padding selects nothing.
 #include <functional>
 #include <map>
 #include <span>
@@ -78,9 +78,10 @@ struct WindowEpilogue {
           if (a.buffer < 0) return k.lowering().ConstantElement(a.type, a.constant);
           llvm::Value* at = k.Int(0);
           for (size_t d = 0; d < a.strides.size(); ++d) {
-            llvm::Value* coordinate = column != nullptr && d + 1 == a.strides.size() ? column
-                                                                                      : out[d];
-            if (a.strides[d] != 0) at = b.CreateAdd(at, b.CreateMul(coordinate, k.Int(a.strides[d])));
+            llvm::Value* coordinate =
+                column != nullptr && d + 1 == a.strides.size() ? column : out[d];
+            if (a.strides[d] != 0)
+              at = b.CreateAdd(at, b.CreateMul(coordinate, k.Int(a.strides[d])));
           }
           return k.LoadElement(static_cast<size_t>(a.buffer), a.type, at);
         },
@@ -120,8 +121,8 @@ Status ResolveWindowEpilogue(const WorkItem& item, const FusionPlan& fusion,
     epilogue.output = e->result(0);
   }
   if (epilogue.output != item.output_value) {
-    return absl::UnimplementedError(StrCat("jit: reduce_window emitter: work item ", item.id,
-                                           " does not end at its last op"));
+    return absl::UnimplementedError(
+        StrCat("jit: reduce_window emitter: work item ", item.id, " does not end at its last op"));
   }
   return absl::OkStatus();
 }
@@ -380,8 +381,7 @@ StatusOr<KernelSignature> EmitReduceWindowKernel(const Operation& op, llvm::Modu
   return EmitReduceWindow(op, nullptr, nullptr, module, symbol);
 }
 
-StatusOr<KernelSignature> EmitReduceWindowItemKernel(const WorkItem& item,
-                                                     const FusionPlan& fusion,
+StatusOr<KernelSignature> EmitReduceWindowItemKernel(const WorkItem& item, const FusionPlan& fusion,
                                                      llvm::Module& module,
                                                      std::string_view symbol) {
   if (item.kind != WorkKind::kReduceWindow || item.ops.empty() ||

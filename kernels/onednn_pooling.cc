@@ -116,8 +116,7 @@ bool IsWindowCount(const Value* divisor, const Operation& sum) {
     }
     def = def->operand(0)->defining_op();
   }
-  if (def == nullptr || !IsZeroInitSum(*def) ||
-      UniformF32Bits(def->operand(0)) != F32Bits(1.0f)) {
+  if (def == nullptr || !IsZeroInitSum(*def) || UniformF32Bits(def->operand(0)) != F32Bits(1.0f)) {
     return false;
   }
   const WindowGeometry ones = WindowGeometryOf(*def);
@@ -127,16 +126,14 @@ bool IsWindowCount(const Value* divisor, const Operation& sum) {
   const std::vector<int64_t>& in = sum.operand(0)->type().dims();
   if (ones_in.size() != in.size()) return false;
   for (size_t d = 0; d < in.size(); ++d) {
-    const bool same = ones_in[d] == in[d] &&
-                      ones.window_dimensions[d] == g.window_dimensions[d] &&
-                      ones.window_strides[d] == g.window_strides[d] &&
-                      ones.padding_low[d] == g.padding_low[d] &&
-                      ones.padding_high[d] == g.padding_high[d] &&
-                      ones.base_dilations[d] == g.base_dilations[d] &&
-                      (g.window_dimensions[d] == 1 ||
-                       ones.window_dilations[d] == g.window_dilations[d]);
-    const bool unit = ones_in[d] == 1 && ones_out[d] == 1 && TrivialWindowDim(ones, d) &&
-                      TrivialWindowDim(g, d);
+    const bool same =
+        ones_in[d] == in[d] && ones.window_dimensions[d] == g.window_dimensions[d] &&
+        ones.window_strides[d] == g.window_strides[d] && ones.padding_low[d] == g.padding_low[d] &&
+        ones.padding_high[d] == g.padding_high[d] &&
+        ones.base_dilations[d] == g.base_dilations[d] &&
+        (g.window_dimensions[d] == 1 || ones.window_dilations[d] == g.window_dilations[d]);
+    const bool unit =
+        ones_in[d] == 1 && ones_out[d] == 1 && TrivialWindowDim(ones, d) && TrivialWindowDim(g, d);
     if (!same && !unit) return false;
   }
   return true;
@@ -149,8 +146,8 @@ StatusOr<BoundPrimitive> BindReduceWindow(std::span<const Operation* const> ops,
                                           const LibraryKernelOptions& options) {
   (void)fusion;  // the mapped divide reads no operand buffer; the rest is the JIT's
   if (ops.empty() || ops.front()->kind() != OpKind::kReduceWindow) {
-    return absl::InvalidArgumentError(StrCat("reduce_window item: first op is ",
-                                             ops.empty() ? "missing" : ops.front()->name()));
+    return absl::InvalidArgumentError(
+        StrCat("reduce_window item: first op is ", ops.empty() ? "missing" : ops.front()->name()));
   }
   const Operation& op = *ops.front();
   const std::string name = StrCat("reduce_window %", op.result(0)->id());
@@ -240,11 +237,13 @@ StatusOr<BoundPrimitive> BindReduceWindow(std::span<const Operation* const> ops,
   const std::vector<int64_t> in_strides = RowMajorStrides(in_dims);
   const std::vector<int64_t> out_strides = RowMajorStrides(out_dims);
   std::vector<int64_t> src_dims, src_strides, dst_dims, dst_strides;
+  // A missing N (or C) is a unit dim outside everything (stride = the buffer's element count),
+  // so oneDNN still recognizes the layout (nhwc, nchw, ndhwc, ...) and takes its jit kernels.
   for (size_t k = 0; k < 2 - other.size(); ++k) {
     src_dims.push_back(1);
-    src_strides.push_back(1);
+    src_strides.push_back(op.operand(0)->type().element_count());
     dst_dims.push_back(1);
-    dst_strides.push_back(1);
+    dst_strides.push_back(op.result(0)->type().element_count());
   }
   for (size_t d : other) {
     src_dims.push_back(in_dims[d]);
@@ -265,8 +264,10 @@ StatusOr<BoundPrimitive> BindReduceWindow(std::span<const Operation* const> ops,
     padding_r.push_back(g.padding_high[d]);
   }
   try {
-    const dnnl::memory::desc src_md = StridedDesc(src_dims, src_strides, dnnl::memory::data_type::f32);
-    const dnnl::memory::desc dst_md = StridedDesc(dst_dims, dst_strides, dnnl::memory::data_type::f32);
+    const dnnl::memory::desc src_md =
+        StridedDesc(src_dims, src_strides, dnnl::memory::data_type::f32);
+    const dnnl::memory::desc dst_md =
+        StridedDesc(dst_dims, dst_strides, dnnl::memory::data_type::f32);
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     const dnnl::pooling_v2_forward::primitive_desc pooling_pd(
@@ -282,10 +283,9 @@ StatusOr<BoundPrimitive> BindReduceWindow(std::span<const Operation* const> ops,
     bound.arguments.push_back(
         {DNNL_ARG_DST, dnnl::memory(dst_md, CpuEngine(), DNNL_MEMORY_NONE), 1});
     AddScratchpad(pooling_pd, bound);
-    bound.implementation +=
-        algorithm == dnnl::algorithm::pooling_avg_include_padding
-            ? " (pooling_avg_include_padding)"
-            : " (pooling_avg_exclude_padding)";
+    bound.implementation += algorithm == dnnl::algorithm::pooling_avg_include_padding
+                                ? " (pooling_avg_include_padding)"
+                                : " (pooling_avg_exclude_padding)";
   } catch (const dnnl::error& error) {
     return DnnlErrorStatus(error, name, "pooling_v2_forward with these layouts and shapes");
   }

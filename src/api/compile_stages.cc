@@ -229,8 +229,7 @@ Status BindLibraryItems(CompileState& state) {
         continue;
       }
     } else if (item.kind != WorkKind::kKernelCall && item.kind != WorkKind::kConvolution &&
-               item.kind != WorkKind::kReduceWindow &&
-               item.kind != WorkKind::kTriangularSolve &&
+               item.kind != WorkKind::kReduceWindow && item.kind != WorkKind::kTriangularSolve &&
                item.kind != WorkKind::kRngBitGenerator && item.kind != WorkKind::kLapack) {
       continue;
     }

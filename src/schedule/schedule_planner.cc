@@ -244,8 +244,7 @@ uint64_t EstimatedElementOps(std::span<const Operation* const> ops, uint64_t ele
                           SaturatedMul(element_count, ops.size() - 1));
     }
     if (op->kind() == OpKind::kReduceWindow) {
-      return SaturatedAdd(ReduceWindowElementOps(*op),
-                          SaturatedMul(element_count, ops.size() - 1));
+      return SaturatedAdd(ReduceWindowElementOps(*op), SaturatedMul(element_count, ops.size() - 1));
     }
   }
   return SaturatedMul(element_count, ops.size());

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -91,9 +92,8 @@ std::string ReduceWindow(const PoolCase& c, const std::string& result, const std
   const size_t rank = input.size();
   std::string padding = "[";
   for (size_t d = 0; d < rank; ++d) {
-    padding += (d ? ", [" : "[") +
-               std::to_string(c.padding.empty() ? 0 : c.padding[d].first) + ", " +
-               std::to_string(c.padding.empty() ? 0 : c.padding[d].second) + "]";
+    padding += (d ? ", [" : "[") + std::to_string(c.padding.empty() ? 0 : c.padding[d].first) +
+               ", " + std::to_string(c.padding.empty() ? 0 : c.padding[d].second) + "]";
   }
   padding += "]";
   const std::string t = TensorText({}, c.type);
@@ -114,9 +114,9 @@ std::string ReduceWindow(const PoolCase& c, const std::string& result, const std
 std::string Program(const PoolCase& c) {
   const Dims out = ResultDims(c, c.input);
   const std::string out_t = TensorText(out, c.type);
-  std::string text = "func.func @main(%x: " + TensorText(c.input, c.type) + ") -> " + out_t + " {\n" +
-                     "  %init = stablehlo.constant dense<" + c.init + "> : " +
-                     TensorText({}, c.type) + "\n" + ReduceWindow(c, "%s", "%x", c.input);
+  std::string text = "func.func @main(%x: " + TensorText(c.input, c.type) + ") -> " + out_t +
+                     " {\n" + "  %init = stablehlo.constant dense<" + c.init +
+                     "> : " + TensorText({}, c.type) + "\n" + ReduceWindow(c, "%s", "%x", c.input);
   int64_t window_size = 1;
   for (int64_t w : c.window) window_size *= w;
   std::string result = "%s";
@@ -129,9 +129,9 @@ std::string Program(const PoolCase& c) {
       Dims ones = c.input;
       if (c.divisor == Divisor::kCount) {
         for (size_t d = 0; d < ones.size(); ++d) {
-          const bool trivial = c.window[d] == 1 && c.strides[d] == 1 &&
-                               (c.padding.empty() ||
-                                (c.padding[d].first == 0 && c.padding[d].second == 0));
+          const bool trivial =
+              c.window[d] == 1 && c.strides[d] == 1 &&
+              (c.padding.empty() || (c.padding[d].first == 0 && c.padding[d].second == 0));
           if (trivial) ones[d] = 1;
         }
       }
@@ -140,8 +140,8 @@ std::string Program(const PoolCase& c) {
       if (c.divisor == Divisor::kCount) {
         std::vector<int64_t> identity;
         for (size_t d = 0; d < ones.size(); ++d) identity.push_back(static_cast<int64_t>(d));
-        text += "  %d = stablehlo.broadcast_in_dim %n, dims = [" + Join(identity, ", ") +
-                "] : (" + TensorText(ResultDims(c, ones), c.type) + ") -> " + out_t + "\n";
+        text += "  %d = stablehlo.broadcast_in_dim %n, dims = [" + Join(identity, ", ") + "] : (" +
+                TensorText(ResultDims(c, ones), c.type) + ") -> " + out_t + "\n";
       }
     }
     text += "  %y = stablehlo.divide %s, %d : " + out_t + "\n";
@@ -169,7 +169,8 @@ accy::Tensor Input(const Dims& dims, const std::string& type) {
 
 ::testing::AssertionResult SameBits(const accy::Tensor& got, const accy::Tensor& want) {
   if (got.type() != want.type()) {
-    return ::testing::AssertionFailure() << got.type().ToString() << " vs " << want.type().ToString();
+    return ::testing::AssertionFailure()
+           << got.type().ToString() << " vs " << want.type().ToString();
   }
   const int64_t width = ElementByteWidth(want.element_type());
   const auto* g = static_cast<const uint8_t*>(got.data());
@@ -177,9 +178,9 @@ accy::Tensor Input(const Dims& dims, const std::string& type) {
   for (int64_t i = 0; i < want.element_count(); ++i) {
     const bool both_nan = std::isnan(got.GetAsDouble(i)) && std::isnan(want.GetAsDouble(i));
     if (!both_nan && std::memcmp(g + i * width, w + i * width, static_cast<size_t>(width)) != 0) {
-      return ::testing::AssertionFailure() << "first bad index " << i << ": got "
-                                           << got.GetAsDouble(i) << ", expected "
-                                           << want.GetAsDouble(i);
+      return ::testing::AssertionFailure()
+             << "first bad index " << i << ": got " << got.GetAsDouble(i) << ", expected "
+             << want.GetAsDouble(i);
     }
   }
   return ::testing::AssertionSuccess();
@@ -187,68 +188,196 @@ accy::Tensor Input(const Dims& dims, const std::string& type) {
 
 std::vector<PoolCase> Cases() {
   using P = std::vector<std::pair<int64_t, int64_t>>;
-  const std::string relu = "  %zero = stablehlo.constant dense<0.0> : tensor<f32>\n";
+  const P nhwc_pad1 = {{0, 0}, {1, 1}, {1, 1}, {0, 0}};
+  const P nchw_pad1 = {{0, 0}, {0, 0}, {1, 1}, {1, 1}};
+  const P nhwc_pad2 = {{0, 0}, {2, 2}, {2, 2}, {0, 0}};
+  const std::string minus_inf = "0xFF800000";
+  // relu of the average %y (of dims 2x4x4x16) as %z.
+  const std::string relu =
+      "  %zero = stablehlo.constant dense<0.0> : tensor<f32>\n"
+      "  %zb = stablehlo.broadcast_in_dim %zero, dims = [] : (tensor<f32>) -> "
+      "tensor<2x4x4x16xf32>\n"
+      "  %z = stablehlo.maximum %y, %zb : tensor<2x4x4x16xf32>\n";
   return {
       // Mapped onto oneDNN: one reduce_window item on the library.
-      {"Avg2x2Stride2Nhwc", {2, 8, 8, 16}, {1, 2, 2, 1}, {1, 2, 2, 1}},
-      {"Avg3x3Stride2Pad1IncludePadNhwc", {2, 9, 9, 16}, {1, 3, 3, 1}, {1, 2, 2, 1},
-       P{{0, 0}, {1, 1}, {1, 1}, {0, 0}}},
-      {"Avg3x3Stride2Pad1IncludePadNchw", {2, 16, 9, 9}, {1, 1, 3, 3}, {1, 1, 2, 2},
-       P{{0, 0}, {0, 0}, {1, 1}, {1, 1}}},
-      // Flax count_include_pad=False: the ones' reduce_window is a JIT item of its own.
-      {"Avg3x3Stride1Pad1ExcludePadNhwc", {2, 9, 9, 16}, {1, 3, 3, 1}, {1, 1, 1, 1},
-       P{{0, 0}, {1, 1}, {1, 1}, {0, 0}}, {}, {}, "add", "0.0", Divisor::kCount, "", "f32", "",
-       2, 2},
-      {"Avg3x3Stride2Pad1ExcludePadFullOnesNchw", {2, 16, 9, 9}, {1, 1, 3, 3}, {1, 1, 2, 2},
-       P{{0, 0}, {0, 0}, {1, 1}, {1, 1}}, {}, {}, "add", "0.0", Divisor::kCountFull, "", "f32",
-       "", 2, 2},
-      {"Avg1dNwc", {2, 20, 8}, {1, 3, 1}, {1, 1, 1}, P{{0, 0}, {1, 1}, {0, 0}}},
-      {"Avg3dNdhwc", {1, 6, 6, 6, 8}, {1, 2, 2, 2, 1}, {1, 2, 2, 2, 1}},
-      {"Avg3x3WindowDilation2", {1, 11, 11, 8}, {1, 3, 3, 1}, {1, 1, 1, 1},
-       P{{0, 0}, {2, 2}, {2, 2}, {0, 0}}, {}, {1, 2, 2, 1}},
-      {"Avg3x3WindowDilation2ExcludePad", {1, 11, 11, 8}, {1, 3, 3, 1}, {1, 1, 1, 1},
-       P{{0, 0}, {2, 2}, {2, 2}, {0, 0}}, {}, {1, 2, 2, 1}, "add", "0.0", Divisor::kCount, "",
-       "f32", "", 2, 2},
+      {.name = "Avg2x2Stride2Nhwc",
+       .input = {2, 8, 8, 16},
+       .window = {1, 2, 2, 1},
+       .strides = {1, 2, 2, 1}},
+      {.name = "Avg3x3Stride2Pad1IncludePadNhwc",
+       .input = {2, 9, 9, 16},
+       .window = {1, 3, 3, 1},
+       .strides = {1, 2, 2, 1},
+       .padding = nhwc_pad1},
+      {.name = "Avg3x3Stride2Pad1IncludePadNchw",
+       .input = {2, 16, 9, 9},
+       .window = {1, 1, 3, 3},
+       .strides = {1, 1, 2, 2},
+       .padding = nchw_pad1},
+      // Flax count_include_pad=False: the ones' reduce_window is a JIT item of its own, and its
+      // operand (broadcast-splat-constants turns the splat into a broadcast) a shape item.
+      {.name = "Avg3x3Stride1Pad1ExcludePadNhwc",
+       .input = {2, 9, 9, 16},
+       .window = {1, 3, 3, 1},
+       .strides = {1, 1, 1, 1},
+       .padding = nhwc_pad1,
+       .divisor = Divisor::kCount,
+       .reduce_window_items = 2,
+       .items = 3},
+      {.name = "Avg3x3Stride2Pad1ExcludePadFullOnesNchw",
+       .input = {2, 16, 9, 9},
+       .window = {1, 1, 3, 3},
+       .strides = {1, 1, 2, 2},
+       .padding = nchw_pad1,
+       .divisor = Divisor::kCountFull,
+       .reduce_window_items = 2,
+       .items = 3},
+      {.name = "Avg1dNwc",
+       .input = {2, 20, 8},
+       .window = {1, 3, 1},
+       .strides = {1, 1, 1},
+       .padding = P{{0, 0}, {1, 1}, {0, 0}}},
+      {.name = "Avg3dNdhwc",
+       .input = {1, 6, 6, 6, 8},
+       .window = {1, 2, 2, 2, 1},
+       .strides = {1, 2, 2, 2, 1}},
       // A window over the leading dim too is a 3-D pool over dims 0-2 with N = 1, C = dim 3.
-      {"AvgWindowOverLeadingDimIsA3dPool", {4, 6, 6, 8}, {2, 2, 2, 1}, {2, 2, 2, 1}},
-      // The average on oneDNN, the relu after it on the JIT over oneDNN's output: one item.
-      {"AvgThenReluJitEpilogue", {2, 8, 8, 16}, {1, 2, 2, 1}, {1, 2, 2, 1}, {}, {}, {}, "add",
-       "0.0", Divisor::kWindowSize, "", "f32",
-       relu + "  %zb = stablehlo.broadcast_in_dim %zero, dims = [] : (tensor<f32>) -> "
-              "tensor<2x4x4x16xf32>\n  %z = stablehlo.maximum %y, %zb : tensor<2x4x4x16xf32>\n"},
+      {.name = "AvgWindowOverLeadingDimIsA3dPool",
+       .input = {4, 6, 6, 8},
+       .window = {2, 2, 2, 1},
+       .strides = {2, 2, 2, 1}},
+      // The average on oneDNN, the relu after it a JIT pass over its output: one item.
+      {.name = "AvgThenReluJitEpilogue",
+       .input = {2, 8, 8, 16},
+       .window = {1, 2, 2, 1},
+       .strides = {1, 2, 2, 1},
+       .epilogue = relu},
 
       // Not mapped: the JIT runs the reduce_window with its divide (and relu) in one kernel.
-      {"MaxPool3x3Stride2Pad1StaysOnJit", {2, 9, 9, 16}, {1, 3, 3, 1}, {1, 2, 2, 1},
-       P{{0, 0}, {1, 1}, {1, 1}, {0, 0}}, {}, {}, "maximum", "0xFF800000", Divisor::kNone, "",
-       "f32", "", 1, 1, "jit"},
-      {"MaxPoolNchwStaysOnJit", {2, 16, 9, 9}, {1, 1, 3, 3}, {1, 1, 2, 2},
-       P{{0, 0}, {0, 0}, {1, 1}, {1, 1}}, {}, {}, "maximum", "0xFF800000", Divisor::kNone, "",
-       "f32", "", 1, 1, "jit"},
-      {"MaxWithoutMinusInfinityInit", {2, 8, 8, 16}, {1, 2, 2, 1}, {1, 2, 2, 1}, {}, {}, {},
-       "maximum", "0.0", Divisor::kNone, "", "f32", "", 1, 1, "jit"},
-      {"AddInitOneIsNotAnAverage", {2, 8, 8, 16}, {1, 2, 2, 1}, {1, 2, 2, 1}, {}, {}, {}, "add",
-       "1.0", Divisor::kWindowSize, "", "f32", "", 1, 1, "jit"},
-      {"AddInitMinusZeroIsNotAnAverage", {2, 8, 8, 16}, {1, 2, 2, 1}, {1, 2, 2, 1}, {}, {}, {},
-       "add", "-0.0", Divisor::kWindowSize, "", "f32", "", 1, 1, "jit"},
-      {"SumWithoutDivide", {2, 8, 8, 16}, {1, 2, 2, 1}, {1, 2, 2, 1}, {}, {}, {}, "add", "0.0",
-       Divisor::kNone, "", "f32", "", 1, 1, "jit"},
-      {"DivideByAnotherConstant", {2, 9, 9, 16}, {1, 3, 3, 1}, {1, 2, 2, 1}, {}, {}, {}, "add",
-       "0.0", Divisor::kWindowSize, "8.0", "f32", "", 1, 1, "jit"},
-      {"BaseDilation", {1, 6, 6, 8}, {1, 2, 2, 1}, {1, 1, 1, 1}, {}, {1, 2, 2, 1}, {}, "add",
-       "0.0", Divisor::kWindowSize, "", "f32", "", 1, 1, "jit"},
-      {"WindowOverEveryDim", {2, 6, 6, 8}, {2, 2, 2, 2}, {2, 2, 2, 2}, {}, {}, {}, "add", "0.0",
-       Divisor::kWindowSize, "", "f32", "", 1, 1, "jit"},
-      {"WindowWhollyInPadding", {1, 4, 4, 8}, {1, 2, 2, 1}, {1, 2, 2, 1},
-       P{{0, 0}, {0, 2}, {0, 2}, {0, 0}}, {}, {}, "add", "0.0", Divisor::kWindowSize, "", "f32",
-       "", 1, 1, "jit"},
-      {"Bf16AverageStaysOnJit", {2, 8, 8, 16}, {1, 2, 2, 1}, {1, 2, 2, 1}, {}, {}, {}, "add",
-       "0.0", Divisor::kWindowSize, "", "bf16", "", 1, 1, "jit"},
-      {"MaxPoolThenDivideFusedOnJit", {2, 9, 9, 16}, {1, 3, 3, 1}, {1, 2, 2, 1}, {}, {}, {},
-       "maximum", "0xFF800000", Divisor::kWindowSize, "2.0", "f32",
-       relu + "  %zb = stablehlo.broadcast_in_dim %zero, dims = [] : (tensor<f32>) -> "
-              "tensor<2x4x4x16xf32>\n  %z = stablehlo.maximum %y, %zb : tensor<2x4x4x16xf32>\n",
-       1, 1, "jit"},
+      {.name = "MaxPool3x3Stride2Pad1StaysOnJit",
+       .input = {2, 9, 9, 16},
+       .window = {1, 3, 3, 1},
+       .strides = {1, 2, 2, 1},
+       .padding = nhwc_pad1,
+       .body = "maximum",
+       .init = minus_inf,
+       .divisor = Divisor::kNone,
+       .runs_on = "jit"},
+      {.name = "MaxPoolNchwStaysOnJit",
+       .input = {2, 16, 9, 9},
+       .window = {1, 1, 3, 3},
+       .strides = {1, 1, 2, 2},
+       .padding = nchw_pad1,
+       .body = "maximum",
+       .init = minus_inf,
+       .divisor = Divisor::kNone,
+       .runs_on = "jit"},
+      {.name = "MaxWithoutMinusInfinityInit",
+       .input = {2, 8, 8, 16},
+       .window = {1, 2, 2, 1},
+       .strides = {1, 2, 2, 1},
+       .body = "maximum",
+       .divisor = Divisor::kNone,
+       .runs_on = "jit"},
+      {.name = "MaxPoolThenDivideAndReluFusedOnJit",
+       .input = {2, 9, 9, 16},
+       .window = {1, 3, 3, 1},
+       .strides = {1, 2, 2, 1},
+       .body = "maximum",
+       .init = minus_inf,
+       .divisor_literal = "2.0",
+       .epilogue = relu,
+       .runs_on = "jit"},
+      {.name = "AddInitOneIsNotAnAverage",
+       .input = {2, 8, 8, 16},
+       .window = {1, 2, 2, 1},
+       .strides = {1, 2, 2, 1},
+       .init = "1.0",
+       .runs_on = "jit"},
+      {.name = "AddInitMinusZeroIsNotAnAverage",
+       .input = {2, 8, 8, 16},
+       .window = {1, 2, 2, 1},
+       .strides = {1, 2, 2, 1},
+       .init = "-0.0",
+       .runs_on = "jit"},
+      {.name = "SumWithoutDivide",
+       .input = {2, 8, 8, 16},
+       .window = {1, 2, 2, 1},
+       .strides = {1, 2, 2, 1},
+       .divisor = Divisor::kNone,
+       .runs_on = "jit"},
+      {.name = "DivideByAnotherConstant",
+       .input = {2, 9, 9, 16},
+       .window = {1, 3, 3, 1},
+       .strides = {1, 2, 2, 1},
+       .divisor_literal = "8.0",
+       .runs_on = "jit"},
+      {.name = "BaseDilation",
+       .input = {1, 6, 6, 8},
+       .window = {1, 2, 2, 1},
+       .strides = {1, 1, 1, 1},
+       .base_dilations = {1, 2, 2, 1},
+       .runs_on = "jit"},
+      // oneDNN 2.6 has only its reference pooling for dilated windows (pooling_v2 dilation).
+      {.name = "WindowDilationStaysOnJit",
+       .input = {1, 11, 11, 8},
+       .window = {1, 3, 3, 1},
+       .strides = {1, 1, 1, 1},
+       .padding = nhwc_pad2,
+       .window_dilations = {1, 2, 2, 1},
+       .runs_on = "jit"},
+      {.name = "WindowDilationExcludePadStaysOnJit",
+       .input = {1, 11, 11, 8},
+       .window = {1, 3, 3, 1},
+       .strides = {1, 1, 1, 1},
+       .padding = nhwc_pad2,
+       .window_dilations = {1, 2, 2, 1},
+       .divisor = Divisor::kCount,
+       .reduce_window_items = 2,
+       .items = 3,
+       .runs_on = "jit"},
+      {.name = "WindowOverEveryDim",
+       .input = {2, 6, 6, 8},
+       .window = {2, 2, 2, 2},
+       .strides = {2, 2, 2, 2},
+       .runs_on = "jit"},
+      {.name = "WindowWhollyInPadding",
+       .input = {1, 4, 4, 8},
+       .window = {1, 2, 2, 1},
+       .strides = {1, 2, 2, 1},
+       .padding = P{{0, 0}, {0, 2}, {0, 2}, {0, 0}},
+       .runs_on = "jit"},
+      {.name = "Bf16AverageStaysOnJit",
+       .input = {2, 8, 8, 16},
+       .window = {1, 2, 2, 1},
+       .strides = {1, 2, 2, 1},
+       .type = "bf16",
+       .runs_on = "jit"},
   };
+}
+
+void PrintTo(const PoolCase& c, std::ostream* os) { *os << c.name; }
+
+// What LibraryKernel::Create says of the last reduce_window item of `text` (the engine's options:
+// a JIT epilogue allowed), for failure messages.
+std::string BindingStatus(const std::string& text) {
+  StatusOr<std::unique_ptr<Module>> module = ParseStableHlo(text);
+  if (!module.ok()) return module.status().ToString();
+  testing_util::PlannedModule planned(*std::move(module), "main");
+  StatusOr<const SchedulePlan*> plan = planned.Plan();
+  if (!plan.ok()) return plan.status().ToString();
+  auto fusion = planned.cache().Get<FusionPlanAnalysis>(planned.function());
+  if (!fusion.ok()) return fusion.status().ToString();
+  const WorkItem* item = nullptr;
+  for (const WorkItem& candidate : (*plan)->items()) {
+    if (candidate.kind == WorkKind::kReduceWindow) item = &candidate;
+  }
+  if (item == nullptr) return "no reduce_window item";
+  kernels::LibraryKernelOptions options;
+  options.allow_jit_epilogue = true;
+  StatusOr<kernels::LibraryKernel> kernel =
+      kernels::LibraryKernel::Create(*item, &(*fusion)->plan(), options);
+  return kernel.ok() ? "bound: " + kernel->implementation() : kernel.status().ToString();
 }
 
 class PoolingTest : public ::testing::TestWithParam<PoolCase> {};
@@ -289,7 +418,7 @@ TEST_P(PoolingTest, PlansAndMatchesReferenceBitForBit) {
     EXPECT_EQ(runs_on[runs_on.size() - 2], "library");
     EXPECT_EQ(runs_on.back(), "jit");
   } else {
-    EXPECT_EQ(runs_on.back(), c.runs_on);
+    EXPECT_EQ(runs_on.back(), c.runs_on) << BindingStatus(text);
   }
   for (size_t i = 0; i + (jit_epilogue ? 2 : 1) < runs_on.size(); ++i) {
     EXPECT_EQ(runs_on[i], "jit") << "the ones' count";
@@ -302,8 +431,7 @@ INSTANTIATE_TEST_SUITE_P(Table, PoolingTest, ::testing::ValuesIn(Cases()),
 // The planner puts JAX's average pool (reduce_window add, divide) in one reduce_window item,
 // and the binding names why a form does not map.
 TEST(PoolingBindingTest, AverageIsOneItemAndMaxIsRefusedWithItsReason) {
-  PoolCase avg{"avg", {2, 9, 9, 16}, {1, 3, 3, 1}, {1, 2, 2, 1},
-               {{0, 0}, {1, 1}, {1, 1}, {0, 0}}};
+  PoolCase avg{"avg", {2, 9, 9, 16}, {1, 3, 3, 1}, {1, 2, 2, 1}, {{0, 0}, {1, 1}, {1, 1}, {0, 0}}};
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Module> module, ParseStableHlo(Program(avg)));
   testing_util::PlannedModule planned(std::move(module), "main");
   ASSERT_OK_AND_ASSIGN(const SchedulePlan* plan, planned.Plan());
