@@ -53,8 +53,9 @@ StatusOr<BoundPrimitive> BindConvolution(std::span<const Operation* const> ops,
 // bits are the reference evaluator's. Buffers: the reduce_window's input, then the output: the
 // divide's result, which is the item's output or, with options.allow_jit_epilogue, the value the
 // JIT computes the rest of the epilogue from. kUnimplemented naming the reason for everything
-// else (max: oneDNN 2.6 drops NaN and gives -FLT_MAX for a window of -inf; docs/numerics.md);
-// kInvalidArgument when ops does not start with a reduce_window.
+// else (max: oneDNN 2.6 drops NaN and gives -FLT_MAX for a window of -inf; docs/numerics.md;
+// a dilated window: only oneDNN's reference implementation takes it); kInvalidArgument when ops
+// does not start with a reduce_window.
 StatusOr<BoundPrimitive> BindReduceWindow(std::span<const Operation* const> ops,
                                           const FusionPlan* fusion,
                                           const LibraryKernelOptions& options);

@@ -18,7 +18,8 @@
 // docs/numerics.md), a sum without the divide, bf16/f16 (the program rounds the sum at every
 // position, oneDNN once), base dilation, a window over more than three dims, more than two
 // dims outside the window, negative padding, a window lying wholly in the padding, and
-// oneDNN's reference implementation.
+// oneDNN's reference implementation (ref:any: what 2.6 has for a dilated window; the window
+// dilation maps onto pooling_v2's dilation, d - 1, should an optimized kernel take it).
 #include <cstring>
 #include <optional>
 #include <string>
