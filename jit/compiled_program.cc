@@ -84,6 +84,8 @@ StatusOr<KernelSignature> EmitItemKernel(size_t index, const WorkItem& item,
       return EmitDotGeneralKernel(item, fusion, module, symbol);
     case WorkKind::kConvolution:
       return EmitConvolutionKernel(item, fusion, module, symbol);
+    case WorkKind::kReduceWindow:
+      return EmitReduceWindowItemKernel(item, fusion, module, symbol);
     case WorkKind::kKernelCall:  // library kernels (kernels/), skipped by Engine::Compile
     case WorkKind::kTriangularSolve:
     case WorkKind::kRngBitGenerator:

@@ -465,9 +465,11 @@ StatusOr<KernelSignature> EmitDotEpilogueKernel(const WorkItem& item, const Valu
                                                 std::string_view symbol) {
   const std::string prefix = StrCat("jit: library epilogue emitter: work item ", item.id);
   const std::set<const Operation*> members(item.ops.begin(), item.ops.end());
-  const OpKind contraction =
-      item.kind == WorkKind::kConvolution ? OpKind::kConvolution : OpKind::kDotGeneral;
-  if ((item.kind != WorkKind::kDotGeneral && item.kind != WorkKind::kConvolution) ||
+  const OpKind contraction = item.kind == WorkKind::kConvolution    ? OpKind::kConvolution
+                             : item.kind == WorkKind::kReduceWindow ? OpKind::kReduceWindow
+                                                                    : OpKind::kDotGeneral;
+  if ((item.kind != WorkKind::kDotGeneral && item.kind != WorkKind::kConvolution &&
+       item.kind != WorkKind::kReduceWindow) ||
       members.count(library_output.defining_op()) == 0) {
     return absl::InvalidArgumentError(StrCat(prefix, " (kind ", WorkKindName(item.kind),
                                              ") computes no value %", library_output.id()));

@@ -32,7 +32,8 @@ struct KernelTarget {
 
 // kind shape: transpose, slice, pad, concatenate, iota, reverse, reshape, materialized
 // broadcast_in_dim, gather, scatter, dynamic_slice, dynamic_update_slice (shape_emitter.cc),
-// reduce_window and select_and_scatter (window_emitter.cc), sort and top_k (sort_emitter.cc).
+// select_and_scatter (and a lone reduce_window, which the planner makes a reduce_window item;
+// window_emitter.cc), sort and top_k (sort_emitter.cc).
 StatusOr<KernelSignature> EmitShapeKernel(const WorkItem& item, const FusionPlan& fusion,
                                           llvm::Module& module, std::string_view symbol);
 // kinds reduction (a reduce, or a reduction_input cluster rooted at one; reduction_emitter.cc,
@@ -54,6 +55,13 @@ StatusOr<KernelSignature> EmitFlashAttentionKernel(const WorkItem& item, const F
 // accumulated in f32 (f64 for f64), integers modulo 2^bits; blocks of output rows x columns.
 StatusOr<KernelSignature> EmitDotGeneralKernel(const WorkItem& item, const FusionPlan& fusion,
                                                llvm::Module& module, std::string_view symbol);
+// kind reduce_window: a reduce_window (any body, dilations, padding; spec "reduce_window") and,
+// for a reduce_window_epilogue cluster, its elementwise epilogue applied to each result before
+// the store (window_emitter.cc); the reduce_window's own combinations are those of
+// EmitReduceWindowKernel, so the bits are the reference evaluator's. kUnimplemented for an item
+// of another kind or an epilogue op that is not elementwise over the result's dims.
+StatusOr<KernelSignature> EmitReduceWindowItemKernel(const WorkItem& item, const FusionPlan& fusion,
+                                                     llvm::Module& module, std::string_view symbol);
 // kind convolution: a convolution (convolution_emitter.cc), every valid one (any dimension
 // numbers, windows, groups; float and integer types) as a direct loop nest over output pixels
 // vectorized over output features; floats accumulate in f32 (f64 for f64), integers modulo
@@ -63,13 +71,13 @@ StatusOr<KernelSignature> EmitDotGeneralKernel(const WorkItem& item, const Fusio
 // a convolution followed by elementwise ops of its result dims ending at the item's output.
 StatusOr<KernelSignature> EmitConvolutionKernel(const WorkItem& item, const FusionPlan& fusion,
                                                 llvm::Module& module, std::string_view symbol);
-// The epilogue of a dot_general or convolution item whose dot_general or convolution (and a
-// prefix of whose epilogue) a library computes into `library_output`, a value of the item
-// (dot_general_emitter.cc): the item's ops
-// that `library_output` does not depend on, as an elementwise kernel (elementwise_emitter.h)
-// with `library_output` among its input buffers. Errors: kInvalidArgument when library_output is
-// not an item value computed from the dot or nothing is left to compute; kUnimplemented when a
-// remaining op reads another value the library computes, or as EmitElementwiseKernel.
+// The epilogue of a dot_general, convolution or reduce_window item whose dot_general,
+// convolution or reduce_window (and a prefix of whose epilogue) a library computes into
+// `library_output`, a value of the item (dot_general_emitter.cc): the item's ops that
+// `library_output` does not depend on, as an elementwise kernel (elementwise_emitter.h) with
+// `library_output` among its input buffers. Errors: kInvalidArgument when library_output is not an
+// item value computed from the dot or nothing is left to compute; kUnimplemented when a remaining
+// op reads another value the library computes, or as EmitElementwiseKernel.
 StatusOr<KernelSignature> EmitDotEpilogueKernel(const WorkItem& item, const Value& library_output,
                                                 const FusionPlan& fusion, llvm::Module& module,
                                                 std::string_view symbol);

@@ -42,6 +42,24 @@ StatusOr<BoundPrimitive> BindConvolution(std::span<const Operation* const> ops,
                                          const FusionPlan* fusion,
                                          const LibraryKernelOptions& options);
 
+// A reduce_window item on pooling_v2_forward (onednn_pooling.cc; StableHLO spec "reduce_window",
+// oneDNN dev_guide_pooling.html): `ops` is the reduce_window then its epilogue (a
+// reduce_window_epilogue cluster's elementwise ops, or none). Maps only an average pool: a
+// one-result f32 reduce_window whose body is one add with init +0, over 1-3 spatial dims (the
+// window of every other dim one element, stride 1, unpadded), no base dilation, every window
+// holding at least one input element, followed by a divide by the window size
+// (pooling_avg_include_padding) or by the same window's reduce_window of ones
+// (pooling_avg_exclude_padding): the same sums in the same order and the same divide, so the
+// bits are the reference evaluator's. Buffers: the reduce_window's input, then the output: the
+// divide's result, which is the item's output or, with options.allow_jit_epilogue, the value the
+// JIT computes the rest of the epilogue from. kUnimplemented naming the reason for everything
+// else (max: oneDNN 2.6 drops NaN and gives -FLT_MAX for a window of -inf; docs/numerics.md;
+// a dilated window: only oneDNN's reference implementation takes it); kInvalidArgument when ops
+// does not start with a reduce_window.
+StatusOr<BoundPrimitive> BindReduceWindow(std::span<const Operation* const> ops,
+                                          const FusionPlan* fusion,
+                                          const LibraryKernelOptions& options);
+
 // A triangular_solve on Eigen (eigen_triangular_solve.cc): a host kernel (BoundPrimitive::host,
 // implementation "eigen:trsm"); buffers a, b, result. Batches run on up to omp_get_max_threads()
 // threads, read when binding. kInvalidArgument for another op; kUnimplemented for an element

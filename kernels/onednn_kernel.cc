@@ -116,6 +116,14 @@ StatusOr<LibraryKernel> LibraryKernel::Create(const WorkItem& item, const Fusion
       ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Impl> impl, MakeImpl(std::move(bound)));
       return LibraryKernel(std::move(impl));
     }
+    case WorkKind::kReduceWindow: {
+      if (item.ops.empty()) {
+        return absl::InvalidArgumentError(StrCat("reduce_window item ", item.id, " has no ops"));
+      }
+      ACCY_ASSIGN_OR_RETURN(BoundPrimitive bound, BindReduceWindow(item.ops, fusion, options));
+      ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Impl> impl, MakeImpl(std::move(bound)));
+      return LibraryKernel(std::move(impl));
+    }
     case WorkKind::kTriangularSolve: {
       if (item.root == nullptr) {
         return absl::InvalidArgumentError(
@@ -146,7 +154,7 @@ StatusOr<LibraryKernel> LibraryKernel::Create(const WorkItem& item, const Fusion
       return absl::InvalidArgumentError(
           StrCat("work item ", item.id, " of kind ", WorkKindName(item.kind),
                  " is not a library kind (kernel_call, dot_general, convolution, "
-                 "triangular_solve, rng_bit_generator, lapack)"));
+                 "reduce_window, triangular_solve, rng_bit_generator, lapack)"));
   }
 }
 

@@ -1,13 +1,12 @@
 // LibraryKernel: a library work item (kernel_call, dot_general, dot_epilogue cluster,
-// convolution, triangular_solve, rng_bit_generator, lapack) bound to a oneDNN primitive (or a
-// host kernel: registered kernel_calls, Eigen's triangular solve, Random123's generators,
-// LAPACK's routines) once at
-// compile time, then run over raw buffers in the JIT's order (inputs, then outputs;
-// jit/kernel_abi.h) with no allocation, copy or exception (oneDNN errors become statuses naming
-// the item; Eigen's triangular solve copies b into the result, and may allocate packing blocks
-// for large matrices). The module of the item's ops must outlive the kernel. Move-only;
-// Run re-points the bound memories, so one run at a time per kernel (distinct kernels may run
-// concurrently).
+// convolution, reduce_window, triangular_solve, rng_bit_generator, lapack) bound to a oneDNN
+// primitive (or a host kernel: registered kernel_calls, Eigen's triangular solve, Random123's
+// generators, LAPACK's routines) once at compile time, then run over raw buffers in the JIT's order
+// (inputs, then outputs; jit/kernel_abi.h) with no allocation, copy or exception (oneDNN errors
+// become statuses naming the item; Eigen's triangular solve copies b into the result, and may
+// allocate packing blocks for large matrices). The module of the item's ops must outlive the
+// kernel. Move-only; Run re-points the bound memories, so one run at a time per kernel (distinct
+// kernels may run concurrently).
 #ifndef ACCY_KERNELS_ONEDNN_KERNEL_H_
 #define ACCY_KERNELS_ONEDNN_KERNEL_H_
 
@@ -110,15 +109,17 @@ struct DotClassification {
 class LibraryKernel {
  public:
   // Binds a work item of kind kernel_call, dot_general, convolution, triangular_solve,
-  // rng_bit_generator or lapack (`fusion` tells which broadcasts are elided; null means none are). Errors
-  // as the two functions below for the first two; for convolution (oneDNN convolution_forward,
-  // onednn_bindings.h BindConvolution, with the item's epilogue as bias and post-ops; buffers
-  // lhs, rhs, the epilogue's other inputs, result) kUnimplemented below
+  // rng_bit_generator or lapack (`fusion` tells which broadcasts are elided; null means none are).
+  // Errors as the two functions below for the first two; for convolution (oneDNN
+  // convolution_forward, onednn_bindings.h BindConvolution, with the item's epilogue as bias and
+  // post-ops; buffers lhs, rhs, the epilogue's other inputs, result) kUnimplemented below
   // options.min_convolution_element_ops or naming what does not map; for triangular_solve
   // (Eigen, BindTriangularSolve; buffers a, b, result; implementation "eigen:trsm") as
   // BindTriangularSolve; for rng_bit_generator (Random123, BindRngBitGenerator; buffers
   // initial_state, output_state, output) as BindRngBitGenerator; for lapack (Debian's LAPACK,
-  // BindLapack; potrf buffers a, factor, info) as BindLapack; kInvalidArgument for another kind.
+  // BindLapack; potrf buffers a, factor, info) as BindLapack; for reduce_window (oneDNN
+  // pooling_forward, BindReduceWindow) kUnimplemented naming what does not map exactly;
+  // kInvalidArgument for another kind.
   static StatusOr<LibraryKernel> Create(const WorkItem& item, const FusionPlan* fusion,
                                         const LibraryKernelOptions& options = {});
   // Binds a kernel_call of a registered host kernel (include/accy/host_kernel.h; checked first)

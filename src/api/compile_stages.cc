@@ -229,17 +229,19 @@ Status BindLibraryItems(CompileState& state) {
         continue;
       }
     } else if (item.kind != WorkKind::kKernelCall && item.kind != WorkKind::kConvolution &&
-               item.kind != WorkKind::kTriangularSolve &&
+               item.kind != WorkKind::kReduceWindow && item.kind != WorkKind::kTriangularSolve &&
                item.kind != WorkKind::kRngBitGenerator && item.kind != WorkKind::kLapack) {
       continue;
     }
     omp_set_num_threads(threads);
     StatusOr<kernels::LibraryKernel> created =
         kernels::LibraryKernel::Create(item, &fusion, library_options);
-    // A dot_general or convolution oneDNN does not map (or has only its reference
-    // implementation for) runs on the JIT.
-    if ((item.kind == WorkKind::kDotGeneral || item.kind == WorkKind::kConvolution) &&
-        absl::IsUnimplemented(created.status())) {
+    // A dot_general, convolution or reduce_window oneDNN does not map (or has only its
+    // reference implementation for) runs on the JIT.
+    const bool jit_alternative = item.kind == WorkKind::kDotGeneral ||
+                                 item.kind == WorkKind::kConvolution ||
+                                 item.kind == WorkKind::kReduceWindow;
+    if (jit_alternative && absl::IsUnimplemented(created.status())) {
       continue;
     }
     ACCY_ASSIGN_OR_RETURN(kernels::LibraryKernel kernel, std::move(created));
@@ -252,8 +254,7 @@ Status BindLibraryItems(CompileState& state) {
                             kernels::LibraryKernel::Create(item, &fusion, library_options));
       state.library_single[i] = std::make_unique<kernels::LibraryKernel>(std::move(single));
     }
-    if ((item.kind == WorkKind::kDotGeneral || item.kind == WorkKind::kConvolution) &&
-        state.library[i]->outputs()[0] != item.output_value) {
+    if (jit_alternative && state.library[i]->outputs()[0] != item.output_value) {
       state.library_outputs[i] = state.library[i]->outputs()[0];
     }
   }

@@ -20,6 +20,8 @@ std::string_view ClusterKindName(ClusterKind kind) {
       return "dot_epilogue";
     case ClusterKind::kConvolutionEpilogue:
       return "convolution_epilogue";
+    case ClusterKind::kReduceWindowEpilogue:
+      return "reduce_window_epilogue";
     case ClusterKind::kReductionInput:
       return "reduction_input";
     case ClusterKind::kRowPipeline:

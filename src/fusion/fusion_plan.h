@@ -21,7 +21,8 @@
 namespace accy {
 
 // Cluster kinds (docs/work_items.md); the schedule planner maps them to work items
-// elementwise_fusion, dot_general, reduction, row_pipeline, flash_attention and convolution.
+// elementwise_fusion, dot_general, reduction, row_pipeline, flash_attention, convolution and
+// reduce_window.
 inline constexpr int64_t kFlashAttentionMaxValueDim = 8192;
 
 enum class ClusterKind : uint8_t {
@@ -31,9 +32,10 @@ enum class ClusterKind : uint8_t {
   kRowPipeline,
   kFlashAttention,
   kConvolutionEpilogue,
+  kReduceWindowEpilogue,
 };
 // "elementwise", "dot_epilogue", "reduction_input", "row_pipeline", "flash_attention",
-// "convolution_epilogue".
+// "convolution_epilogue", "reduce_window_epilogue".
 std::string_view ClusterKindName(ClusterKind kind);
 
 // The rules PlanFusion applies (each cluster has at least two ops; every op of a cluster except
@@ -51,7 +53,11 @@ std::string_view ClusterKindName(ClusterKind kind);
 //     ops; ops not computed from it stay out. If it cannot join (its result is read elsewhere),
 //     the root's cluster is plain kElementwise; two dot_generals never share a cluster here.
 //     The same with a convolution in the dot_general's place is a kConvolutionEpilogue (batch
-//     norm's affine, relu, a residual add after a convolution).
+//     norm's affine, relu, a residual add after a convolution). The same with a one-result
+//     reduce_window is a kReduceWindowEpilogue (JAX's average pool: the divide by the window
+//     size, or by a reduce_window of ones, after a reduce_window add); the reduce_window's
+//     operands are never fused into it (its producers are not recomputed per window), and a
+//     reduce_window of a constant (the ones' window counts) is no source.
 //  5. kReductionInput: a reduce (the root) plus the elementwise ops producing its inputs, all of
 //     the inputs' dims (exp(x) feeding a reduce-sum); init values are never fused.
 //  6. kRowPipeline: ops that keep rows independent, rooted at an elementwise op of dims F:

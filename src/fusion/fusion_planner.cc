@@ -19,6 +19,35 @@ namespace {
 // Worst-case alignment padding of one allocation (monotonic buffers pad to the alignment).
 constexpr uint64_t kAllocationSlack = 64;
 
+// The value comes from a constant, directly or through broadcast_in_dim ops.
+bool IsConstantDerived(const Value* value) {
+  const Operation* def = value->defining_op();
+  while (def != nullptr && def->kind() == OpKind::kBroadcastInDim) {
+    def = def->operand(0)->defining_op();
+  }
+  return def != nullptr && def->kind() == OpKind::kConstant;
+}
+
+// Rule 4's sources: an op whose result an epilogue of elementwise ops may join. A reduce_window
+// of a constant (an average pool's window counts, a reduce_window of ones) is none: the divide
+// reading it belongs with the reduce_window of the data, even when that one comes first.
+bool IsEpilogueSource(const Operation& op) {
+  if (op.num_results() != 1) return false;
+  if (op.kind() == OpKind::kDotGeneral || op.kind() == OpKind::kConvolution) return true;
+  return op.kind() == OpKind::kReduceWindow && !IsConstantDerived(op.operand(0));
+}
+
+ClusterKind EpilogueClusterKind(const Operation& source) {
+  switch (source.kind()) {
+    case OpKind::kConvolution:
+      return ClusterKind::kConvolutionEpilogue;
+    case OpKind::kReduceWindow:
+      return ClusterKind::kReduceWindowEpilogue;
+    default:
+      return ClusterKind::kDotEpilogue;
+  }
+}
+
 }  // namespace
 
 FusionPlanner::FusionPlanner(const Function& function, std::pmr::memory_resource* resource)
@@ -53,7 +82,7 @@ void FusionPlanner::Number(const Block& block) {
     // The later passes read the role and skip other ops without touching them again.
     uint8_t role = 0;
     if (IsFusableElementwiseOp(op)) role |= kRoleFusable;
-    if (op.kind() == OpKind::kDotGeneral || op.kind() == OpKind::kConvolution) role |= kRoleDot;
+    if (IsEpilogueSource(op)) role |= kRoleDot;
     if (op.kind() == OpKind::kReduce) role |= kRoleReduce;
     if (op.kind() == OpKind::kBroadcastInDim) role |= kRoleBroadcast;
     role_.push_back(role);
@@ -133,8 +162,8 @@ FusionPlanner::Admit FusionPlanner::Classify(uint32_t index, GrowMode mode,
     case GrowMode::kReduction:
       return same_space ? Admit::kMember : Admit::kReject;
     case GrowMode::kEpilogue:
-      // Rule 4: only ops computed from `dot` (a dot_general or convolution); its operands are
-      // the kernel's inputs.
+      // Rule 4: only ops computed from `dot` (a dot_general, convolution or reduce_window); its
+      // operands are the kernel's inputs.
       if (index == dot) return Admit::kMemberStop;
       return same_space && dot_source_[index] == dot ? Admit::kMember : Admit::kReject;
     case GrowMode::kRow:
@@ -236,9 +265,7 @@ void FusionPlanner::PlanRoot(uint32_t index) {
     if (dot_source_[index] != kNone) {
       BeginAttempt(index);
       if (Grow(GrowMode::kEpilogue, dims, dot_source_[index])) {
-        Accept(order_[dot_source_[index]]->kind() == OpKind::kConvolution
-                   ? ClusterKind::kConvolutionEpilogue
-                   : ClusterKind::kDotEpilogue);
+        Accept(EpilogueClusterKind(*order_[dot_source_[index]]));
         return;
       }
     }
@@ -260,8 +287,7 @@ void FusionPlanner::ComputeHints() {
     ++visits_;
     if ((role_[i] & (kRoleFusable | kRoleDot)) == 0) continue;  // no hint; op not read
     const Operation& op = *order_[i];
-    if ((op.kind() == OpKind::kDotGeneral || op.kind() == OpKind::kConvolution) &&
-        op.num_results() == 1) {
+    if (IsEpilogueSource(op)) {
       dot_source_[i] = i;
       continue;
     }
@@ -271,8 +297,8 @@ void FusionPlanner::ComputeHints() {
       const uint32_t producer = ProducerIndex(operand);
       if (producer == kNone) continue;
       const Operation& def = *order_[producer];
-      // dot_source_: the latest dot_general or convolution this op is computed from through
-      // ops of its dims.
+      // dot_source_: the latest epilogue source (dot_general, convolution, reduce_window) this
+      // op is computed from through ops of its dims.
       if (HasDims(*operand, dims) && dot_source_[producer] != kNone &&
           (dot_source_[i] == kNone || dot_source_[producer] > dot_source_[i])) {
         dot_source_[i] = dot_source_[producer];

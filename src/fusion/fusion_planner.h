@@ -70,7 +70,8 @@ class FusionPlanner {
   };
   // Bits of role_: what the later passes need to know of an op without reading it again.
   static constexpr uint8_t kRoleFusable = 1;    // IsFusableElementwiseOp
-  static constexpr uint8_t kRoleDot = 2;        // dot_general or convolution (rule 4)
+  // dot_general, convolution or one-result reduce_window (rule 4: an epilogue source)
+  static constexpr uint8_t kRoleDot = 2;
   static constexpr uint8_t kRoleReduce = 4;     // reduce
   static constexpr uint8_t kRoleBroadcast = 8;  // broadcast_in_dim
 
@@ -126,7 +127,7 @@ class FusionPlanner {
   std::pmr::vector<uint32_t> cluster_of_;     // accepted record, or kNone
   std::pmr::vector<uint8_t> memberships_;     // attempts joined as a non-root member (rule 11)
   std::pmr::vector<uint8_t> row_hint_;        // 1: a row attempt may succeed from this root
-  std::pmr::vector<uint32_t> dot_source_;     // latest dot_general or convolution computed
+  std::pmr::vector<uint32_t> dot_source_;     // latest epilogue source (kRoleDot) computed
                                               // into it, or kNone
   std::pmr::vector<uint32_t> member_stamp_;   // == attempt_: in the current attempt
   std::pmr::vector<uint32_t> queued_stamp_;   // == attempt_: pushed in the current attempt

@@ -46,6 +46,8 @@ std::string_view WorkKindName(WorkKind kind) {
       return "rng_bit_generator";
     case WorkKind::kCollective:
       return "collective";
+    case WorkKind::kReduceWindow:
+      return "reduce_window";
   }
   return "unknown";
 }

@@ -27,9 +27,9 @@ namespace accy {
 class FusionPlan;
 class ShapeLayoutAnalysis;
 
-// Work item kinds (seed `ScheduleWorkKind`; convolution, triangular_solve, rng_bit_generator and
-// lapack are accy's, each a library item with a kind of its own so its element-op estimate and binding
-// are looked up by kind).
+// Work item kinds (seed `ScheduleWorkKind`; convolution, reduce_window, triangular_solve,
+// rng_bit_generator and lapack are accy's, each with a kind of its own so its element-op estimate
+// and binding are looked up by kind).
 enum class WorkKind : uint8_t {
   kElementwiseSingle,
   kElementwiseFusion,
@@ -46,6 +46,10 @@ enum class WorkKind : uint8_t {
   kRngBitGenerator,  // always a library item (kernels/random123_rng_bit_generator.cc)
   kLapack,           // always a library item (kernels/lapack_kernels.cc)
   kCollective,       // a collective op across processes (src/runtime/collective_kernel.h)
+  // A reduce_window and its elementwise epilogue (a reduce_window_epilogue cluster), or a lone
+  // reduce_window: oneDNN pooling_forward where it maps exactly (kernels/onednn_pooling.cc),
+  // else the JIT (jit/window_emitter.cc).
+  kReduceWindow,
 };
 // "elementwise_single", "elementwise_fusion", "shape", ...
 std::string_view WorkKindName(WorkKind kind);

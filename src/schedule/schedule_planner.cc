@@ -12,6 +12,7 @@
 #include "src/ir/convolution_attributes.h"
 #include "src/ir/lapack_targets.h"
 #include "src/ir/outline.h"
+#include "src/ir/window_geometry.h"
 #include "src/passes/work_contract.h"
 #include "src/schedule/schedule_plan.h"
 #include "src/util/str_cat.h"
@@ -40,6 +41,7 @@ bool ElidesBroadcastOperands(WorkKind kind) {
     case WorkKind::kIterate:
     case WorkKind::kFlashAttention:
     case WorkKind::kConvolution:  // its epilogue's operands (rule 8 never elides one it reads)
+    case WorkKind::kReduceWindow:  // likewise
       return true;
     default:
       return false;
@@ -60,6 +62,8 @@ WorkKind WorkKindForCluster(ClusterKind kind) {
       return WorkKind::kFlashAttention;
     case ClusterKind::kConvolutionEpilogue:
       return WorkKind::kConvolution;
+    case ClusterKind::kReduceWindowEpilogue:
+      return WorkKind::kReduceWindow;
   }
   return WorkKind::kElementwiseFusion;
 }
@@ -132,6 +136,15 @@ uint64_t ConvolutionElementOps(const Operation& op) {
       SaturatedMul(static_cast<uint64_t>(op.result(0)->type().element_count()), window), 2);
 }
 
+// reduce_window: one body application per output element, window position and input (spec
+// "reduce_window": every position combines an element or the init value).
+uint64_t ReduceWindowElementOps(const Operation& op) {
+  const WindowGeometry g = WindowGeometryOf(op);
+  uint64_t window = static_cast<uint64_t>(op.num_results());
+  for (int64_t d : g.window_dimensions) window = SaturatedMul(window, static_cast<uint64_t>(d));
+  return SaturatedMul(static_cast<uint64_t>(op.result(0)->type().element_count()), window);
+}
+
 // triangular_solve: batch x M x M x N, M the size of a's matrices and N the right-hand sides
 // per batch (b's other matrix dim). Substitution does about M^2 / 2 multiply-adds per
 // right-hand side, a multiply-add counting 2.
@@ -200,6 +213,9 @@ uint64_t EstimatedElementOps(std::span<const Operation* const> ops, uint64_t ele
       case OpKind::kConvolution:
         estimate = ConvolutionElementOps(*ops[0]);
         break;
+      case OpKind::kReduceWindow:
+        estimate = ReduceWindowElementOps(*ops[0]);
+        break;
       case OpKind::kReduce:
         estimate = ReductionInputElementCount(ops, shapes);
         break;
@@ -220,12 +236,15 @@ uint64_t EstimatedElementOps(std::span<const Operation* const> ops, uint64_t ele
     }
     if (estimate) return *estimate;
   }
-  // A convolution with its epilogue: the convolution's work plus one op per epilogue element.
-  // (A dot_general's epilogue item keeps the seed's element count x ops.)
+  // A convolution or reduce_window with its epilogue: its own work plus one op per epilogue
+  // element. (A dot_general's epilogue item keeps the seed's element count x ops.)
   for (const Operation* op : ops) {
     if (op->kind() == OpKind::kConvolution) {
       return SaturatedAdd(ConvolutionElementOps(*op),
                           SaturatedMul(element_count, ops.size() - 1));
+    }
+    if (op->kind() == OpKind::kReduceWindow) {
+      return SaturatedAdd(ReduceWindowElementOps(*op), SaturatedMul(element_count, ops.size() - 1));
     }
   }
   return SaturatedMul(element_count, ops.size());

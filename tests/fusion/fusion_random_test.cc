@@ -147,6 +147,13 @@ void CheckInvariants(const Function& function, const FusionPlan& plan) {
           EXPECT_EQ(op->result(0)->type().dims(), root_dims);
         }
         break;
+      case ClusterKind::kReduceWindowEpilogue:
+        EXPECT_EQ(cluster.ops.front()->kind(), OpKind::kReduceWindow);
+        EXPECT_EQ(dots, 0);
+        for (const Operation* op : cluster.ops) {
+          EXPECT_EQ(op->result(0)->type().dims(), root_dims);
+        }
+        break;
       case ClusterKind::kReductionInput:
         EXPECT_EQ(cluster.root()->kind(), OpKind::kReduce);
         EXPECT_EQ(reduces, 1);

@@ -260,9 +260,9 @@ TEST(OpRegistryTest, EveryOpButConstantAndReturnPlansToAWorkKind) {
         expected = kind == OpKind::kConvolution ? WorkKind::kConvolution : WorkKind::kDotGeneral;
         break;
       case OpCategory::kReduction:
-        // reduce_window is a shape kernel (jit/window_emitter.cc), one output at a time.
+        // reduce_window has an item kind of its own (oneDNN pooling or jit/window_emitter.cc).
         expected = kind == OpKind::kCumsum         ? WorkKind::kScan
-                   : kind == OpKind::kReduceWindow ? WorkKind::kShape
+                   : kind == OpKind::kReduceWindow ? WorkKind::kReduceWindow
                                                    : WorkKind::kReduction;
         break;
       case OpCategory::kLinearAlgebra:
