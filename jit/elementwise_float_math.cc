@@ -121,6 +121,17 @@ StatusOr<llvm::Value*> ElementwiseLowering::FloatUnary(OpKind kind, ElementType 
             llvm::ConstantFP::get(t, 0x1p-27));
         r = builder_.CreateSelect(tiny, x, r);
       }
+      if (kind == OpKind::kLgamma && !t->isFloatTy()) {
+        // SLEEF's lgamma may give +inf for large x (documented above 2e305; seen at 1.46e305)
+        // where the true value is finite up to 2.55e305: x (log x - 1) above 1e305, Stirling's
+        // leading terms (the rest, -log(x) / 2 + ..., is below 1e-300 of it; log x - 1 is
+        // exact).
+        llvm::Value* args[] = {x};
+        llvm::Value* stirling = builder_.CreateFMul(
+            x, builder_.CreateFSub(CallLibm("log", type, args), llvm::ConstantFP::get(t, 1.0)));
+        r = builder_.CreateSelect(builder_.CreateFCmpOGT(x, llvm::ConstantFP::get(t, 1e305)),
+                                  stirling, r);
+      }
       return FromCompute(r, type);
     }
   }
