@@ -2,6 +2,7 @@
 #include "src/util/special_math.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <iterator>
 #include <limits>
@@ -83,11 +84,16 @@ double Digamma(double x) {
   }
   // psi(z) = psi(z + 1) - 1/z up to z >= 16 (the reciprocals summed on their own, then
   // subtracted once), then psi(z) ~ ln z - 1/(2z) - sum_k B_2k / (2k z^2k), k = 1..7.
-  long double recurrence = 0.0L;
+  // The reciprocals as one fraction n / d, n / d + 1 / z = (n z + d) / (d z): positive terms,
+  // one division (d < 31^16 is far inside long double's range).
+  long double numerator = 0.0L;
+  long double denominator = 1.0L;
   while (z < kDigammaAsymptoticFrom) {
-    recurrence += 1.0L / z;
+    numerator = numerator * z + denominator;
+    denominator *= z;
     z += 1.0L;
   }
+  const long double recurrence = numerator / denominator;
   const long double inv = 1.0L / z;
   const long double inv2 = inv * inv;
   long double series = 0.0L;
@@ -103,6 +109,29 @@ double Digamma(double x) {
 // error of the asymptotic series, about its smallest term e^(-2a), is 2e-22 relative at a = 25.
 constexpr long double kBesselI1eSeriesLimit = 25.0L;
 
+namespace {
+
+// 1 / (k (k + 1)) and 1 / k in long double: multiplications instead of a division per term (each
+// reciprocal's rounding, 2^-64 relative, is what the division cost).
+const std::array<long double, 300>& BesselSeriesReciprocals() {
+  static const std::array<long double, 300> table = [] {
+    std::array<long double, 300> t{};
+    for (size_t k = 1; k < t.size(); ++k) t[k] = 1.0L / (static_cast<long double>(k) * (k + 1));
+    return t;
+  }();
+  return table;
+}
+const std::array<long double, 100>& BesselAsymptoticReciprocals() {
+  static const std::array<long double, 100> table = [] {
+    std::array<long double, 100> t{};
+    for (size_t k = 1; k < t.size(); ++k) t[k] = 1.0L / static_cast<long double>(k);
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace
+
 double BesselI1e(double x) {
   if (std::isnan(x)) return x;
   const long double a = std::fabs(static_cast<long double>(x));
@@ -116,8 +145,9 @@ double BesselI1e(double x) {
     const long double q = half * half;
     long double term = half;
     long double sum = half;
-    for (int k = 1; k < 300 && term > 1e-22L * sum; ++k) {
-      term *= q / (static_cast<long double>(k) * (k + 1));
+    const auto& reciprocals = BesselSeriesReciprocals();
+    for (size_t k = 1; k < reciprocals.size() && term > 1e-22L * sum; ++k) {
+      term *= q * reciprocals[k];
       sum += term;
     }
     value = sum * std::exp(-a);
@@ -126,9 +156,11 @@ double BesselI1e(double x) {
     // (DLMF 10.40.1), stopped at the smallest term (about e^(-2a) < 2e-22 here).
     long double term = 1.0L;
     long double sum = 1.0L;
-    for (int k = 1; k < 100; ++k) {
-      const long double odd = 2.0L * k - 1.0L;
-      const long double next = -term * (4.0L - odd * odd) / (8.0L * k * a);
+    const long double inv_8a = 1.0L / (8.0L * a);
+    const auto& reciprocals = BesselAsymptoticReciprocals();
+    for (size_t k = 1; k < reciprocals.size(); ++k) {
+      const long double odd = 2.0L * static_cast<long double>(k) - 1.0L;
+      const long double next = -term * (4.0L - odd * odd) * reciprocals[k] * inv_8a;
       if (std::fabs(next) >= std::fabs(term) || std::fabs(next) < 1e-22L * std::fabs(sum)) break;
       term = next;
       sum += term;
