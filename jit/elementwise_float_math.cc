@@ -125,12 +125,13 @@ StatusOr<llvm::Value*> ElementwiseLowering::FloatUnary(OpKind kind, ElementType 
         // SLEEF's lgamma may give +inf for large x (documented above 2e305; seen at 1.46e305)
         // where the true value is finite up to 2.55e305: x (log x - 1) above 1e305, Stirling's
         // leading terms (the rest, -log(x) / 2 + ..., is below 1e-300 of it; log x - 1 is
-        // exact).
-        llvm::Value* args[] = {x};
+        // exact). log runs on 1 in the other lanes: libmvec hands negative, zero and NaN lanes
+        // to its scalar fallback (that cost 5 ns per element over [-30, 30]).
+        llvm::Value* huge = builder_.CreateFCmpOGT(x, llvm::ConstantFP::get(t, 1e305));
+        llvm::Value* args[] = {builder_.CreateSelect(huge, x, llvm::ConstantFP::get(t, 1.0))};
         llvm::Value* stirling = builder_.CreateFMul(
             x, builder_.CreateFSub(CallLibm("log", type, args), llvm::ConstantFP::get(t, 1.0)));
-        r = builder_.CreateSelect(builder_.CreateFCmpOGT(x, llvm::ConstantFP::get(t, 1e305)),
-                                  stirling, r);
+        r = builder_.CreateSelect(huge, stirling, r);
       }
       return FromCompute(r, type);
     }
