@@ -20,10 +20,15 @@
 
 namespace accy::jit {
 
+struct SleefFunction;
+
 // The LLVM type of one element of `type` in memory: as the storage form, except i1 is i8.
 llvm::Type* MemoryType(llvm::LLVMContext& context, ElementType type);
 // The storage form of `type` (see the file comment).
 llvm::Type* StorageType(llvm::LLVMContext& context, ElementType type);
+
+// kUnimplemented naming `kind` and `type`: an op the JIT does not lower for that element type.
+Status UnsupportedElementwiseOp(OpKind kind, ElementType type);
 
 // Emits per-element arithmetic into a builder positioned inside a loop body.
 class ElementwiseLowering {
@@ -75,6 +80,9 @@ class ElementwiseLowering {
   llvm::Value* Convert(llvm::Value* value, ElementType from, ElementType to);
   llvm::Value* IntToFloat(llvm::Value* value, ElementType from, ElementType to);
   llvm::Value* CallLibm(const char* name, ElementType type, std::span<llvm::Value* const> args);
+  // SLEEF's `function` (sleef_functions.h) on a compute-form float or double `x`: its FMA
+  // scalar variant, declared pure, which the vectorizer maps onto the vector variants.
+  llvm::Value* CallSleef(const SleefFunction& function, llvm::Value* x);
   // A double special function of src/util/special_math.h (the JIT binds `symbol` to it) on a
   // compute-form float or double, rounded once back to the compute type.
   llvm::Value* CallSpecialMath(const char* symbol, llvm::Value* x);

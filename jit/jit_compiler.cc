@@ -1,6 +1,9 @@
 // JitCompiler (jit_compiler.h): LLJIT session, host target machine, O3 pipeline with libmvec
-// mappings, object cache and dumps. The only file that includes the ORC and PassBuilder headers.
+// and SLEEF mappings, object cache and dumps. The only file that includes the ORC and PassBuilder
+// headers.
 #include "jit/jit_compiler.h"
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -13,12 +16,16 @@
 #include <sstream>
 #include <system_error>
 #include <thread>
-#include <unistd.h>
 #include <utility>
 #include <vector>
 
+#include "accy_jit_pipeline_hash.h"  // generated: kJitPipelineSourceHash
+#include "jit/sleef_functions.h"
+#include "jit/sort_runtime.h"
+#include "jit/target_lowering.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -28,9 +35,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
-#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/Support/BLAKE3.h"
-#include "accy_jit_pipeline_hash.h"  // generated: kJitPipelineSourceHash
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -39,8 +44,6 @@
 #include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "src/util/special_math.h"
-#include "jit/sort_runtime.h"
-#include "jit/target_lowering.h"
 #include "src/util/str_cat.h"
 
 namespace accy::jit {
@@ -175,6 +178,8 @@ struct JitCompiler::Impl {
   bool intel_avx512 = false;
   // AVX-512F and VL: target primitives use vscalefps at every width (target_lowering.h).
   bool scalef = false;
+  // FMA on: SLEEF's FMA variants (purecfma, avx2128, avx2, avx512f), else its non-FMA ones.
+  bool fma = false;
   Isa isa = Isa::kX86_64;
   std::unique_ptr<llvm::TargetMachine> target_machine;
   // Makes the compile threads' own target machines (AddModules), equal to target_machine.
@@ -213,7 +218,8 @@ void JitCompiler::Impl::BuildVectorMathTable() {
     unsigned lanes;
   };
   std::vector<Pending> pending;
-  vector_names.reserve(std::size(kVectorMath) * isas.size() * 2 * 3 + 64);
+  vector_names.reserve(std::size(kVectorMath) * isas.size() * 2 * 3 +
+                       SleefFunctions().size() * 3 * 2 * 3 + 64);
   for (const MathFunction& fn : kVectorMath) {
     for (int is_float = 0; is_float < 2; ++is_float) {
       const std::string scalar = std::string(fn.name) + (is_float ? "f" : "");
@@ -227,6 +233,32 @@ void JitCompiler::Impl::BuildVectorMathTable() {
         const size_t v = vector_names.size() - 1;
         vector_names.push_back(StrCat("_ZGV_LLVM_N", lanes, params));
         pending.push_back({s, v, vector_names.size() - 1, lanes});
+      }
+    }
+  }
+  // SLEEF (sleef_functions.h): kernels call the FMA scalar name, which PrepareModule renames
+  // to the non-FMA one without FMA; each maps onto the same family's vector variants.
+  struct SleefIsa {
+    const char* name;
+    int bits;
+  };
+  std::vector<SleefIsa> sleef_isas;
+  if (fma) {
+    sleef_isas.push_back({"avx2128", 128});
+    if (features.find("+avx2") != std::string::npos) sleef_isas.push_back({"avx2", 256});
+    if (avx512) sleef_isas.push_back({"avx512f", 512});
+  } else {
+    sleef_isas.push_back({"sse2", 128});
+  }
+  for (const SleefFunction& fn : SleefFunctions()) {
+    for (int is_float = 0; is_float < 2; ++is_float) {
+      for (const SleefIsa& isa : sleef_isas) {
+        const int lanes = isa.bits / (is_float ? 32 : 64);
+        vector_names.push_back(SleefScalarSymbol(fn, is_float != 0, fma));
+        vector_names.push_back(SleefVectorSymbol(fn, is_float != 0, lanes, isa.name));
+        vector_names.push_back(StrCat("_ZGV_LLVM_N", lanes, "v"));
+        const size_t last = vector_names.size() - 1;
+        pending.push_back({last - 2, last - 1, last, static_cast<unsigned>(lanes)});
       }
     }
   }
@@ -249,7 +281,14 @@ void JitCompiler::Impl::PrepareModule(llvm::Module& module) const {
   module.setTargetTriple(target_machine->getTargetTriple().str());
   module.setDataLayout(target_machine->createDataLayout());
   for (llvm::Function& function : module) {
-    if (function.isDeclaration()) continue;
+    if (function.isDeclaration()) {
+      // SLEEF's scalar FMA variant -> its non-FMA twin on a target without FMA.
+      const llvm::StringRef name = function.getName();
+      if (!fma && name.starts_with("Sleef_") && name.ends_with("purecfma")) {
+        function.setName(name.drop_back(3).str());
+      }
+      continue;
+    }
     function.addFnAttr("target-cpu", cpu);
     function.addFnAttr("target-features", features);
     if (intel_avx512) function.addFnAttr("prefer-vector-width", "512");
@@ -358,6 +397,7 @@ StatusOr<std::unique_ptr<JitCompiler>> JitCompiler::Create(const JitCompilerOpti
     return std::find(feature_list.begin(), feature_list.end(), feature) != feature_list.end();
   };
   impl->scalef = impl->avx512 && has("+avx512vl");
+  impl->fma = has("+fma");
   impl->isa = impl->avx512                        ? Isa::kAvx512
               : has("+avx2") && has("+fma")       ? Isa::kAvx2
                                                   : Isa::kX86_64;
@@ -388,6 +428,9 @@ StatusOr<std::unique_ptr<JitCompiler>> JitCompiler::Create(const JitCompilerOpti
   auto libmvec = llvm::orc::DynamicLibrarySearchGenerator::Load("libmvec.so.1", prefix);
   if (!libmvec) return LlvmError("loading glibc's libmvec.so.1", libmvec.takeError());
   impl->jit->getMainJITDylib().addGenerator(std::move(*libmvec));
+  auto sleef = llvm::orc::DynamicLibrarySearchGenerator::Load(kSleefLibrary, prefix);
+  if (!sleef) return LlvmError("loading SLEEF's libsleef.so.3 (libsleef-dev)", sleef.takeError());
+  impl->jit->getMainJITDylib().addGenerator(std::move(*sleef));
   llvm::orc::SymbolMap special_math;
   for (const SpecialMathSymbol& symbol : kSpecialMath) {
     special_math[impl->jit->mangleAndIntern(symbol.name)] = llvm::orc::ExecutorSymbolDef(

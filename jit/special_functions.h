@@ -13,8 +13,9 @@
 // The ...ForF32 functions take and return a double value (scalar or vector), rounded to f32
 // once (f16/bf16 round that f32 again, as every other op): the double computation is good to
 // about 1e-14 relative, far below f32's half ulp, except near the zeros of lgamma and digamma,
-// where its error is absolute (~1e-14). The f64 ops keep the scalar functions of
-// src/util/special_math.h, which are accurate to a few ulps of double. Methods and the bounds
+// where its error is absolute (~1e-14). The f64 ops of erf_inv, digamma and bessel_i1e keep the
+// scalar functions of src/util/special_math.h (within 3 ulp of double); f64 lgamma is SLEEF's
+// (sleef_functions.h). Methods and the bounds
 // `make ulp-check` verifies over all 2^32 f32 inputs: docs/numerics.md "CHLO". Special values
 // are those of special_math.h. Declares no LLVM headers; not thread-safe (emits through one
 // builder).

@@ -2,6 +2,7 @@
 #include "src/util/special_math.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <iterator>
 #include <limits>
@@ -57,80 +58,116 @@ double Lgamma(double x) {
   return lgamma_r(x, &sign);
 }
 
+// Digamma and BesselI1e compute in long double (x87, 64-bit significand: 2^11 times finer than
+// double) and round once: their double versions lost up to 8 (digamma) and 9 (bessel_i1e) ulp
+// to the rounding of the recurrence's and the series' many steps and of log's result next to
+// psi's small values, while 11 more bits leave only the final rounding (docs/numerics.md).
+constexpr long double kPiLong = 3.141592653589793238462643383279502884L;
+
+// Digamma's recurrence runs up to this z; the asymptotic series' first omitted term,
+// B_16 / (16 z^16), is below 2e-21 there.
+constexpr long double kDigammaAsymptoticFrom = 16.0L;
+
 double Digamma(double x) {
   if (std::isnan(x)) return x;
   if (x == kInf) return kInf;
   if (x == -kInf) return kNaN;
   if (x <= 0.0 && x == std::floor(x)) return kNaN;
-  double result = 0.0;
+  long double reflection = 0.0L;
+  long double z = x;
   if (x < 0.0) {
     // psi(x) = psi(1 - x) - pi / tan(pi x); tan has period pi, so pi x reduces to pi r with
     // r = x - round(x) in [-1/2, 1/2] (exact), which keeps the pole's neighbourhood accurate.
-    const double r = x - std::round(x);
-    result = -kPi / std::tan(kPi * r);
-    x = 1.0 - x;
+    const long double r = x - std::round(x);
+    reflection = -kPiLong / std::tan(kPiLong * r);
+    z = 1.0L - z;
   }
-  // psi(x) = psi(x + 1) - 1/x up to x >= 10, then
-  // psi(x) ~ ln x - 1/(2x) - sum_k B_2k / (2k x^2k), truncated after x^-14 (< 1e-15 at 10).
-  while (x < 10.0) {
-    result -= 1.0 / x;
-    x += 1.0;
+  // psi(z) = psi(z + 1) - 1/z up to z >= 16 (the reciprocals summed on their own, then
+  // subtracted once), then psi(z) ~ ln z - 1/(2z) - sum_k B_2k / (2k z^2k), k = 1..7.
+  // The reciprocals as one fraction n / d, n / d + 1 / z = (n z + d) / (d z): positive terms,
+  // one division (d < 31^16 is far inside long double's range).
+  long double numerator = 0.0L;
+  long double denominator = 1.0L;
+  while (z < kDigammaAsymptoticFrom) {
+    numerator = numerator * z + denominator;
+    denominator *= z;
+    z += 1.0L;
   }
-  const double inv = 1.0 / x;
-  const double inv2 = inv * inv;
-  double series = 0.0;
-  for (size_t k = std::size(kDigammaAsymptotic); k-- > 0;) series = kDigammaAsymptotic[k] + inv2 * series;
+  const long double recurrence = numerator / denominator;
+  const long double inv = 1.0L / z;
+  const long double inv2 = inv * inv;
+  long double series = 0.0L;
+  for (size_t k = std::size(kDigammaAsymptotic); k-- > 0;) {
+    series = static_cast<long double>(kDigammaAsymptotic[k]) + inv2 * series;
+  }
   series *= inv2;
-  return result + std::log(x) - 0.5 * inv - series;
+  const long double psi = (std::log(z) - 0.5L * inv - series) - recurrence;
+  return static_cast<double>(psi + reflection);
 }
 
 // Where BesselI1e switches from the power series to the asymptotic series: the truncation
-// error of the asymptotic series, about its smallest term e^(-2a), is 4e-18 relative at a = 20,
-// below half an ulp, and the series' term recurrence loses more the further it runs (f64,
-// `make ulp-check`, 10^6 inputs against MPFR: 12.8 ulp at a = 22.8 with the switch at 30).
-constexpr double kBesselI1eSeriesLimit = 20.0;
+// error of the asymptotic series, about its smallest term e^(-2a), is 2e-22 relative at a = 25.
+constexpr long double kBesselI1eSeriesLimit = 25.0L;
+
+namespace {
+
+// 1 / (k (k + 1)) and 1 / k in long double: multiplications instead of a division per term (each
+// reciprocal's rounding, 2^-64 relative, is what the division cost).
+const std::array<long double, 300>& BesselSeriesReciprocals() {
+  static const std::array<long double, 300> table = [] {
+    std::array<long double, 300> t{};
+    for (size_t k = 1; k < t.size(); ++k) t[k] = 1.0L / (static_cast<long double>(k) * (k + 1));
+    return t;
+  }();
+  return table;
+}
+const std::array<long double, 100>& BesselAsymptoticReciprocals() {
+  static const std::array<long double, 100> table = [] {
+    std::array<long double, 100> t{};
+    for (size_t k = 1; k < t.size(); ++k) t[k] = 1.0L / static_cast<long double>(k);
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace
 
 double BesselI1e(double x) {
   if (std::isnan(x)) return x;
-  const double a = std::fabs(x);
+  const long double a = std::fabs(static_cast<long double>(x));
   if (a == kInf) return std::copysign(0.0, x);
-  double value;
+  long double value;
   if (a <= kBesselI1eSeriesLimit) {
-    // I1(a) = sum_k (a/2)^(2k+1) / (k! (k+1)!): positive terms, no cancellation; the rounding
-    // of the term recurrence grows with the number of terms (~a), so the series stops at 20.
-    // Term k carries q^k, so a rounded q = (a/2)^2 would put k times its rounding error into
-    // it: q's rounding error (exact by FMA) is carried along, and the terms are summed with
-    // TwoSum compensation.
-    const double half = 0.5 * a;
-    const double q = half * half;
-    const double q_error = std::fma(half, half, -q);  // q + q_error == (a/2)^2 exactly
-    double term = half;
-    double sum = half;
-    double compensation = 0.0;
-    for (int k = 1; k < 200 && term > 1e-18 * sum; ++k) {
-      const double divisor = static_cast<double>(k) * (k + 1);  // exact
-      term = std::fma(term, q_error / divisor, term * (q / divisor));
-      const double total = sum + term;  // TwoSum: early terms may exceed the sum so far
-      const double back = total - sum;
-      compensation += (sum - (total - back)) + (term - back);
-      sum = total;
+    // I1(a) = sum_k (a/2)^(2k+1) / (k! (k+1)!): positive terms, no cancellation. Term k
+    // carries q^k and k roundings of the recurrence, about k 2^-64 relative: under 3e-18 for
+    // the ~50 terms that matter at a = 25.
+    const long double half = 0.5L * a;
+    const long double q = half * half;
+    long double term = half;
+    long double sum = half;
+    const auto& reciprocals = BesselSeriesReciprocals();
+    for (size_t k = 1; k < reciprocals.size() && term > 1e-22L * sum; ++k) {
+      term *= q * reciprocals[k];
+      sum += term;
     }
-    value = (sum + compensation) * std::exp(-a);
+    value = sum * std::exp(-a);
   } else {
     // exp(-a) I1(a) ~ (2 pi a)^(-1/2) sum_k (-1)^k prod_{j<=k} (4 - (2j-1)^2) / (k! (8a)^k)
-    // (DLMF 10.40.1), stopped at the smallest term (about e^(-2a) < 5e-18 here).
-    double term = 1.0;
-    double sum = 1.0;
-    for (int k = 1; k < 100; ++k) {
-      const double odd = 2.0 * k - 1.0;
-      const double next = -term * (4.0 - odd * odd) / (8.0 * k * a);
-      if (std::fabs(next) >= std::fabs(term) || std::fabs(next) < 1e-18 * std::fabs(sum)) break;
+    // (DLMF 10.40.1), stopped at the smallest term (about e^(-2a) < 2e-22 here).
+    long double term = 1.0L;
+    long double sum = 1.0L;
+    const long double inv_8a = 1.0L / (8.0L * a);
+    const auto& reciprocals = BesselAsymptoticReciprocals();
+    for (size_t k = 1; k < reciprocals.size(); ++k) {
+      const long double odd = 2.0L * static_cast<long double>(k) - 1.0L;
+      const long double next = -term * (4.0L - odd * odd) * reciprocals[k] * inv_8a;
+      if (std::fabs(next) >= std::fabs(term) || std::fabs(next) < 1e-22L * std::fabs(sum)) break;
       term = next;
       sum += term;
     }
-    value = sum / (std::sqrt(2.0 * kPi) * std::sqrt(a));  // 2 pi a overflows above ~2.9e307
+    value = sum / std::sqrt(2.0L * kPiLong * a);  // long double's range: no overflow
   }
-  return std::copysign(value, x);
+  return std::copysign(static_cast<double>(value), x);
 }
 
 namespace {

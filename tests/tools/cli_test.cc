@@ -415,6 +415,26 @@ TEST_F(CliTest, MaxIsaEnvironmentVariableCapsJitAndOneDnn) {
   EXPECT_EQ(bad_version.exit_code, 1);
 }
 
+// ACCY_VECTOR_MATH (jit/sleef_functions.h) picks SLEEF or libmvec for measurements; another
+// value fails the compile of an op SLEEF could compute, naming the variable.
+TEST_F(CliTest, VectorMathEnvironmentVariableIsCheckedWhereItApplies) {
+  Write("tan.mlir", R"(func.func @only() -> tensor<4xf64> {
+  %0 = stablehlo.iota dim = 0 : tensor<4xf64>
+  %1 = stablehlo.tan %0 : tensor<4xf64>
+  func.return %1 : tensor<4xf64>
+})");
+  for (const char* choice :
+       {"ACCY_VECTOR_MATH=sleef", "ACCY_VECTOR_MATH=libmvec", "-u ACCY_VECTOR_MATH"}) {
+    const CommandResult run = AccyWithEnv(choice, "run tan.mlir");
+    ASSERT_EQ(run.exit_code, 0) << choice << ": " << run.output;
+    EXPECT_THAT(run.output, HasSubstr("[0, 1.557407724654902")) << choice;
+  }
+  const CommandResult bad = AccyWithEnv("ACCY_VECTOR_MATH=bogus", "run tan.mlir");
+  EXPECT_EQ(bad.exit_code, 1) << bad.output;
+  EXPECT_THAT(bad.output,
+              HasSubstr("jit: ACCY_VECTOR_MATH='bogus' is not one of default, sleef, libmvec"));
+}
+
 TEST_F(CliTest, NoSubcommandRunsTheDemo) {
   const CommandResult demo = Accy("");
   EXPECT_EQ(demo.exit_code, 0) << demo.output;

@@ -1,8 +1,8 @@
 // Internal to tools/ulp_check: what the accuracy checks of accy-ulp-check share (the unary
 // functions of special_functions.cc, the two-argument zeta and polygamma of zeta_functions.cc):
-// ulp distances against a double or an MPFR value, a thread split, the worst case found, and the
-// two-argument checks' entry point. Header-only helpers; not thread-safe beyond ParallelFor's
-// own use (each thread keeps its own Worst).
+// ulp distances against a double or an MPFR value, the thread-split check loop and the worst
+// case it finds, and the two-argument checks' entry point. Header-only helpers; not thread-safe
+// beyond ParallelWorst's own use (each thread keeps its own Worst).
 #ifndef ACCY_TOOLS_ULP_CHECK_ULP_CHECK_H_
 #define ACCY_TOOLS_ULP_CHECK_ULP_CHECK_H_
 
@@ -12,7 +12,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -56,25 +55,39 @@ inline double UlpError64(double got, mpfr_srcptr want, mpfr_ptr scratch) {
   return d / std::ldexp(1.0, exponent - 52);
 }
 
-// Runs fn(begin, end) over [0, n) split across `threads` std::threads.
-inline void ParallelFor(int64_t n, int threads, const std::function<void(int64_t, int64_t)>& fn) {
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) {
-    pool.emplace_back(fn, n * t / threads, n * (t + 1) / threads);
-  }
-  for (std::thread& thread : pool) thread.join();
-}
-
 struct Worst {
   double ulp = 0;
   double input = 0;
   double got = 0, want = 0;
   int64_t failures = 0;
+  int64_t by_absolute = 0;  // beyond the ulp bound but within the absolute allowance
+  // Keeps (ulp, input, got, want) when it is the worst so far.
+  void Note(double u, double x, double g, double w) {
+    if (u > ulp) ulp = u, input = x, got = g, want = w;
+  }
   void Merge(const Worst& o) {
     if (o.ulp > ulp) ulp = o.ulp, input = o.input, got = o.got, want = o.want;
     failures += o.failures;
+    by_absolute += o.by_absolute;
   }
 };
+
+// The check loop every accuracy check shares: score(begin, end, worst) over [0, n) split across
+// `threads` std::threads, each scoring into its own W (Worst, or a type with the same Merge),
+// merged in thread order once all have finished.
+template <typename W, typename Score>
+W ParallelWorst(int64_t n, int threads, const Score& score) {
+  std::vector<W> worst(static_cast<size_t>(threads));
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back(
+        [&, t] { score(n * t / threads, n * (t + 1) / threads, worst[static_cast<size_t>(t)]); });
+  }
+  for (std::thread& thread : pool) thread.join();
+  W all;
+  for (const W& w : worst) all.Merge(w);
+  return all;
+}
 
 inline double Seconds(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

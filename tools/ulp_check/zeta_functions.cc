@@ -358,32 +358,28 @@ bool CheckBinaryFunction(const std::string& name, const RunOptions& options) {
   std::printf("%s\n", f.op);
   // 1. The double oracle against MPFR on sampled f32 pairs.
   if (options.oracle_samples > 0) {
-    std::vector<PairWorst> worst(static_cast<size_t>(threads));
-    ParallelFor(options.oracle_samples, threads, [&](int64_t begin, int64_t end) {
-      const size_t me =
-          static_cast<size_t>(begin * threads / std::max<int64_t>(1, options.oracle_samples));
-      std::mt19937_64 rng(static_cast<uint64_t>(begin) + 11);
-      mpfr_t truth;
-      mpfr_init2(truth, kZetaPrecision);
-      for (int64_t i = begin; i < end; ++i) {
-        double a, b;
-        Sample(f, rng, true, a, b);
-        a = static_cast<float>(a), b = static_cast<float>(b);
-        if (Outside(f, a)) continue;
-        f.mpfr(truth, a, b);
-        const double oracle = f.oracle(a, b);
-        const double want = mpfr_get_d(truth, MPFR_RNDN);
-        double err = mpfr_nan_p(truth) ? (std::isnan(oracle) ? 0 : INFINITY)
-                                       : UlpError(oracle, want, 23, -126, INFINITY);
-        // Where the allowance is absolute, the oracle must be 1000x inside it.
-        const Bound bound = BoundFor(f, true, a, b);
-        if (bound.absolute > 0 && std::fabs(oracle - want) <= bound.absolute * 1e-3) err = 0;
-        if (err > worst[me].ulp) worst[me] = {err, a, b, oracle, want, 0, 0};
-      }
-      mpfr_clear(truth);
-    });
-    PairWorst all;
-    for (const PairWorst& w : worst) all.Merge(w);
+    const PairWorst all = ParallelWorst<PairWorst>(
+        options.oracle_samples, threads, [&](int64_t begin, int64_t end, PairWorst& worst) {
+          std::mt19937_64 rng(static_cast<uint64_t>(begin) + 11);
+          mpfr_t truth;
+          mpfr_init2(truth, kZetaPrecision);
+          for (int64_t i = begin; i < end; ++i) {
+            double a, b;
+            Sample(f, rng, true, a, b);
+            a = static_cast<float>(a), b = static_cast<float>(b);
+            if (Outside(f, a)) continue;
+            f.mpfr(truth, a, b);
+            const double oracle = f.oracle(a, b);
+            const double want = mpfr_get_d(truth, MPFR_RNDN);
+            double err = mpfr_nan_p(truth) ? (std::isnan(oracle) ? 0 : INFINITY)
+                                           : UlpError(oracle, want, 23, -126, INFINITY);
+            // Where the allowance is absolute, the oracle must be 1000x inside it.
+            const Bound bound = BoundFor(f, true, a, b);
+            if (bound.absolute > 0 && std::fabs(oracle - want) <= bound.absolute * 1e-3) err = 0;
+            if (err > worst.ulp) worst = {err, a, b, oracle, want, 0, 0};
+          }
+          mpfr_clear(truth);
+        });
     const bool trusted = all.ulp <= 1.0 / 64;
     ok = ok && trusted;
     std::printf("  oracle vs MPFR, %lld sampled f32 pairs: max %.3g f32 ulp%s",
@@ -411,17 +407,15 @@ bool CheckBinaryFunction(const std::string& name, const RunOptions& options) {
       }
       if (!exe->Run(in, out).ok()) std::exit(2);
       const float* y = out[0].data_as<float>();
-      std::vector<PairWorst> worst(static_cast<size_t>(threads));
-      ParallelFor(kChunk, threads, [&](int64_t begin, int64_t end) {
-        const size_t me = static_cast<size_t>(begin * threads / kChunk);
-        for (int64_t i = begin; i < end; ++i) {
-          if (Outside(f, a[i])) continue;
-          const double want = f.oracle(a[i], b[i]);
-          Score(worst[me], BoundFor(f, true, a[i], b[i]), a[i], b[i], y[i], want,
-                UlpError32(y[i], want));
-        }
-      });
-      for (const PairWorst& w : worst) all.Merge(w);
+      all.Merge(ParallelWorst<PairWorst>(kChunk, threads,
+                                         [&](int64_t begin, int64_t end, PairWorst& worst) {
+                                           for (int64_t i = begin; i < end; ++i) {
+                                             if (Outside(f, a[i])) continue;
+                                             const double want = f.oracle(a[i], b[i]);
+                                             Score(worst, BoundFor(f, true, a[i], b[i]), a[i], b[i],
+                                                   y[i], want, UlpError32(y[i], want));
+                                           }
+                                         }));
     }
     ok = ok && all.failures == 0;
     char what[160];
@@ -477,20 +471,18 @@ bool CheckBinaryFunction(const std::string& name, const RunOptions& options) {
       for (int64_t i = 0; i < n; ++i) Sample(f, rng, false, a[i], b[i]);
       if (!exe->Run(in, out).ok()) std::exit(2);
       const double* y = out[0].data_as<double>();
-      std::vector<PairWorst> worst(static_cast<size_t>(threads));
-      ParallelFor(n, threads, [&](int64_t begin, int64_t end) {
-        const size_t me = static_cast<size_t>(begin * threads / n);
-        mpfr_t truth, diff;
-        mpfr_inits2(kZetaPrecision, truth, diff, static_cast<mpfr_ptr>(nullptr));
-        for (int64_t i = begin; i < end; ++i) {
-          if (Outside(f, a[i])) continue;
-          f.mpfr(truth, a[i], b[i]);
-          Score(worst[me], BoundFor(f, false, a[i], b[i]), a[i], b[i], y[i],
-                mpfr_get_d(truth, MPFR_RNDN), UlpError64(y[i], truth, diff));
-        }
-        mpfr_clears(truth, diff, static_cast<mpfr_ptr>(nullptr));
-      });
-      for (const PairWorst& w : worst) all.Merge(w);
+      all.Merge(
+          ParallelWorst<PairWorst>(n, threads, [&](int64_t begin, int64_t end, PairWorst& worst) {
+            mpfr_t truth, diff;
+            mpfr_inits2(kZetaPrecision, truth, diff, static_cast<mpfr_ptr>(nullptr));
+            for (int64_t i = begin; i < end; ++i) {
+              if (Outside(f, a[i])) continue;
+              f.mpfr(truth, a[i], b[i]);
+              Score(worst, BoundFor(f, false, a[i], b[i]), a[i], b[i], y[i],
+                    mpfr_get_d(truth, MPFR_RNDN), UlpError64(y[i], truth, diff));
+            }
+            mpfr_clears(truth, diff, static_cast<mpfr_ptr>(nullptr));
+          }));
     }
     ok = ok && all.failures == 0;
     char what[160];
