@@ -194,27 +194,7 @@ const std::vector<Special>& Specials() {
 
 // The function `main(x: tensor<n x type>) = op(x)`, compiled at `threads` threads.
 std::unique_ptr<accy::Executable> Compile(const Special& s, ElementType type, int64_t n, int threads) {
-  accy::Builder builder("ulp_check");
-  accy::TensorType t = builder.Type(type, {n}).value();
-  accy::FunctionBuilder f = builder.BeginFunction("main", {t}, {t}).value();
-  accy::StatusOr<accy::OpKind> kind = accy::ParseQualifiedOpKind(s.op);
-  if (!kind.ok()) {
-    std::fprintf(stderr, "accy-ulp-check: %s\n", std::string(kind.status().message()).c_str());
-    std::exit(2);
-  }
-  accy::StatusOr<accy::Operation*> y = f.CreateOp(*kind, {f.Parameter(0)}, {t});
-  if (!y.ok() || !f.Return({(*y)->result()}).ok()) std::exit(2);
-  std::unique_ptr<accy::Module> module = builder.Finish().value();
-  accy::EngineOptions options;
-  options.num_threads = threads;
-  options.reduce_threads_under_load = false;
-  std::unique_ptr<accy::Engine> engine = accy::Engine::Create(options).value();
-  accy::StatusOr<std::unique_ptr<accy::Executable>> exe = engine->Compile(*module);
-  if (!exe.ok()) {
-    std::fprintf(stderr, "accy-ulp-check: %s: %s\n", s.op, std::string(exe.status().message()).c_str());
-    std::exit(2);
-  }
-  return *std::move(exe);
+  return CompileOneOp(s.op, type, n, 1, threads);
 }
 
 // The kernel of `type` (f32 or f64) at 1 thread against the scalar function of that precision

@@ -1,7 +1,8 @@
 // Internal to tools/ulp_check: what the accuracy checks of accy-ulp-check share (the unary
 // functions of special_functions.cc, the two-argument zeta and polygamma of zeta_functions.cc):
 // ulp distances against a double or an MPFR value, the thread-split check loop and the worst
-// case it finds, and the two-argument checks' entry point. Header-only helpers; not thread-safe
+// case it finds, compiling the one-op function under test, and the two-argument checks' entry
+// point. Header-only helpers; not thread-safe
 // beyond ParallelWorst's own use (each thread keeps its own Worst).
 #ifndef ACCY_TOOLS_ULP_CHECK_ULP_CHECK_H_
 #define ACCY_TOOLS_ULP_CHECK_ULP_CHECK_H_
@@ -12,9 +13,15 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "accy/builder.h"
+#include "accy/engine.h"
 
 namespace accy_ulp_check {
 
@@ -91,6 +98,38 @@ W ParallelWorst(int64_t n, int threads, const Score& score) {
 
 inline double Seconds(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The function `main(x0, ..., x{arity-1}: tensor<n x type>) = op(x0, ...)` (op a qualified
+// name such as "chlo.zeta"), compiled at `threads` threads with a fixed team. Exits the
+// process with status 2, naming the op, when it does not parse, build or compile.
+inline std::unique_ptr<accy::Executable> CompileOneOp(const char* op, accy::ElementType type,
+                                                      int64_t n, int arity, int threads) {
+  accy::Builder builder("ulp_check");
+  const accy::TensorType t = builder.Type(type, {n}).value();
+  accy::FunctionBuilder f =
+      builder.BeginFunction("main", std::vector<accy::TensorType>(arity, t), {t}).value();
+  accy::StatusOr<accy::OpKind> kind = accy::ParseQualifiedOpKind(op);
+  if (!kind.ok()) {
+    std::fprintf(stderr, "accy-ulp-check: %s\n", std::string(kind.status().message()).c_str());
+    std::exit(2);
+  }
+  std::vector<accy::Value*> operands;
+  for (int i = 0; i < arity; ++i) operands.push_back(f.Parameter(i));
+  accy::StatusOr<accy::Operation*> y = f.CreateOp(*kind, operands, {t});
+  if (!y.ok() || !f.Return({(*y)->result()}).ok()) std::exit(2);
+  std::unique_ptr<accy::Module> module = builder.Finish().value();
+  accy::EngineOptions options;
+  options.num_threads = threads;
+  options.reduce_threads_under_load = false;
+  std::unique_ptr<accy::Engine> engine = accy::Engine::Create(options).value();
+  accy::StatusOr<std::unique_ptr<accy::Executable>> exe = engine->Compile(*module);
+  if (!exe.ok()) {
+    std::fprintf(stderr, "accy-ulp-check: %s: %s\n", op,
+                 std::string(exe.status().message()).c_str());
+    std::exit(2);
+  }
+  return *std::move(exe);
 }
 
 // Sample counts and threads of one run (the command line's flags).

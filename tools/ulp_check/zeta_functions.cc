@@ -288,25 +288,7 @@ Bound BoundFor(const Binary& f, bool f32, double a, double b) {
 // main(a, b) = op(a, b) on n elements of `type`, at `threads` threads.
 std::unique_ptr<accy::Executable> CompileBinary(const Binary& f, ElementType type, int64_t n,
                                                 int threads) {
-  accy::Builder builder("ulp_check");
-  accy::TensorType t = builder.Type(type, {n}).value();
-  accy::FunctionBuilder fb = builder.BeginFunction("main", {t, t}, {t}).value();
-  accy::StatusOr<accy::OpKind> kind = accy::ParseQualifiedOpKind(f.op);
-  if (!kind.ok()) std::exit(2);
-  accy::StatusOr<accy::Operation*> y = fb.CreateOp(*kind, {fb.Parameter(0), fb.Parameter(1)}, {t});
-  if (!y.ok() || !fb.Return({(*y)->result()}).ok()) std::exit(2);
-  std::unique_ptr<accy::Module> module = builder.Finish().value();
-  accy::EngineOptions options;
-  options.num_threads = threads;
-  options.reduce_threads_under_load = false;
-  std::unique_ptr<accy::Engine> engine = accy::Engine::Create(options).value();
-  accy::StatusOr<std::unique_ptr<accy::Executable>> exe = engine->Compile(*module);
-  if (!exe.ok()) {
-    std::fprintf(stderr, "accy-ulp-check: %s: %s\n", f.op,
-                 std::string(exe.status().message()).c_str());
-    std::exit(2);
-  }
-  return *std::move(exe);
+  return CompileOneOp(f.op, type, n, 2, threads);
 }
 
 struct PairWorst {
