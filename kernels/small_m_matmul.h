@@ -7,7 +7,7 @@
 // Weights are packed into column panels of SmallMPanelColumns(isa) floats: panel p holds
 // columns [p * P, p * P + P) as K rows of P contiguous floats (the last panel zero-padded), so
 // one thread streams each panel front to back. The kernel keeps up to MR rows x P columns of
-// dst in vector registers (AVX-512: P = 48, MR = 8; AVX2: P = 24, MR = 4), broadcasts lhs[m, k]
+// dst in vector registers (AVX-512: P = 48, MR = 8; AVX2: P = 16, MR = 7), broadcasts lhs[m, k]
 // and adds lhs[m, k] * W[k, panel] with fused multiply-adds in k order, so every dst element is
 // the sequential f32 sum over k (as the JIT's dot); the bias is added after the sum (one more
 // rounding, as StableHLO's separate add). Rows beyond MR take further passes over the panel
@@ -28,7 +28,7 @@ inline constexpr int64_t kSmallMMaxRows = 16;
 // Whether the kernel has code for `isa` (AVX2 and AVX-512; not plain x86-64).
 bool SmallMMatmulSupports(Isa isa);
 
-// Columns per packed panel for `isa`: 48 (AVX-512), 24 (AVX2). Needs SmallMMatmulSupports.
+// Columns per packed panel for `isa`: 48 (AVX-512), 16 (AVX2). Needs SmallMMatmulSupports.
 int64_t SmallMPanelColumns(Isa isa);
 
 // Floats the packed copy of a K x N matrix takes: ceil(N / P) * P * K for P above.
