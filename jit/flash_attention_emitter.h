@@ -42,6 +42,8 @@ constexpr int64_t kMaxPackedBytes = 8 << 20;
 constexpr int64_t kKeysPerStep = 8;
 constexpr int64_t kKeysPerStepF64 = 4;
 constexpr int64_t kRowsPerStep = 4;
+// Keys per step of the softmax loops (scale, mask and max; exp and sum).
+constexpr int64_t kSoftmaxKeysPerStep = 4;
 // 4 x 4 chunk accumulators fill half the 32 zmm registers; with 16 ymm registers (AVX2) 4 x 2.
 constexpr int64_t kChunksPerStepWide = 4;
 constexpr int64_t kChunksPerStepNarrow = 2;

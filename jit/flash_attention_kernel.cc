@@ -192,31 +192,69 @@ void FlashAttentionEmitter::ScoreTile(llvm::Value* d0, llvm::Value* length, bool
 // recurrence: the max is exact, the sum adds p_j in order j.
 void FlashAttentionEmitter::SoftmaxTile() {
   llvm::Type* t = ComputeType();
+  auto c64 = [&](int64_t v) { return b_.getInt64(v); };
+  // Keys [0, unrolled) go kSoftmaxKeysPerStep at a time, the rest one by one: independent
+  // exponentials (and partial maxima) in flight, where one key per iteration left the exp
+  // loop bound by its dependency chain (docs/flash_attention.md).
+  llvm::Value* unrolled = b_.CreateMul(b_.CreateUDiv(block_length_, c64(kSoftmaxKeysPerStep)),
+                                       c64(kSoftmaxKeysPerStep));
+  // Scaled and masked score of key j, stored back to its slot.
+  auto scale_and_mask = [&](llvm::Value* j) {
+    llvm::Value* key = b_.CreateAdd(block_k0_, j);
+    llvm::Value* slot = ScoreSlot(j);
+    llvm::Value* dot = b_.CreateAlignedLoad(vector_, slot, VectorAlign());
+    llvm::Value* factor = ScoreVector(block_scale_, key);
+    llvm::Value* s = scale_->kind() == OpKind::kDivide ? b_.CreateFDiv(dot, factor) : b_.CreateFMul(dot, factor);
+    if (mask_ != nullptr) s = b_.CreateFAdd(s, ScoreVector(block_mask_, key));
+    b_.CreateAlignedStore(s, slot, VectorAlign());
+    return s;
+  };
+  auto maximum = [&](llvm::Value* a, llvm::Value* x) {
+    return b_.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, a, x);  // IEEE maximum
+  };
+  // The max is exact and IEEE maximum is associative and commutative (NaN wins, -0 < +0), so
+  // kSoftmaxKeysPerStep partial maxima give the same m' as the key-order scan.
   llvm::Value* m_old = b_.CreateAlignedLoad(vector_, m_, VectorAlign());
-  llvm::Value* m_new = CarryLoop(b_.getInt64(0), block_length_, "tmax", {m_old},
-      [&](llvm::Value* j, const std::vector<llvm::Value*>& m) -> std::vector<llvm::Value*> {
-        llvm::Value* key = b_.CreateAdd(block_k0_, j);
-        llvm::Value* slot = ScoreSlot(j);
-        llvm::Value* dot = b_.CreateAlignedLoad(vector_, slot, VectorAlign());
-        llvm::Value* factor = ScoreVector(block_scale_, key);
-        llvm::Value* s = scale_->kind() == OpKind::kDivide ? b_.CreateFDiv(dot, factor) : b_.CreateFMul(dot, factor);
-        if (mask_ != nullptr) s = b_.CreateFAdd(s, ScoreVector(block_mask_, key));
-        b_.CreateAlignedStore(s, slot, VectorAlign());
-        return {b_.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, m[0], s)};  // IEEE maximum
-      })[0];
+  Carried partial(kSoftmaxKeysPerStep, Splat(llvm::ConstantFP::getInfinity(t, true)));
+  partial[0] = m_old;
+  partial = CarryLoop(c64(0), b_.CreateUDiv(unrolled, c64(kSoftmaxKeysPerStep)), "tmax4", partial,
+      [&](llvm::Value* g, const Carried& m) {
+        Carried next;
+        for (int64_t u = 0; u < kSoftmaxKeysPerStep; ++u) {
+          llvm::Value* j = b_.CreateAdd(b_.CreateMul(g, c64(kSoftmaxKeysPerStep)), c64(u));
+          next.push_back(maximum(m[static_cast<size_t>(u)], scale_and_mask(j)));
+        }
+        return next;
+      });
+  llvm::Value* m_new = partial[0];
+  for (size_t u = 1; u < partial.size(); ++u) m_new = maximum(m_new, partial[u]);
+  m_new = CarryLoop(unrolled, block_length_, "tmax", {m_new},
+      [&](llvm::Value* j, const Carried& m) -> Carried { return {maximum(m[0], scale_and_mask(j))}; })[0];
   llvm::Value* base = b_.CreateSelect(b_.CreateFCmpOEQ(m_new, Splat(llvm::ConstantFP::getInfinity(t, true))),
                                      llvm::Constant::getNullValue(vector_), m_new);
   llvm::Value* correction = VectorExp(b_.CreateFSub(m_old, base));
   b_.CreateAlignedStore(m_new, m_, VectorAlign());
   b_.CreateAlignedStore(correction, correction_, VectorAlign());
+  // p_j = exp(s_j - base) replaces s_j; l adds the p_j in key order.
+  auto probability = [&](llvm::Value* j) {
+    llvm::Value* slot = ScoreSlot(j);
+    llvm::Value* p = VectorExp(b_.CreateFSub(b_.CreateAlignedLoad(vector_, slot, VectorAlign()), base));
+    b_.CreateAlignedStore(p, slot, VectorAlign());
+    return p;
+  };
   llvm::Value* l = b_.CreateFMul(b_.CreateAlignedLoad(vector_, l_, VectorAlign()), correction);
-  l = CarryLoop(b_.getInt64(0), block_length_, "prob", {l},
-      [&](llvm::Value* j, const std::vector<llvm::Value*>& sum) -> std::vector<llvm::Value*> {
-        llvm::Value* slot = ScoreSlot(j);
-        llvm::Value* p = VectorExp(b_.CreateFSub(b_.CreateAlignedLoad(vector_, slot, VectorAlign()), base));
-        b_.CreateAlignedStore(p, slot, VectorAlign());
-        return {b_.CreateFAdd(sum[0], p)};
+  l = CarryLoop(c64(0), b_.CreateUDiv(unrolled, c64(kSoftmaxKeysPerStep)), "prob4", {l},
+      [&](llvm::Value* g, const Carried& sum) -> Carried {
+        std::vector<llvm::Value*> p;
+        for (int64_t u = 0; u < kSoftmaxKeysPerStep; ++u) {
+          p.push_back(probability(b_.CreateAdd(b_.CreateMul(g, c64(kSoftmaxKeysPerStep)), c64(u))));
+        }
+        llvm::Value* total = sum[0];
+        for (llvm::Value* x : p) total = b_.CreateFAdd(total, x);
+        return {total};
       })[0];
+  l = CarryLoop(unrolled, block_length_, "prob", {l},
+      [&](llvm::Value* j, const Carried& sum) -> Carried { return {b_.CreateFAdd(sum[0], probability(j))}; })[0];
   b_.CreateAlignedStore(l, l_, VectorAlign());
 }
 
