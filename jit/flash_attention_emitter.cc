@@ -489,14 +489,16 @@ llvm::Value* FlashAttentionEmitter::AnyNonFinite(int buffer, llvm::Value* begin,
   const bool f64 = compute_ == ElementType::kF64;
   llvm::Type* bits_type = f64 ? b_.getInt64Ty() : b_.getInt32Ty();
   llvm::Constant* exponent = llvm::ConstantInt::get(bits_type, f64 ? 0x7FF0000000000000ull : 0x7F800000u);
-  // An all-ones exponent is a NaN or an infinity; the flags OR together (a vectorizable scan).
-  llvm::Value* found = CarryLoop(begin, end, "finite", {llvm::ConstantInt::get(bits_type, 0)},
-      [&](llvm::Value* i, const Carried& any) -> Carried {
+  llvm::Constant* magnitude = llvm::ConstantInt::get(bits_type, f64 ? 0x7FFFFFFFFFFFFFFFull : 0x7FFFFFFFu);
+  // A NaN or an infinity is a magnitude (the bits without the sign) at or above the all-ones
+  // exponent's: the largest magnitude is kept (an and and an unsigned max per vector, where
+  // or-ing per-element flags took five instructions).
+  llvm::Value* largest = CarryLoop(begin, end, "finite", {llvm::ConstantInt::get(bits_type, 0)},
+      [&](llvm::Value* i, const Carried& max) -> Carried {
         llvm::Value* bits = b_.CreateBitCast(Load(buffer, i), bits_type);
-        llvm::Value* special = b_.CreateICmpEQ(b_.CreateAnd(bits, exponent), exponent);
-        return {b_.CreateOr(any[0], b_.CreateZExt(special, bits_type))};
+        return {b_.CreateBinaryIntrinsic(llvm::Intrinsic::umax, max[0], b_.CreateAnd(bits, magnitude))};
       })[0];
-  return b_.CreateICmpNE(found, llvm::ConstantInt::get(bits_type, 0));
+  return b_.CreateICmpUGE(largest, exponent);
 }
 
 llvm::Value* FlashAttentionEmitter::BlockKeyEnd(llvm::Value* block, int64_t query_tiles) {
