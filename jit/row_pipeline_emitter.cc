@@ -39,6 +39,7 @@
 #include "jit/row_pipeline_emitter_impl.h"
 #include "jit/row_pipeline_plan.h"
 #include "jit/streaming_store.h"
+#include "jit/vector_math.h"
 #include "src/fusion/fusion_plan.h"
 #include "src/schedule/schedule_plan.h"
 #include "src/util/str_cat.h"
@@ -157,6 +158,10 @@ StatusOr<std::map<const Value*, llvm::Value*>> RowPipelineEmitter::EmitColumn(
     for (int64_t i = 0; i < op->num_operands(); ++i) {
       ACCY_ASSIGN_OR_RETURN(llvm::Value * v, Operand(*op, i, values, loads, column));
       operands.push_back(v);
+    }
+    if (nonpositive_exps_.count(op) != 0) {
+      values[op->result(0)] = EmitExpNonPositiveF32(b_, operands[0], scale_primitive_);
+      continue;
     }
     auto reciprocal = reciprocals_.find(op);
     if (reciprocal != reciprocals_.end()) {
@@ -404,6 +409,7 @@ StatusOr<KernelSignature> RowPipelineEmitter::Emit(std::string_view symbol) {
   ACCY_ASSIGN_OR_RETURN(plan_, PlanRowPipeline(item_, fusion_));
   signature_.inputs = plan_.inputs;
   cached_ = ChooseCached();
+  nonpositive_exps_ = NonPositiveExponentials(plan_);
   llvm::Type* out_memory = MemoryType(context_, item_.output_value->type().element_type());
   const int64_t element_bytes =
       static_cast<int64_t>(module_.getDataLayout().getTypeAllocSize(out_memory));

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -74,7 +75,8 @@ class RowPipelineEmitter {
   RowPipelineEmitter(const WorkItem& item, const FusionPlan& fusion, llvm::Module& module,
                      const KernelTarget& target)
       : item_(item), fusion_(fusion), module_(module), context_(module.getContext()),
-        b_(context_), lowering_(module, b_), acc_(b_, target.vector_bits) {}
+        b_(context_), lowering_(module, b_), acc_(b_, target.vector_bits),
+        scale_primitive_(target.vector_bits >= 512) {}
 
   StatusOr<KernelSignature> Emit(std::string_view symbol);
 
@@ -151,6 +153,10 @@ class RowPipelineEmitter {
   llvm::AllocaInst* cached_row_ = nullptr;        // streaming: the cached value's row
   llvm::AllocaInst* stage_ = nullptr;             // streaming: the output stage
   std::map<const Operation*, llvm::Value*> reciprocals_;  // output pass: divide -> 1 / divisor
+  // exp(a - max(a)) ops (NonPositiveExponentials), lowered by EmitExpNonPositiveF32; 2^n by
+  // vscalefps on 512-bit targets (AVX-512F+VL), by a shift and two multiplies below.
+  std::set<const Operation*> nonpositive_exps_;
+  const bool scale_primitive_;
 };
 
 }  // namespace accy::jit::row_pipeline

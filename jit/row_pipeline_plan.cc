@@ -227,4 +227,33 @@ std::vector<const Operation*> FullOpsFor(const RowPlan& plan, const WorkItem& it
   return ordered;
 }
 
+std::set<const Operation*> NonPositiveExponentials(const RowPlan& plan) {
+  auto same_source = [&](const RowSource& a, const RowSource& b) {
+    if (a.member != nullptr || b.member != nullptr) return a.member == b.member;
+    const RowAccess& x = plan.accesses[static_cast<size_t>(a.access)];
+    const RowAccess& y = plan.accesses[static_cast<size_t>(b.access)];
+    return x.buffer >= 0 && x.buffer == y.buffer && x.type == y.type && x.outer == y.outer &&
+           x.column == y.column;
+  };
+  std::set<const Operation*> exps;
+  for (const Operation* op : plan.members) {
+    if (op->kind() != OpKind::kExponential ||
+        op->result(0)->type().element_type() != ElementType::kF32) {
+      continue;
+    }
+    const Value* difference = plan.sources.at({op, 0}).member;
+    const Operation* subtract = difference != nullptr ? difference->defining_op() : nullptr;
+    if (subtract == nullptr || subtract->kind() != OpKind::kSubtract) continue;
+    const Value* max = plan.sources.at({subtract, 1}).member;
+    for (const RowReduce& reduce : plan.reduces) {
+      if (reduce.op->result(0) == max && reduce.reducer == OpKind::kMaximum &&
+          reduce.type == ElementType::kF32 &&
+          same_source(plan.sources.at({reduce.op, 0}), plan.sources.at({subtract, 0}))) {
+        exps.insert(op);
+      }
+    }
+  }
+  return exps;
+}
+
 }  // namespace accy::jit

@@ -77,6 +77,11 @@ std::vector<const Operation*> FullOpsFor(const RowPlan& plan, const WorkItem& it
                                          const std::vector<const Value*>& targets,
                                          const Value* cached = nullptr);
 
+// The f32 exponential ops of the plan whose operand is known to be <= 0 or NaN: exp(a - m)
+// where m is a row max reduce of the same a (a member or the same read), so a - m <= 0 for
+// every element of the row, whatever the reduce's init (softmax's exp(x - max(x))).
+std::set<const Operation*> NonPositiveExponentials(const RowPlan& plan);
+
 }  // namespace accy::jit
 
 #endif  // ACCY_JIT_ROW_PIPELINE_PLAN_H_

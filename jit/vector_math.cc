@@ -44,34 +44,76 @@ llvm::Value* ExpPolynomial(llvm::IRBuilderBase& b, llvm::Value* r) {
   return Fma(b, Fma(b, c(5), r, c(4)), r4, low);
 }
 
-}  // namespace
+// The range reduction and polynomial of exp on a clamped argument `xc`: n = round(xc log2(e)),
+// e = e^r (r = xc - n ln2) in [0.7, 1.42]. `shifted` = n + `shifter`, an integer in [2^23, 2^24):
+// xc log2(e) is never half an integer (log2(e)'s odd 24-bit significand divides no odd number
+// below 2^9), so every such shifter gives the same n.
+struct ExpReduced {
+  llvm::Value* shifted;
+  llvm::Value* e;
+};
 
-llvm::Value* EmitExpF32(llvm::IRBuilderBase& b, llvm::Value* x) {
-  llvm::Type* type = x->getType();
-  // Clamp (NaN passes both compares unchanged, and every later step keeps it NaN): e^89 is above
-  // FLT_MAX, so the clamped results still round to inf. e^-105 is below half the least
-  // subnormal: below it the polynomial runs on 0 and the result is selected to +0 after it.
-  // Clamping to -105 instead (until 2026-12-06) scaled e by 2^-152 and made the +0 by
-  // underflow, and an underflowing vscalefps or a multiply with a subnormal result is a
-  // ~130-210 cycle microcode assist on Intel cores (measured on a Xeon family 6 model 207): a
-  // causal or padding mask's -inf scores took a third of flash attention's time that way.
-  llvm::Constant* low = Float(type, -105.0);
-  llvm::Constant* high = Float(type, 89.0);
-  llvm::Value* zero = llvm::Constant::getNullValue(type);
-  llvm::Value* below = b.CreateFCmpOLT(x, low);
-  llvm::Value* xc = b.CreateSelect(below, zero, x);
-  xc = b.CreateSelect(b.CreateFCmpOGT(xc, high), high, xc);
-  // n = nearest integer to x log2(e), by the 1.5 * 2^23 shifter: the sum's last bits are n.
-  llvm::Constant* shifter = Float(type, 0x1.8p23);
+ExpReduced ReduceExp(llvm::IRBuilderBase& b, llvm::Value* xc, double shifter_value) {
+  llvm::Type* type = xc->getType();
+  // n = nearest integer to x log2(e), by the shifter: the sum's last bits are n.
+  llvm::Constant* shifter = Float(type, shifter_value);
   llvm::Value* shifted = Fma(b, xc, Float(type, 0x1.715476p+0), shifter);
   llvm::Value* n = b.CreateFSub(shifted, shifter);
   // r = x - n ln2 with ln2 split in two f32 parts (ln2_hi = ln2 rounded, ln2_lo the rest).
   llvm::Value* r = Fma(b, n, Float(type, -0x1.62e43p-1), xc);
   r = Fma(b, n, Float(type, 0x1.05c610p-29), r);
-  llvm::Value* e = Fma(b, ExpPolynomial(b, r), r, Float(type, 1.0));
+  return {shifted, Fma(b, ExpPolynomial(b, r), r, Float(type, 1.0))};
+}
+
+// Clamp bounds: e^89 is above FLT_MAX, so the clamped results still round to inf. e^-105 is
+// below half the least subnormal: below it the polynomial runs on 0 and the result is selected
+// to +0 after it. Clamping to -105 instead (until 2026-12-06) scaled e by 2^-152 and made the +0
+// by underflow, and an underflowing vscalefps (~210 cycles) or a multiply whose result
+// underflows or is subnormal (~125 cycles) is a microcode assist on Intel cores (measured on a
+// Xeon family 6 model 207; docs/isa.md): a causal or padding mask's -inf scores took a third of
+// flash attention's time that way.
+constexpr double kExpLow = -105.0;
+constexpr double kExpHigh = 89.0;
+
+}  // namespace
+
+llvm::Value* EmitExpF32(llvm::IRBuilderBase& b, llvm::Value* x) {
+  llvm::Type* type = x->getType();
+  // Clamp (NaN passes both compares unchanged, and every later step keeps it NaN).
+  llvm::Value* zero = llvm::Constant::getNullValue(type);
+  llvm::Value* below = b.CreateFCmpOLT(x, Float(type, kExpLow));
+  llvm::Constant* high = Float(type, kExpHigh);
+  llvm::Value* xc = b.CreateSelect(below, zero, x);
+  xc = b.CreateSelect(b.CreateFCmpOGT(xc, high), high, xc);
+  const ExpReduced reduced = ReduceExp(b, xc, 0x1.8p23);
   // e (in [0.7, 1.42]) times 2^n, n in [-151, 128] after the clamp, rounded once: a target
   // primitive (vscalefps on AVX-512, exponent-field arithmetic elsewhere; target_lowering.h).
-  return b.CreateSelect(below, zero, EmitExpScale(b, e, shifted, x));
+  return b.CreateSelect(below, zero, EmitExpScale(b, reduced.e, reduced.shifted, x));
+}
+
+llvm::Value* EmitExpNonPositiveF32(llvm::IRBuilderBase& b, llvm::Value* x, bool scale_primitive) {
+  llvm::Type* type = x->getType();
+  // x <= 0: no upper clamp (n <= 0). NaN passes the compare and stays NaN; below kExpLow the
+  // result is selected to +0 as in EmitExpF32.
+  llvm::Value* zero = llvm::Constant::getNullValue(type);
+  llvm::Value* below = b.CreateFCmpOLT(x, Float(type, kExpLow));
+  llvm::Value* xc = b.CreateSelect(below, zero, x);
+  if (scale_primitive) {
+    const ExpReduced reduced = ReduceExp(b, xc, 0x1.8p23);
+    return b.CreateSelect(below, zero, EmitExpScale(b, reduced.e, reduced.shifted, x));
+  }
+  // n in [-151, 0]: with the shifter 1.5 * 2^23 + 191 the low bits of `shifted` are n + 191, so
+  // shifting its bits left by 23 leaves the float 2^(n + 64) (exponent field n + 191 in
+  // [40, 191]; the shifter's own high bits shift out). e * 2^(n + 64) is a normal float, exact,
+  // and the product with 2^-64 rounds once (subnormal and zero results included): e * 2^n as
+  // EmitExpScale, in one shift and two multiplies instead of its seven integer operations,
+  // multiply, compare and select. A NaN e makes the products NaN (no NaN select).
+  const ExpReduced reduced = ReduceExp(b, xc, 0x1.8p23 + 191);
+  llvm::Type* int_type = type->getWithNewType(b.getInt32Ty());
+  llvm::Value* power =
+      b.CreateBitCast(b.CreateShl(b.CreateBitCast(reduced.shifted, int_type), 23), type);
+  return b.CreateSelect(below, zero,
+                        b.CreateFMul(b.CreateFMul(reduced.e, power), Float(type, 0x1p-64)));
 }
 
 llvm::Value* EmitTanhF32(llvm::IRBuilderBase& b, llvm::Value* x) {

@@ -26,6 +26,14 @@ namespace accy::jit {
 // FLT_MAX).
 llvm::Value* EmitExpF32(llvm::IRBuilderBase& builder, llvm::Value* x);
 
+// e^x of a float (or float vector) `x` that the caller knows is <= 0 or NaN (softmax's
+// x - max(x)): the same bits as EmitExpF32 on that range (NaN: a quiet NaN), with fewer
+// operations: no upper clamp, and with `scale_primitive` false (no vscalefps: AVX2 and below)
+// 2^n applied as one shift and two multiplies instead of EmitExpScale's portable sequence.
+// A positive `x` gives a wrong result.
+llvm::Value* EmitExpNonPositiveF32(llvm::IRBuilderBase& builder, llvm::Value* x,
+                                   bool scale_primitive);
+
 // tanh(x) of a float (or float vector): t / (t + 2) with t = e^{2|x|} - 1 (2|x| clamped to
 // 20), the sign copied from x (so tanh(-0) = -0, tanh(NaN) NaN, tanh(+-inf) = +-1, tiny x
 // gives x).
