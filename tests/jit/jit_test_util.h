@@ -6,6 +6,8 @@
 #ifndef ACCY_TESTS_JIT_JIT_TEST_UTIL_H_
 #define ACCY_TESTS_JIT_JIT_TEST_UTIL_H_
 
+#include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <span>
@@ -22,6 +24,13 @@
 #include "src/schedule/schedule_plan.h"
 
 namespace accy::jit::testing {
+
+// The IEEE-754 bits of `x`, for bit-for-bit comparisons.
+inline uint32_t Bits(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  return bits;
+}
 
 class JitProgram {
  public:

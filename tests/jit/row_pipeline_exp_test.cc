@@ -21,12 +21,6 @@ namespace {
 constexpr int64_t kRows = 6;
 constexpr int64_t kColumns = 1031;  // two whole reduce chunks and a partial one
 
-uint32_t Bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
-
 TEST(RowPipelineExpTest, ExpOfRowMaxDifferenceMatchesElementwiseExpBitForBit) {
   const float inf = std::numeric_limits<float>::infinity();
   // Row r spans [-span_r, 0] and more: differences through the subnormal results and below

@@ -68,11 +68,6 @@ float FromBits(uint32_t bits) {
   std::memcpy(&x, &bits, sizeof x);
   return x;
 }
-uint32_t Bits(float x) {
-  uint32_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
-  return bits;
-}
 
 // Special values repeated to 47 elements (two 16-lane vectors and a 15-element tail): NaN,
 // infinities, signed zeros and subnormals, erf_inv's +-1 and out-of-domain inputs, the poles and
