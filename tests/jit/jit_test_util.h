@@ -12,9 +12,11 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "accy/builder.h"
 #include "accy/ir.h"
 #include "accy/tensor.h"
 #include "jit/compiled_program.h"
@@ -22,12 +24,18 @@
 #include "src/passes/analysis_cache.h"
 #include "src/passes/work_ledger.h"
 #include "src/schedule/schedule_plan.h"
+#include "tests/test_util.h"
 
 namespace accy::jit::testing {
 
 // The IEEE-754 bits of `x`, for bit-for-bit comparisons.
 inline uint32_t Bits(float x) {
   uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  return bits;
+}
+inline uint64_t Bits(double x) {
+  uint64_t bits;
   std::memcpy(&bits, &x, sizeof bits);
   return bits;
 }
@@ -114,6 +122,28 @@ class JitProgram {
   const SchedulePlan* plan_ = nullptr;
   std::unique_ptr<CompiledProgram> compiled_;
 };
+
+// Runs the one-operand op `kind` (e.g. OpKind::kTan) over `inputs` as a rank-1 f32 (T = float)
+// or f64 (T = double) tensor through the JIT at 2 threads; the outputs in input order. A build,
+// compile or run error fails the test (StatusOr::value() aborts; these programs are valid).
+template <typename T>
+std::vector<T> RunUnaryOp(OpKind kind, const std::vector<T>& inputs) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+  Builder builder("unary_op_test");
+  TensorType t = builder.Type(std::is_same_v<T, float> ? ElementType::kF32 : ElementType::kF64,
+                              {static_cast<int64_t>(inputs.size())}).value();
+  auto f = builder.BeginFunction("main", {t}, {t}).value();
+  Operation* op = f.CreateOp(kind, {f.Parameter(0)}, {t}, {}).value();
+  EXPECT_OK(f.Return({op->result(0)}));
+  auto program = JitProgram::Create(builder.Finish().value()).value();
+  Tensor x = Tensor::Allocate(t).value();
+  std::memcpy(x.data(), inputs.data(), inputs.size() * sizeof(T));
+  const std::vector<Tensor> args = {x};
+  std::vector<Tensor> results = program->Run(args, /*threads=*/2).value();
+  std::vector<T> out(inputs.size());
+  std::memcpy(out.data(), results[0].data(), out.size() * sizeof(T));
+  return out;
+}
 
 }  // namespace accy::jit::testing
 

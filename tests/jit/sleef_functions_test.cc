@@ -23,29 +23,6 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// Runs `kind` on `inputs` (f64) through the JIT at 2 threads.
-std::vector<double> RunJit(OpKind kind, const std::vector<double>& inputs) {
-  Builder builder("sleef_functions_test");
-  TensorType t = builder.Type(ElementType::kF64, {static_cast<int64_t>(inputs.size())}).value();
-  auto f = builder.BeginFunction("main", {t}, {t}).value();
-  Operation* op = f.CreateOp(kind, {f.Parameter(0)}, {t}, {}).value();
-  EXPECT_OK(f.Return({op->result(0)}));
-  auto program = JitProgram::Create(builder.Finish().value()).value();
-  Tensor x = Tensor::Allocate(t).value();
-  std::memcpy(x.data(), inputs.data(), inputs.size() * sizeof(double));
-  const std::vector<Tensor> args = {x};
-  std::vector<Tensor> results = program->Run(args, /*threads=*/2).value();
-  std::vector<double> out(inputs.size());
-  std::memcpy(out.data(), results[0].data(), out.size() * sizeof(double));
-  return out;
-}
-
-uint64_t Bits(double x) {
-  uint64_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
-  return bits;
-}
-
 // |got - want| in ulps of double at `want`.
 double Ulps(double got, double want) {
   const int exponent = want == 0 ? -1022 : std::max(std::ilogb(want), -1022);
@@ -97,7 +74,7 @@ TEST(SleefF64Test, SpecialValuesExactAndOrdinaryWithinThreeUlpInVectorBodyAndTai
     values.insert(values.end(), c.ordinary.begin(), c.ordinary.end());
     std::vector<double> inputs(61);
     for (size_t i = 0; i < inputs.size(); ++i) inputs[i] = values[i % values.size()];
-    const std::vector<double> got = RunJit(c.kind, inputs);
+    const std::vector<double> got = RunUnaryOp(c.kind, inputs);
     std::map<uint64_t, uint64_t> first_result;  // input bits -> result bits
     for (size_t i = 0; i < inputs.size(); ++i) {
       const double x = inputs[i];

@@ -34,23 +34,6 @@ const Function kFunctions[] = {
     {OpKind::kBesselI1e, special::BesselI1e, 0},
 };
 
-// Runs `kind` on `inputs` (f32) through the JIT at 2 threads.
-std::vector<float> RunJit(OpKind kind, const std::vector<float>& inputs) {
-  Builder builder("special_functions_test");
-  TensorType t = builder.Type(ElementType::kF32, {static_cast<int64_t>(inputs.size())}).value();
-  auto f = builder.BeginFunction("main", {t}, {t}).value();
-  Operation* op = f.CreateOp(kind, {f.Parameter(0)}, {t}, {}).value();
-  EXPECT_OK(f.Return({op->result(0)}));
-  auto program = JitProgram::Create(builder.Finish().value()).value();
-  Tensor x = Tensor::Allocate(t).value();
-  std::memcpy(x.data(), inputs.data(), inputs.size() * sizeof(float));
-  const std::vector<Tensor> args = {x};
-  std::vector<Tensor> results = program->Run(args, /*threads=*/2).value();
-  std::vector<float> out(inputs.size());
-  std::memcpy(out.data(), results[0].data(), out.size() * sizeof(float));
-  return out;
-}
-
 // |got - want| in ulps of f32 at `want` (subnormal spacing below the normals); 0 when both are
 // the same infinity or both NaN, infinite when only one is.
 double UlpError(float got, double want) {
@@ -84,7 +67,7 @@ TEST(SpecialFunctionsF32Test, SpecialValuesMatchTheReferenceInVectorBodyAndTail)
   for (size_t i = 0; i < inputs.size(); ++i) inputs[i] = specials[i % std::size(specials)];
   for (const Function& function : kFunctions) {
     SCOPED_TRACE(std::string(OpName(function.kind)));
-    const std::vector<float> got = RunJit(function.kind, inputs);
+    const std::vector<float> got = RunUnaryOp(function.kind, inputs);
     for (size_t i = 0; i < inputs.size(); ++i) {
       const double want = function.reference(inputs[i]);
       const float rounded = static_cast<float>(want);
@@ -131,7 +114,7 @@ TEST(SpecialFunctionsF32Test, WithinOneUlpOfTheDoubleFunctionOnSweeps) {
         }
         break;
     }
-    const std::vector<float> got = RunJit(function.kind, inputs);
+    const std::vector<float> got = RunUnaryOp(function.kind, inputs);
     double max_ulp = 0;
     float worst_x = 0;
     int64_t beyond = 0, by_absolute = 0;
@@ -175,7 +158,7 @@ TEST(SpecialFunctionsF32Test, ErfKeepsTheSuitesBoundPastLibmvecsCutoff) {
   for (float special : {std::numeric_limits<float>::quiet_NaN(), inf, -inf, -0.0f, 1e30f}) {
     inputs.push_back(special);
   }
-  const std::vector<float> got = RunJit(OpKind::kErf, inputs);
+  const std::vector<float> got = RunUnaryOp(OpKind::kErf, inputs);
   double max_ulp = 0, max_tail_ulp = 0;
   for (size_t i = 0; i + 5 < inputs.size(); ++i) {
     const double ulp = UlpError(got[i], std::erf(static_cast<double>(inputs[i])));

@@ -360,6 +360,19 @@ StatusOr<Value*> GeluTanh(FunctionBuilder& fb, Value* x, ElementType t, double c
   return fb.Multiply(hx, bracket);
 }
 
+// x * (1 / (kAddend + exp(-x))): JAX's silu written out for kAddend 1 (oneDNN's swish post-op);
+// any other addend is no sigmoid.
+template <int kAddend>
+StatusOr<Value*> ExpandedSwish(FunctionBuilder& fb, Value* dot, ElementType t) {
+  ACCY_ASSIGN_OR_RETURN(Value * neg, fb.Negate(dot));
+  ACCY_ASSIGN_OR_RETURN(Value * e, fb.Exponential(neg));
+  ACCY_ASSIGN_OR_RETURN(Value * addend, Scalar(fb, t, kAddend, dot->type()));
+  ACCY_ASSIGN_OR_RETURN(Value * sum, fb.Add(addend, e));
+  ACCY_ASSIGN_OR_RETURN(Value * one, Scalar(fb, t, 1.0, dot->type()));
+  ACCY_ASSIGN_OR_RETURN(Value * sig, fb.Divide(one, sum));
+  return fb.Multiply(dot, sig);
+}
+
 StatusOr<Value*> BiasGeluTanh(FunctionBuilder& fb, Value* dot, ElementType t) {
   ACCY_ASSIGN_OR_RETURN(Value * biased, BiasAdd(fb, dot));
   return GeluTanh(fb, biased, t, 0.044715, false);
@@ -429,26 +442,9 @@ INSTANTIATE_TEST_SUITE_P(
                        ACCY_ASSIGN_OR_RETURN(Value * sig, fb.Logistic(dot));
                        return fb.Multiply(dot, sig);
                      }},
-        EpilogueCase{"swish_expanded_sigmoid", kF32, true, "",
-                     [](FunctionBuilder& fb, Value* dot, ElementType t) -> StatusOr<Value*> {
-                       ACCY_ASSIGN_OR_RETURN(Value * neg, fb.Negate(dot));
-                       ACCY_ASSIGN_OR_RETURN(Value * e, fb.Exponential(neg));
-                       ACCY_ASSIGN_OR_RETURN(Value * one, Scalar(fb, t, 1.0, dot->type()));
-                       ACCY_ASSIGN_OR_RETURN(Value * sum, fb.Add(one, e));
-                       ACCY_ASSIGN_OR_RETURN(Value * one_again, Scalar(fb, t, 1.0, dot->type()));
-                       ACCY_ASSIGN_OR_RETURN(Value * sig, fb.Divide(one_again, sum));
-                       return fb.Multiply(dot, sig);
-                     }},
+        EpilogueCase{"swish_expanded_sigmoid", kF32, true, "", ExpandedSwish<1>},
         EpilogueCase{"expanded_sigmoid_of_two", kF32, false, "not a single-use chain step",
-                     [](FunctionBuilder& fb, Value* dot, ElementType t) -> StatusOr<Value*> {
-                       ACCY_ASSIGN_OR_RETURN(Value * neg, fb.Negate(dot));
-                       ACCY_ASSIGN_OR_RETURN(Value * e, fb.Exponential(neg));
-                       ACCY_ASSIGN_OR_RETURN(Value * two, Scalar(fb, t, 2.0, dot->type()));
-                       ACCY_ASSIGN_OR_RETURN(Value * sum, fb.Add(two, e));
-                       ACCY_ASSIGN_OR_RETURN(Value * one, Scalar(fb, t, 1.0, dot->type()));
-                       ACCY_ASSIGN_OR_RETURN(Value * sig, fb.Divide(one, sum));
-                       return fb.Multiply(dot, sig);
-                     }},
+                     ExpandedSwish<2>},
         EpilogueCase{"bias_gelu_tanh", kF32, true, "", BiasGeluTanh},
         EpilogueCase{"bias_gelu_tanh_bf16", kBF16, true, "", BiasGeluTanh},
         EpilogueCase{"bias_gelu_tanh_power_form", kF32, true, "", BiasGeluTanhPower},
