@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/onednn_isa.h"
+
 namespace accy::kernels {
 namespace {
 
@@ -31,10 +33,12 @@ constexpr int64_t kPrefetchRows = 48;
 // panel, 1152 of a 16-float one). On the Intel Xeon model 207 host the near prefetch alone kept
 // the stream at 0.90-0.94 of a plain read (M 7, 453 MB, 1 thread); with the far one, 1.10-1.17
 // (AVX-512) and 0.79-0.81 instead of 0.75 (AVX2, whose second pass over each panel reads L2)
-// (docs/small_m_matmul.md, "Prefetch distance").
+// (docs/small_m_matmul.md, "Prefetch distance"). On AMD (Zen 5) the kernels stream faster
+// without it (M 7, 1 thread: +6% AVX2, +17% AVX-512; docs/small_m_matmul.md, "AVX2 on AMD"),
+// so only Intel hosts issue it (kFarPrefetch).
 constexpr int64_t kFarPrefetchBytes = 72 * 1024;
 
-template <int MR>
+template <int MR, bool kFarPrefetch>
 __attribute__((target("avx512f"))) void Panel512(const float* lhs, int64_t lhs_row_stride,
                                                  const float* panel, int64_t k, const float* bias,
                                                  float* dst, int64_t dst_row_stride, int64_t cols) {
@@ -51,10 +55,12 @@ __attribute__((target("avx512f"))) void Panel512(const float* lhs, int64_t lhs_r
     _mm_prefetch(ahead, _MM_HINT_T0);
     _mm_prefetch(ahead + 64, _MM_HINT_T0);
     _mm_prefetch(ahead + 128, _MM_HINT_T0);
-    const char* far = reinterpret_cast<const char*>(w) + kFarPrefetchBytes;
-    _mm_prefetch(far, _MM_HINT_T1);
-    _mm_prefetch(far + 64, _MM_HINT_T1);
-    _mm_prefetch(far + 128, _MM_HINT_T1);
+    if constexpr (kFarPrefetch) {
+      const char* far = reinterpret_cast<const char*>(w) + kFarPrefetchBytes;
+      _mm_prefetch(far, _MM_HINT_T1);
+      _mm_prefetch(far + 64, _MM_HINT_T1);
+      _mm_prefetch(far + 128, _MM_HINT_T1);
+    }
     const __m512 w0 = _mm512_loadu_ps(w);
     const __m512 w1 = _mm512_loadu_ps(w + 16);
     const __m512 w2 = _mm512_loadu_ps(w + 32);
@@ -96,7 +102,7 @@ __attribute__((target("avx2,fma"), always_inline)) inline __m256 FmaFromMemory(_
 // kWeightsInRegisters: the panel row is loaded once into two registers (2 MR + 2 + 1 <= 16 for
 // MR <= 6: fewer loads per FMA, for the FMA-bound passes of M > 7); otherwise each FMA reads it
 // (MR = 7 in one pass, the memory-bound case).
-template <int MR, bool kWeightsInRegisters>
+template <int MR, bool kWeightsInRegisters, bool kFarPrefetch>
 __attribute__((target("avx2,fma"))) void Panel256(const float* lhs, int64_t lhs_row_stride,
                                                   const float* panel, int64_t k, const float* bias,
                                                   float* dst, int64_t dst_row_stride,
@@ -109,9 +115,11 @@ __attribute__((target("avx2,fma"))) void Panel256(const float* lhs, int64_t lhs_
   }
   for (int64_t kk = 0; kk < k; ++kk) {
     const float* w = panel + kk * kPanel256;
-    // One 64-byte line per k row: one near and one far prefetch.
+    // One 64-byte line per k row: one near and (on Intel) one far prefetch.
     _mm_prefetch(reinterpret_cast<const char*>(w + kPrefetchRows * kPanel256), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(w) + kFarPrefetchBytes, _MM_HINT_T1);
+    if constexpr (kFarPrefetch) {
+      _mm_prefetch(reinterpret_cast<const char*>(w) + kFarPrefetchBytes, _MM_HINT_T1);
+    }
     if constexpr (kWeightsInRegisters) {
       const __m256 w0 = _mm256_loadu_ps(w);
       const __m256 w1 = _mm256_loadu_ps(w + 8);
@@ -158,17 +166,27 @@ __attribute__((target("avx2,fma"))) void Panel256(const float* lhs, int64_t lhs_
 using PanelFn = void (*)(const float*, int64_t, const float*, int64_t, const float*, float*,
                          int64_t, int64_t);
 
-PanelFn PanelFor(Isa isa, int rows, int64_t total_rows) {
-  static constexpr PanelFn k512[] = {Panel512<1>, Panel512<2>, Panel512<3>, Panel512<4>,
-                                     Panel512<5>, Panel512<6>, Panel512<7>, Panel512<8>};
-  static constexpr PanelFn k256[] = {Panel256<1, false>, Panel256<2, false>, Panel256<3, false>,
-                                     Panel256<4, false>, Panel256<5, false>, Panel256<6, false>,
-                                     Panel256<7, false>};
-  static constexpr PanelFn k256_registers[] = {Panel256<1, true>, Panel256<2, true>,
-                                               Panel256<3, true>, Panel256<4, true>,
-                                               Panel256<5, true>, Panel256<6, true>};
+template <bool kFar>
+PanelFn PanelWithPrefetch(Isa isa, int rows, int64_t total_rows) {
+  static constexpr PanelFn k512[] = {Panel512<1, kFar>, Panel512<2, kFar>, Panel512<3, kFar>,
+                                     Panel512<4, kFar>, Panel512<5, kFar>, Panel512<6, kFar>,
+                                     Panel512<7, kFar>, Panel512<8, kFar>};
+  static constexpr PanelFn k256[] = {Panel256<1, false, kFar>, Panel256<2, false, kFar>,
+                                     Panel256<3, false, kFar>, Panel256<4, false, kFar>,
+                                     Panel256<5, false, kFar>, Panel256<6, false, kFar>,
+                                     Panel256<7, false, kFar>};
+  static constexpr PanelFn k256_registers[] = {Panel256<1, true, kFar>, Panel256<2, true, kFar>,
+                                               Panel256<3, true, kFar>, Panel256<4, true, kFar>,
+                                               Panel256<5, true, kFar>, Panel256<6, true, kFar>};
   if (isa == Isa::kAvx512) return k512[rows - 1];
   return total_rows <= kRows256 ? k256[rows - 1] : k256_registers[rows - 1];
+}
+
+// The far prefetch is issued on Intel hosts only (kFarPrefetchBytes).
+PanelFn PanelFor(Isa isa, int rows, int64_t total_rows) {
+  static const bool intel = HostIsIntel();
+  return intel ? PanelWithPrefetch<true>(isa, rows, total_rows)
+               : PanelWithPrefetch<false>(isa, rows, total_rows);
 }
 
 // AVX2 takes M <= 7 in one pass and more in passes of at most 6 rows with the weights in
