@@ -5,7 +5,13 @@
 // checks it against the float64 reference before it uses any timing), then times Run the way
 // compare.py times the peers: `warmup` calls, an inner loop calibrated to ~target_ms, and `reps`
 // timed repetitions; prints one JSON object (per-call milliseconds: median, min, max) on stdout.
+// `--stream-triad N` instead measures the STREAM triad a[i] = b[i] + 0.5 c[i] over N floats per
+// array on --threads OpenMP threads (12 bytes per element, as `BM_StreamTriad` counts), the
+// bandwidth issue 13's softmax and layer norm targets are stated against, and prints
+// {"triad_GBps": best, "triad_GBps_median": median, ...} over --reps repetitions.
 // Exit code 0 on success, 1 with a message on stderr otherwise.
+#include <omp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -25,6 +31,7 @@ using Clock = std::chrono::steady_clock;
 constexpr char kUsage[] =
     "usage: accy-compare-runner --workload NAME --inputs DIR --output OUT.npy [--threads N]\n"
     "                           [--reps R] [--warmup W] [--target-ms T]\n"
+    "       accy-compare-runner --stream-triad N [--threads T] [--reps R]\n"
     "  NAME: chain_4m softmax layer_norm matmul_1024 block_s128 mlp_b64\n"
     "  defaults: --threads 1 --reps 25 --warmup 5 --target-ms 20\n";
 
@@ -37,12 +44,54 @@ double Seconds(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+// One triad pass over n elements on `threads` threads (static split, so each thread touches the
+// pages it first touched), compiled for the widest vector ISA the CPU has.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void Triad(float* __restrict a,
+                                                                        const float* __restrict b,
+                                                                        const float* __restrict c,
+                                                                        int64_t n, int threads) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int64_t i = 0; i < n; ++i) a[i] = b[i] + 0.5f * c[i];
+}
+
+// --stream-triad: best and median GB/s over `reps` passes after two warm-up passes.
+int StreamTriad(int64_t n, int threads, int reps) {
+  std::vector<float> a(static_cast<size_t>(n)), b(a.size()), c(a.size());
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int64_t i = 0; i < n; ++i) {
+    a[i] = 0.0f;
+    b[i] = 1.0f;
+    c[i] = 2.0f;
+  }
+  for (int w = 0; w < 2; ++w) Triad(a.data(), b.data(), c.data(), n, threads);
+  std::vector<double> gbps;
+  for (int r = 0; r < reps; ++r) {
+    const auto start = Clock::now();
+    Triad(a.data(), b.data(), c.data(), n, threads);
+    gbps.push_back(12.0 * static_cast<double>(n) / Seconds(start) / 1e9);
+  }
+  if (a[n / 2] != 2.0f) return Fail("stream triad computed a wrong value");
+  std::printf(
+      "{\"triad_GBps\": %.3f, \"triad_GBps_median\": %.3f, \"elements\": %lld, "
+      "\"threads\": %d, \"reps\": %d}\n",
+      *std::max_element(gbps.begin(), gbps.end()), Median(gbps), static_cast<long long>(n), threads,
+      reps);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string workload_name, input_dir, output_path;
   int threads = 1, reps = 25, warmup = 5;
   double target_ms = 20;
+  int64_t triad_elements = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     if (i + 1 >= argc) return Fail(accy::StrCat(flag, " needs a value\n", kUsage));
@@ -61,9 +110,17 @@ int main(int argc, char** argv) {
       warmup = std::atoi(value.c_str());
     } else if (flag == "--target-ms") {
       target_ms = std::atof(value.c_str());
+    } else if (flag == "--stream-triad") {
+      triad_elements = std::atoll(value.c_str());
+      if (triad_elements < 1) return Fail(accy::StrCat("--stream-triad ", value, ": needs N >= 1"));
     } else {
       return Fail(accy::StrCat("unknown flag ", flag, "\n", kUsage));
     }
+  }
+  if (triad_elements > 0) {
+    if (threads < 1 || reps < 1)
+      return Fail(accy::StrCat("missing or invalid arguments\n", kUsage));
+    return StreamTriad(triad_elements, threads, reps);
   }
   if (workload_name.empty() || input_dir.empty() || output_path.empty() || threads < 1 ||
       reps < 1 || warmup < 0) {
@@ -118,9 +175,7 @@ int main(int argc, char** argv) {
   }
   if (!status.ok()) return Fail(std::string(status.message()));
   std::sort(per_call_ms.begin(), per_call_ms.end());
-  const size_t n = per_call_ms.size();
-  const double median =
-      n % 2 == 1 ? per_call_ms[n / 2] : 0.5 * (per_call_ms[n / 2 - 1] + per_call_ms[n / 2]);
+  const double median = Median(per_call_ms);
   int64_t items = 0;
   std::string kinds;
   for (const auto& [kind, count] : (*executable)->Stats().work_items_by_kind) {

@@ -158,7 +158,7 @@ def run_accy(runner, threads, data_dir, workloads, reps):
             if record["ok"]:
                 record.update({k: timed[k] for k in ("ms_median", "ms_min", "ms_max", "reps",
                                                      "inner", "compile_ms", "items",
-                                                     "items_by_kind")})
+                                                     "items_by_kind", "flops", "bytes")})
                 # Runs the engine's load monitor gave one thread (docs/load.md): a 2-thread
                 # row with many of them measured a contended machine, not accy at 2 threads.
                 for k in ("runs_with_fewer_threads", "runs"):
@@ -167,6 +167,22 @@ def run_accy(runner, threads, data_dir, workloads, reps):
         record["load_after"] = timing.load_average()
         records.append(record)
     return records
+
+
+# The STREAM triad size issue 13's bandwidth targets are measured against: 4M floats per array
+# (48 MB in all, past the L3 of most hosts measured; BM_StreamTriad's large size).
+TRIAD_ELEMENTS = 1 << 22
+
+
+def run_triad(runner, threads, reps):
+    """The triad's GB/s on `threads` threads (accy-compare-runner --stream-triad), or None."""
+    cmd = [runner, "--stream-triad", str(TRIAD_ELEMENTS), "--threads", str(threads), "--reps",
+           str(reps)]
+    proc = subprocess.run(cmd, env=peer_env("accy", threads), capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stderr)
+        return None
+    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 # ---- report -----------------------------------------------------------------------------------
@@ -219,6 +235,67 @@ def table(records, threads_list, workloads):
                          else "?")
             lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def targets(records, threads_list, triads):
+    """Issue 13's performance targets, evaluated on this run's rows (markdown), or "".
+
+    - every workload faster than PyTorch eager (accy/eager < 1);
+    - softmax and layer norm within 1.3x of the triad time of their bytes (read + write), the
+      triad measured in the same run at the same thread count (its best repetition, as the
+      workloads' median is compared against the machine's limit);
+    - matmul 1024^3 within 3% of the fastest peer (NumPy and torch call OpenBLAS; accy oneDNN or
+      its own kernels);
+    - the transformer block's matmul FLOPs at >= 85% of the best 1024^3 rate of the run (the
+      fastest engine's, accy's included).
+    The MLP epilogue and flash attention targets are accy-bench counters (bench/README.md).
+    """
+    by = {(r["engine"], r["workload"], r["threads"]): r for r in records}
+    ok = lambda r: r is not None and r.get("ok") and "ms_median" in r
+    lines = []
+    for t in threads_list:
+        eager = {name: by[("torch_eager", name, tt)] for (engine, name, tt) in by
+                 if engine == "accy" and tt == t and ok(by.get(("torch_eager", name, tt)))}
+        slower = sorted(name for name, e in eager.items() if ok(by[("accy", name, t)])
+                        and by[("accy", name, t)]["ms_median"] >= e["ms_median"])
+        if eager:
+            lines.append(f"- {t} thread(s), faster than eager: "
+                         + ("every workload" if not slower else
+                            "all but " + ", ".join(slower) + " (missed)"))
+        triad = triads.get(t)
+        for name in ("softmax", "layer_norm"):
+            a = by.get(("accy", name, t))
+            if ok(a) and triad and a.get("bytes"):
+                triad_ms = a["bytes"] / (triad["triad_GBps"] * 1e9) * 1e3
+                x = a["ms_median"] / triad_ms
+                lines.append(f"- {t} thread(s), {name}: {x:.2f}x the triad time of its "
+                             f"{a['bytes'] / 2**20:.0f} MiB ({triad_ms:.3f} ms at "
+                             f"{triad['triad_GBps']:.1f} GB/s; target 1.3x: "
+                             f"{'met' if x <= 1.3 else 'missed'})")
+        a = by.get(("accy", "matmul_1024", t))
+        peers_ms = {p: by[(p, "matmul_1024", t)]["ms_median"] for p in PEERS
+                    if ok(by.get((p, "matmul_1024", t)))}
+        if ok(a) and peers_ms:
+            best = min(peers_ms, key=peers_ms.get)
+            x = a["ms_median"] / peers_ms[best]
+            lines.append(f"- {t} thread(s), matmul 1024^3: {x:.3f}x the fastest peer ({best}, "
+                         f"{peers_ms[best]:.3f} ms; target <= 1.03: "
+                         f"{'met' if x <= 1.03 else 'missed'})")
+        block = by.get(("accy", "block_s128", t))
+        matmuls = [r for (engine, name, tt), r in by.items()
+                   if name == "matmul_1024" and tt == t and ok(r)]
+        if ok(block) and block.get("flops") and matmuls:
+            fastest = min(matmuls, key=lambda r: r["ms_median"])
+            best_rate = 2.0 * 1024**3 / (fastest["ms_median"] * 1e-3)
+            rate = block["flops"] / (block["ms_median"] * 1e-3)
+            x = rate / best_rate
+            lines.append(f"- {t} thread(s), block: its {block['flops'] / 1e9:.3f} GFLOP of "
+                         f"matmuls at {rate / 1e9:.1f} GFLOP/s, {x:.2f} of the best 1024^3 rate "
+                         f"({fastest['engine']}, {best_rate / 1e9:.1f} GFLOP/s; target 0.85: "
+                         f"{'met' if x >= 0.85 else 'missed'})")
+    if not lines:
+        return ""
+    return "Issue 13's targets on this run:\n\n" + "\n".join(lines) + "\n"
 
 
 def ratio(accy, peer):
@@ -288,10 +365,17 @@ def main():
                 np.save(os.path.join(data_dir, name, f"in{i}.npy"), x)
             np.save(os.path.join(data_dir, name, "ref.npy"), peers.reference(name, inputs))
         records = []
+        triads = {}
         # Engines interleaved per workload so that each sees about the same background load.
         # A batch that ran while other processes used more than 10% of the CPUs is measured
         # again (up to --attempts times); the quietest attempt is kept.
         for t in args.threads:
+            if {"softmax", "layer_norm"} & set(args.workloads):
+                timing.wait_idle(args.max_wait)
+                triads[t] = run_triad(os.path.abspath(args.runner), t, args.reps)
+                if triads[t]:
+                    print(f"compare: stream triad, {t} thread(s): "
+                          f"{triads[t]['triad_GBps']:.1f} GB/s", flush=True)
             for name in args.workloads:
                 attempts = []
                 for attempt in range(args.attempts):
@@ -334,7 +418,8 @@ def main():
     info["max_busy_before"] = max(r["busy_before"] for r in records)
     info["max_others_busy_during"] = max(r["others_busy_during"] for r in records)
     with open(os.path.join(args.out_dir, "compare.json"), "w") as f:
-        json.dump(dict(machine=info, records=records), f, indent=1)
+        json.dump(dict(machine=info, records=records,
+                       stream_triad={str(t): v for t, v in triads.items()}), f, indent=1)
     md = (f"accy vs peers, {info['date_utc']}, {info['cpu']} ({info['nproc']} cores), "
           f"torch {info['torch']}, numpy {info['numpy']}, accy {info.get('accy_commit', '?')}; "
           f"median ms of {args.reps} repetitions; ratio = accy time / peer time (< 1: accy "
@@ -345,7 +430,8 @@ def main():
           + (" (the numbers of those rows are noisy; see others_busy_during in compare.json)"
              if info["max_others_busy_during"] > 0.10 else "") + ".\n\n"
           + table(records, args.threads, args.workloads) + "\n"
-          + one_thread_note(records))
+          + one_thread_note(records) + "\n"
+          + targets(records, args.threads, triads))
     with open(os.path.join(args.out_dir, "compare.md"), "w") as f:
         f.write(md)
     chart(records, args.threads, args.workloads, os.path.join(args.out_dir, "compare.png"))
