@@ -134,7 +134,7 @@ def run_torch_best(engine, threads, data_dir, name, reps):
     OpenBLAS's pool runs beside torch's OpenMP team, active helps torch's own parallel loops)."""
     runs = [run_peer(engine, threads, data_dir, [name], reps, policy)[0]
             for policy in ("passive", "active")]
-    timed = [r for r in runs if r.get("ok") and "ms_median" in r]
+    timed = [r for r in runs if measured(r)]
     best = min(timed, key=lambda r: r["ms_median"]) if timed else runs[0]
     best["other_policy_ms_median"] = [r.get("ms_median") for r in runs if r is not best][0]
     return [best]
@@ -219,8 +219,7 @@ def one_thread_note(records):
 
 def table(records, threads_list, workloads):
     by = {(r["engine"], r["workload"], r["threads"]): r for r in records}
-    ms = lambda r: (f"{r['ms_median']:.3f}" if r and r.get("ok") and "ms_median" in r
-                    else ("FAILED check" if r else "n/a"))
+    ms = lambda r: f"{r['ms_median']:.3f}" if measured(r) else ("FAILED check" if r else "n/a")
     lines = ["| workload | threads | accy ms | PyTorch eager ms | TorchScript ms | NumPy ms | "
              "accy/eager | accy/TorchScript | accy/NumPy | others' CPU |",
              "|---|---|---|---|---|---|---|---|---|---|"]
@@ -243,8 +242,8 @@ def targets(records, threads_list, triads):
     - every workload faster than PyTorch eager (accy/eager < 1);
     - softmax and layer norm within 1.3x of the triad time of their bytes (read + write), the
       triad measured in the same run at the same thread count (its median repetition, as the
-      workloads' median: its best one at 2 threads is often partly served from the last-level
-      cache, 93 against 35 GB/s median on a 32 MB-L3 Zen 5);
+      workloads' median: its best one at 2 threads reached 93 GB/s against a 35 GB/s median on
+      a 32 MB-L3 Zen 5);
     - matmul 1024^3 within 3% of the fastest peer (NumPy and torch call OpenBLAS; accy oneDNN or
       its own kernels);
     - the transformer block's matmul FLOPs at >= 85% of the best 1024^3 rate of the run (the
@@ -252,21 +251,19 @@ def targets(records, threads_list, triads):
     The MLP epilogue and flash attention targets are accy-bench counters (bench/README.md).
     """
     by = {(r["engine"], r["workload"], r["threads"]): r for r in records}
-    ok = lambda r: r is not None and r.get("ok") and "ms_median" in r
     lines = []
     for t in threads_list:
-        eager = {name: by[("torch_eager", name, tt)] for (engine, name, tt) in by
-                 if engine == "accy" and tt == t and ok(by.get(("torch_eager", name, tt)))}
-        slower = sorted(name for name, e in eager.items() if ok(by[("accy", name, t)])
-                        and by[("accy", name, t)]["ms_median"] >= e["ms_median"])
-        if eager:
+        vs_eager = {name: ratio(a, by.get(("torch_eager", name, t)))
+                    for (engine, name, tt), a in by.items() if engine == "accy" and tt == t}
+        slower = sorted(name for name, x in vs_eager.items() if x is not None and x >= 1)
+        if any(x is not None for x in vs_eager.values()):
             lines.append(f"- {t} thread(s), faster than eager: "
                          + ("every workload" if not slower else
                             "all but " + ", ".join(slower) + " (missed)"))
         triad = triads.get(t)
         for name in ("softmax", "layer_norm"):
             a = by.get(("accy", name, t))
-            if ok(a) and triad and a.get("bytes"):
+            if measured(a) and triad and a.get("bytes"):
                 triad_ms = a["bytes"] / (triad["triad_GBps_median"] * 1e9) * 1e3
                 x = a["ms_median"] / triad_ms
                 lines.append(f"- {t} thread(s), {name}: {x:.2f}x the triad time of its "
@@ -275,8 +272,8 @@ def targets(records, threads_list, triads):
                              f"{'met' if x <= 1.3 else 'missed'})")
         a = by.get(("accy", "matmul_1024", t))
         peers_ms = {p: by[(p, "matmul_1024", t)]["ms_median"] for p in PEERS
-                    if ok(by.get((p, "matmul_1024", t)))}
-        if ok(a) and peers_ms:
+                    if measured(by.get((p, "matmul_1024", t)))}
+        if measured(a) and peers_ms:
             best = min(peers_ms, key=peers_ms.get)
             x = a["ms_median"] / peers_ms[best]
             lines.append(f"- {t} thread(s), matmul 1024^3: {x:.3f}x the fastest peer ({best}, "
@@ -284,8 +281,8 @@ def targets(records, threads_list, triads):
                          f"{'met' if x <= 1.03 else 'missed'})")
         block = by.get(("accy", "block_s128", t))
         matmuls = [r for (engine, name, tt), r in by.items()
-                   if name == "matmul_1024" and tt == t and ok(r)]
-        if ok(block) and block.get("flops") and matmuls:
+                   if name == "matmul_1024" and tt == t and measured(r)]
+        if measured(block) and block.get("flops") and matmuls:
             fastest = min(matmuls, key=lambda r: r["ms_median"])
             best_rate = 2.0 * 1024**3 / (fastest["ms_median"] * 1e-3)
             rate = block["flops"] / (block["ms_median"] * 1e-3)
@@ -299,9 +296,13 @@ def targets(records, threads_list, triads):
     return "Issue 13's targets on this run:\n\n" + "\n".join(lines) + "\n"
 
 
+def measured(record):
+    """Whether `record` passed its check and has a median time."""
+    return bool(record) and bool(record.get("ok")) and "ms_median" in record
+
+
 def ratio(accy, peer):
-    if accy and peer and accy.get("ok") and peer.get("ok") and "ms_median" in accy \
-            and "ms_median" in peer:
+    if measured(accy) and measured(peer):
         return accy["ms_median"] / peer["ms_median"]
     return None
 
