@@ -35,10 +35,17 @@ constexpr int64_t kPrefetchRows = 48;
 // (AVX-512) and 0.79-0.81 instead of 0.75 (AVX2, whose second pass over each panel reads L2)
 // (docs/small_m_matmul.md, "Prefetch distance"). On AMD (Zen 5) the kernels stream faster
 // without it (M 7, 1 thread: +6% AVX2, +17% AVX-512; docs/small_m_matmul.md, "AVX2 on AMD"),
-// so only Intel hosts issue it (kFarPrefetch).
+// so only Intel hosts issue it (kIntel).
 constexpr int64_t kFarPrefetchBytes = 72 * 1024;
+// The near prefetch's hint: T0 on Intel; NTA elsewhere. On Zen 5 the NTA form streamed M 7 at
+// least as fast as T0 in every interleaved round and up to 1.7x faster in some (standalone
+// driver, 453 MB, 1 thread; docs/small_m_matmul.md, "Non-temporal near prefetch on AMD"): each
+// weight line is read once per run, and lines fetched as non-temporal do not go through the L2
+// and L3 as ordinary fills do. On Intel NTA measured 0.71 of T0's rate ("Prefetch distance").
+template <bool kIntel>
+constexpr _mm_hint kNearHint = kIntel ? _MM_HINT_T0 : _MM_HINT_NTA;
 
-template <int MR, bool kFarPrefetch>
+template <int MR, bool kIntel>
 __attribute__((target("avx512f"))) void Panel512(const float* lhs, int64_t lhs_row_stride,
                                                  const float* panel, int64_t k, const float* bias,
                                                  float* dst, int64_t dst_row_stride, int64_t cols) {
@@ -52,10 +59,10 @@ __attribute__((target("avx512f"))) void Panel512(const float* lhs, int64_t lhs_r
   for (int64_t kk = 0; kk < k; ++kk) {
     const float* w = panel + kk * kPanel512;
     const char* ahead = reinterpret_cast<const char*>(w + kPrefetchRows * kPanel512);
-    _mm_prefetch(ahead, _MM_HINT_T0);
-    _mm_prefetch(ahead + 64, _MM_HINT_T0);
-    _mm_prefetch(ahead + 128, _MM_HINT_T0);
-    if constexpr (kFarPrefetch) {
+    _mm_prefetch(ahead, kNearHint<kIntel>);
+    _mm_prefetch(ahead + 64, kNearHint<kIntel>);
+    _mm_prefetch(ahead + 128, kNearHint<kIntel>);
+    if constexpr (kIntel) {
       const char* far = reinterpret_cast<const char*>(w) + kFarPrefetchBytes;
       _mm_prefetch(far, _MM_HINT_T1);
       _mm_prefetch(far + 64, _MM_HINT_T1);
@@ -102,7 +109,7 @@ __attribute__((target("avx2,fma"), always_inline)) inline __m256 FmaFromMemory(_
 // kWeightsInRegisters: the panel row is loaded once into two registers (2 MR + 2 + 1 <= 16 for
 // MR <= 6: fewer loads per FMA, for the FMA-bound passes of M > 7); otherwise each FMA reads it
 // (MR = 7 in one pass, the memory-bound case).
-template <int MR, bool kWeightsInRegisters, bool kFarPrefetch>
+template <int MR, bool kWeightsInRegisters, bool kIntel>
 __attribute__((target("avx2,fma"))) void Panel256(const float* lhs, int64_t lhs_row_stride,
                                                   const float* panel, int64_t k, const float* bias,
                                                   float* dst, int64_t dst_row_stride,
@@ -116,8 +123,8 @@ __attribute__((target("avx2,fma"))) void Panel256(const float* lhs, int64_t lhs_
   for (int64_t kk = 0; kk < k; ++kk) {
     const float* w = panel + kk * kPanel256;
     // One 64-byte line per k row: one near and (on Intel) one far prefetch.
-    _mm_prefetch(reinterpret_cast<const char*>(w + kPrefetchRows * kPanel256), _MM_HINT_T0);
-    if constexpr (kFarPrefetch) {
+    _mm_prefetch(reinterpret_cast<const char*>(w + kPrefetchRows * kPanel256), kNearHint<kIntel>);
+    if constexpr (kIntel) {
       _mm_prefetch(reinterpret_cast<const char*>(w) + kFarPrefetchBytes, _MM_HINT_T1);
     }
     if constexpr (kWeightsInRegisters) {
@@ -166,23 +173,23 @@ __attribute__((target("avx2,fma"))) void Panel256(const float* lhs, int64_t lhs_
 using PanelFn = void (*)(const float*, int64_t, const float*, int64_t, const float*, float*,
                          int64_t, int64_t);
 
-template <bool kFar>
+template <bool kIntel>
 PanelFn PanelWithPrefetch(Isa isa, int rows, int64_t total_rows) {
-  static constexpr PanelFn k512[] = {Panel512<1, kFar>, Panel512<2, kFar>, Panel512<3, kFar>,
-                                     Panel512<4, kFar>, Panel512<5, kFar>, Panel512<6, kFar>,
-                                     Panel512<7, kFar>, Panel512<8, kFar>};
-  static constexpr PanelFn k256[] = {Panel256<1, false, kFar>, Panel256<2, false, kFar>,
-                                     Panel256<3, false, kFar>, Panel256<4, false, kFar>,
-                                     Panel256<5, false, kFar>, Panel256<6, false, kFar>,
-                                     Panel256<7, false, kFar>};
-  static constexpr PanelFn k256_registers[] = {Panel256<1, true, kFar>, Panel256<2, true, kFar>,
-                                               Panel256<3, true, kFar>, Panel256<4, true, kFar>,
-                                               Panel256<5, true, kFar>, Panel256<6, true, kFar>};
+  static constexpr PanelFn k512[] = {Panel512<1, kIntel>, Panel512<2, kIntel>, Panel512<3, kIntel>,
+                                     Panel512<4, kIntel>, Panel512<5, kIntel>, Panel512<6, kIntel>,
+                                     Panel512<7, kIntel>, Panel512<8, kIntel>};
+  static constexpr PanelFn k256[] = {Panel256<1, false, kIntel>, Panel256<2, false, kIntel>,
+                                     Panel256<3, false, kIntel>, Panel256<4, false, kIntel>,
+                                     Panel256<5, false, kIntel>, Panel256<6, false, kIntel>,
+                                     Panel256<7, false, kIntel>};
+  static constexpr PanelFn k256_registers[] = {
+      Panel256<1, true, kIntel>, Panel256<2, true, kIntel>, Panel256<3, true, kIntel>,
+      Panel256<4, true, kIntel>, Panel256<5, true, kIntel>, Panel256<6, true, kIntel>};
   if (isa == Isa::kAvx512) return k512[rows - 1];
   return total_rows <= kRows256 ? k256[rows - 1] : k256_registers[rows - 1];
 }
 
-// The far prefetch is issued on Intel hosts only (kFarPrefetchBytes).
+// Intel hosts take the far prefetch and a T0 near one, others an NTA near one (kNearHint).
 PanelFn PanelFor(Isa isa, int rows, int64_t total_rows) {
   static const bool intel = HostIsIntel();
   return intel ? PanelWithPrefetch<true>(isa, rows, total_rows)
