@@ -39,9 +39,9 @@ constexpr int64_t kPrefetchRows = 48;
 constexpr int64_t kFarPrefetchBytes = 72 * 1024;
 // The near prefetch's hint: T0 on Intel; NTA elsewhere. On Zen 5 the NTA form streamed M 7 at
 // least as fast as T0 in every interleaved round and up to 1.7x faster in some (standalone
-// driver, 453 MB, 1 thread; docs/small_m_matmul.md, "Non-temporal near prefetch on AMD"): each
-// weight line is read once per run, and lines fetched as non-temporal do not go through the L2
-// and L3 as ordinary fills do. On Intel NTA measured 0.71 of T0's rate ("Prefetch distance").
+// driver, 453 MB, 1 thread; docs/small_m_matmul.md, "Non-temporal near prefetch on AMD"). Each
+// weight line is read once per run, so the hint that it need not stay in the caches costs
+// nothing. On Intel NTA measured 0.71 of T0's rate ("Prefetch distance").
 template <bool kIntel>
 constexpr _mm_hint kNearHint = kIntel ? _MM_HINT_T0 : _MM_HINT_NTA;
 

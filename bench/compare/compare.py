@@ -172,9 +172,9 @@ def run_accy(runner, threads, data_dir, workloads, reps):
 
 # The STREAM triad issue 13's bandwidth targets are measured against follows STREAM's own size
 # rule: each array at least four times the last-level cache (McCalpin's STREAM FAQ), and at
-# least 4M floats. Until 2026-12-06 it was 4M floats (48 MB in all), which on a 32 MB L3 (Zen 5)
-# ran partly from the cache: 33-39 GB/s at 1 thread and 64-80 at 2, against 22-29 and 41-43 with
-# 64M floats per array, measured back to back (docs/isa.md, "The triad's size").
+# least 4M floats. Until 2026-12-06 it was 4M floats (48 MB in all), which a 32 MB L3 (Zen 5)
+# partly holds: at 2 threads its median was 64-106 GB/s against 37-58 with 32M or 64M floats per
+# array, measured back to back (docs/isa.md, "The triad's size").
 MIN_TRIAD_ELEMENTS = 1 << 22
 
 
