@@ -336,6 +336,22 @@ StatusOr<BoundPrimitive> BindMatmulPrimitive(Mapping& m, std::span<const Operati
   return bound;
 }
 
+// The tiled gemm:jit binding (BindTiledGemm) of mapped item `m`: as mapped when it has no
+// post-ops (a bias stays with the tiles), else, when the JIT may take the epilogue (`mode`
+// kPrefix), the dot alone with the whole epilogue left to the JIT. nullopt when it does not fit.
+std::optional<BoundPrimitive> TryTiledGemm(const Mapping& m, std::span<const Operation* const> ops,
+                                           const FusionPlan* fusion,
+                                           const LibraryKernelOptions& options, EpilogueMode mode) {
+  if (m.post_ops.len() == 0 && m.binaries.empty()) return BindTiledGemm(m, options);
+  if (mode != EpilogueMode::kPrefix) return std::nullopt;
+  Mapping bare;
+  bare.name = m.name;
+  bare.dot = m.dot;
+  bare.types = m.types;
+  if (!MapItem(bare, ops, fusion, EpilogueMode::kNone).ok()) return std::nullopt;
+  return BindTiledGemm(bare, options);
+}
+
 }  // namespace
 
 StatusOr<BoundPrimitive> BindDotGeneral(std::span<const Operation* const> ops,
@@ -381,6 +397,9 @@ StatusOr<BoundPrimitive> BindDotGeneral(std::span<const Operation* const> ops,
 
   if (std::optional<BoundPrimitive> small = BindSmallMMatmul(m, options)) {
     return *std::move(small);
+  }
+  if (std::optional<BoundPrimitive> tiled = TryTiledGemm(m, ops, fusion, options, mode)) {
+    return *std::move(tiled);
   }
   StatusOr<BoundPrimitive> native = BindMatmulPrimitive(m, ops, fusion, options, mode);
   if (!native.ok() && native.status().code() == absl::StatusCode::kUnimplemented &&

@@ -1,0 +1,177 @@
+// dot_general items on oneDNN's gemm:jit (`dnnl_sgemm`, dev_guide_sgemm.html) in a fixed grid
+// of tiles instead of the matmul primitive (onednn_dot_mapping.h BindTiledGemm). Why and where
+// it is used: docs/tiled_gemm.md.
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "kernels/onednn_dot_mapping.h"
+#include "kernels/onednn_isa.h"
+#include "src/util/str_cat.h"
+
+namespace accy::kernels {
+namespace {
+
+using dt = dnnl::memory::data_type;
+
+// A plain 2-D descriptor's dims and strides (elements); nullopt for other layouts or ranks.
+struct Plain2d {
+  int64_t dims[2];
+  int64_t strides[2];
+};
+
+std::optional<Plain2d> Plain2dOf(const dnnl::memory::desc& md) {
+  if (md.data.ndims != 2 || md.data.format_kind != dnnl_blocked ||
+      md.data.format_desc.blocking.inner_nblks != 0 || md.data_type() != dt::f32) {
+    return std::nullopt;
+  }
+  return Plain2d{
+      {md.data.dims[0], md.data.dims[1]},
+      {md.data.format_desc.blocking.strides[0], md.data.format_desc.blocking.strides[1]}};
+}
+
+// How dnnl_sgemm (row-major) reads a [rows, cols] operand: 'N' with leading dimension
+// strides[0] when rows are contiguous, 'T' with strides[1] when columns are; nullopt otherwise.
+struct Operand {
+  char trans;
+  int64_t ld;
+};
+
+std::optional<Operand> OperandOf(const Plain2d& p) {
+  if (p.strides[1] == 1 && p.strides[0] >= std::max<int64_t>(1, p.dims[1])) {
+    return Operand{'N', p.strides[0]};
+  }
+  if (p.strides[0] == 1 && p.strides[1] >= std::max<int64_t>(1, p.dims[0])) {
+    return Operand{'T', p.strides[1]};
+  }
+  return std::nullopt;
+}
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+bool TiledGemmHost() { return OneDnnHasAvx512Core() && !HostIsIntel(); }
+
+TiledGemmGrid TiledGemmGridFor(int64_t m, int64_t n) {
+  TiledGemmGrid grid;
+  int64_t tiles_m = CeilDiv(std::max<int64_t>(m, 1), 512);
+  int64_t tiles_n = n >= 512 ? std::max<int64_t>(2, (n + 192) / 384) : 1;
+  if (tiles_m * tiles_n == 1 && m >= 128) tiles_m = 2;
+  if (tiles_m * tiles_n > 1 && (tiles_m * tiles_n) % 2 != 0) {
+    if (tiles_n > 1) {
+      ++tiles_n;
+    } else {
+      ++tiles_m;
+    }
+  }
+  grid.tile_rows = CeilDiv(m, tiles_m);
+  grid.tile_cols = std::min<int64_t>(n, CeilDiv(CeilDiv(n, tiles_n), 16) * 16);
+  grid.tiles_m = CeilDiv(m, grid.tile_rows);
+  grid.tiles_n = CeilDiv(n, grid.tile_cols);
+  return grid;
+}
+
+std::optional<BoundPrimitive> BindTiledGemm(const Mapping& m, const LibraryKernelOptions& options) {
+  if (!options.allow_tiled_gemm || !TiledGemmHost()) return std::nullopt;
+  if (m.types != LowPrecision::kNative || m.empty_output || m.empty_contraction ||
+      m.post_ops.len() != 0 || !m.binaries.empty() || m.weights_constant_source ||
+      ConstantPayload(m.dot->operand(1)) != nullptr ||
+      IsConstantParameter(options, m.dot->operand(1))) {
+    return std::nullopt;
+  }
+  const std::optional<Plain2d> src = Plain2dOf(m.src_md), weights = Plain2dOf(m.weights_md),
+                               dst = Plain2dOf(m.dst_md);
+  if (!src || !weights || !dst) return std::nullopt;
+  const int64_t rows = src->dims[0], k = src->dims[1], n = weights->dims[1];
+  if (rows < kTiledGemmMinDim || k < kTiledGemmMinDim || n < kTiledGemmMinDim ||
+      dst->strides[1] != 1 || dst->strides[0] < n) {
+    return std::nullopt;
+  }
+  const std::optional<Operand> a = OperandOf(*src), b = OperandOf(*weights);
+  if (!a || !b) return std::nullopt;
+  if (m.bias_md) {
+    const std::optional<Plain2d> bias = Plain2dOf(*m.bias_md);
+    if (!bias || bias->dims[0] != 1 || bias->dims[1] != n || bias->strides[1] != 1) {
+      return std::nullopt;
+    }
+  }
+  const TiledGemmGrid grid = TiledGemmGridFor(rows, n);
+
+  // oneDNN generates gemm:jit's kernels on its first call in the process (about 30 ms here,
+  // docs/tiled_gemm.md): one small product with the item's transposes does that at bind time
+  // instead of in the first run.
+  {
+    const int64_t wm = std::min<int64_t>(rows, 64), wn = std::min<int64_t>(n, 64);
+    std::vector<float> wa(static_cast<size_t>(wm * k)), wb(static_cast<size_t>(k * wn)),
+        wc(static_cast<size_t>(wm * wn));
+    if (dnnl_sgemm(a->trans, b->trans, wm, wn, k, 1.0f, wa.data(), a->trans == 'N' ? k : wm,
+                   wb.data(), b->trans == 'N' ? wn : k, 0.0f, wc.data(), wn) != dnnl_success) {
+      return std::nullopt;  // the matmul primitive may still bind it
+    }
+  }
+
+  BoundPrimitive bound;
+  bound.name = m.name;
+  bound.inputs = m.inputs;
+  bound.outputs = {m.library_output};
+  bound.output_aliases = {-1};
+  bound.implementation =
+      StrCat("gemm:jit (dnnl_sgemm) in ", grid.tiles_m * grid.tiles_n, " fixed tiles of ",
+             grid.tile_rows, "x", grid.tile_cols, m.bias_md ? ", bias added per tile" : "");
+  auto spec = std::make_shared<HostKernelSpec>();
+  spec->target = "accy.internal.tiled_gemm";
+  spec->operand_effects.assign(m.inputs.size(), OperandEffect::kRead);
+  const int lhs = m.lhs_buffer, rhs = m.rhs_buffer, bias = m.bias_md ? m.bias_buffer : -1;
+  const Operand op_a = *a, op_b = *b;
+  const int64_t ldc = dst->strides[0];
+  const std::string name = m.name;
+  spec->run = [=](const HostKernelArgs& args) -> Status {
+    const float* a_data = static_cast<const float*>(args.operands[static_cast<size_t>(lhs)].data);
+    const float* b_data = static_cast<const float*>(args.operands[static_cast<size_t>(rhs)].data);
+    const float* bias_data =
+        bias >= 0 ? static_cast<const float*>(args.operands[static_cast<size_t>(bias)].data)
+                  : nullptr;
+    float* c_data = static_cast<float*>(args.results[0].data);
+    const int64_t tiles = grid.tiles_m * grid.tiles_n;
+    const int threads = static_cast<int>(std::min<int64_t>(omp_get_max_threads(), tiles));
+    std::atomic<int> failed{dnnl_success};
+    // Each tile is one single-threaded dnnl_sgemm (oneDNN runs one thread inside a parallel
+    // region), so a tile's bits do not depend on the team size or on which thread runs it.
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1)
+    for (int64_t t = 0; t < tiles; ++t) {
+      const int64_t m0 = (t / grid.tiles_n) * grid.tile_rows;
+      const int64_t n0 = (t % grid.tiles_n) * grid.tile_cols;
+      const int64_t mm = std::min(grid.tile_rows, rows - m0);
+      const int64_t nn = std::min(grid.tile_cols, n - n0);
+      const float* a_tile = a_data + (op_a.trans == 'N' ? m0 * op_a.ld : m0);
+      const float* b_tile = b_data + (op_b.trans == 'N' ? n0 : n0 * op_b.ld);
+      float* c_tile = c_data + m0 * ldc + n0;
+      const dnnl_status_t status = dnnl_sgemm(op_a.trans, op_b.trans, mm, nn, k, 1.0f, a_tile,
+                                              op_a.ld, b_tile, op_b.ld, 0.0f, c_tile, ldc);
+      if (status != dnnl_success) {
+        failed.store(status, std::memory_order_relaxed);
+        continue;
+      }
+      if (bias_data != nullptr) {
+        // dot then bias, each rounded once: the reference's order (docs/numerics.md).
+        for (int64_t i = 0; i < mm; ++i) {
+          float* row = c_tile + i * ldc;
+          for (int64_t j = 0; j < nn; ++j) row[j] += bias_data[n0 + j];
+        }
+      }
+    }
+    if (failed.load() != dnnl_success) {
+      return absl::InternalError(StrCat(name, ": dnnl_sgemm failed (oneDNN status ",
+                                        static_cast<int>(failed.load()), ")"));
+    }
+    return absl::OkStatus();
+  };
+  bound.host = std::move(spec);
+  return bound;
+}
+
+}  // namespace accy::kernels
