@@ -83,7 +83,9 @@ void RunRawMatmul(benchmark::State& state, int64_t m, int64_t n, int64_t k, int 
 }
 
 // accy: a dot_general [m,k]x[k,n] planned as one item, bound once, run per iteration.
-void RunAccyMatmul(benchmark::State& state, int64_t m, int64_t n, int64_t k, int threads_arg = 1) {
+// `tiled` false clears LibraryKernelOptions::allow_tiled_gemm (brgemm matmul on AMD AVX-512).
+void RunAccyMatmul(benchmark::State& state, int64_t m, int64_t n, int64_t k, int threads_arg = 1,
+                   bool tiled = true) {
   omp_set_num_threads(static_cast<int>(state.range(threads_arg)));
   MatmulBuffers& buffers = BuffersFor(m, n, k);
   accy::Builder builder("bench");
@@ -96,7 +98,9 @@ void RunAccyMatmul(benchmark::State& state, int64_t m, int64_t n, int64_t k, int
   (void)fb.Return({dot});
   auto module = builder.Finish().value();
   const accy::Operation* ops[] = {dot->defining_op()};
-  auto kernel = accy::kernels::LibraryKernel::CreateForDotGeneral(ops, nullptr, {.min_dot_element_ops = 0});
+  accy::kernels::LibraryKernelOptions options{.min_dot_element_ops = 0};
+  options.allow_tiled_gemm = tiled;
+  auto kernel = accy::kernels::LibraryKernel::CreateForDotGeneral(ops, nullptr, options);
   if (!kernel.ok()) {
     state.SkipWithError(std::string(kernel.status().message()).c_str());
     return;
@@ -125,6 +129,16 @@ void MatmulArgs(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK(BM_OnednnMatmulRaw)->Apply(MatmulArgs);
 BENCHMARK(BM_AccyMatmulItem)->Apply(MatmulArgs);
+
+// The transformer block's 128-row products (docs/tiled_gemm.md) as accy items, tiled gemm:jit
+// (tiled 1, on AMD AVX-512 hosts) against brgemm matmul (tiled 0): m, k, n, threads, tiled.
+void BM_AccyMatmulBlockShapes(benchmark::State& state) {
+  RunAccyMatmul(state, state.range(0), state.range(2), state.range(1), 3, state.range(4) != 0);
+}
+BENCHMARK(BM_AccyMatmulBlockShapes)
+    ->ArgsProduct({{128}, {768, 3072}, {768, 3072}, {1, 2}, {0, 1}})
+    ->ArgNames({"m", "k", "n", "threads", "tiled"})
+    ->UseRealTime();
 
 // The skinny [32, 4096] x [4096, 4096] (a decode-step projection), range(1) threads as above.
 void BM_OnednnMatmulSkinnyRaw(benchmark::State& state) { RunRawMatmul(state, 32, 4096, 4096); }

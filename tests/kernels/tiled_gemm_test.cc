@@ -1,0 +1,171 @@
+// dot_general items bound as fixed tiles of single-threaded gemm:jit calls
+// (kernels/gemm_tiles_dot_general.cc, BindTiledGemm): the tile grid's exact numbers, which items
+// take it on this host, the values against the reference evaluator and the same bits at 1 and 2
+// threads.
+//
+// Tolerance: inputs uniform in [-1, 1], f32 sums of K products against the reference's double
+// sum: |dot - ref| <= K * 2^-21 (the dot_routing_test bound), plus one rounding of the bias add.
+#include <omp.h>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "kernels/onednn_dot_mapping.h"
+#include "kernels/onednn_kernel.h"
+#include "src/reference/reference_evaluator.h"
+#include "tests/kernels/kernels_test_util.h"
+#include "tests/schedule/schedule_test_util.h"
+
+namespace accy::kernels_test {
+namespace {
+
+using kernels::LibraryKernel;
+using kernels::TiledGemmGrid;
+using kernels::TiledGemmGridFor;
+constexpr auto kF32 = ElementType::kF32;
+
+void ExpectGrid(int64_t m, int64_t n, int64_t tiles_m, int64_t tiles_n, int64_t rows,
+                int64_t cols) {
+  SCOPED_TRACE(testing::Message() << m << " x " << n);
+  const TiledGemmGrid grid = TiledGemmGridFor(m, n);
+  EXPECT_EQ(grid.tiles_m, tiles_m);
+  EXPECT_EQ(grid.tiles_n, tiles_n);
+  EXPECT_EQ(grid.tile_rows, rows);
+  EXPECT_EQ(grid.tile_cols, cols);
+}
+
+// The grid depends on m and n only; counts above one are even (two threads share them evenly).
+TEST(TiledGemmGridTest, ExactTilesForTheMeasuredShapes) {
+  ExpectGrid(128, 768, 1, 2, 128, 384);      // the block's q, k, v, out and down projections
+  ExpectGrid(128, 3072, 1, 8, 128, 384);     // its up-projection
+  ExpectGrid(64, 512, 1, 2, 64, 256);        // the MLP's first layer
+  ExpectGrid(1024, 1024, 2, 3, 512, 352);    // 352 = 1024 / 3 rounded up to 16
+  ExpectGrid(2607, 1024, 6, 3, 435, 352);    // searchless chess: 6 x 3 is even already
+  ExpectGrid(2607, 4096, 6, 11, 435, 384);   // 4096 / 384 rounds to 11; 66 tiles
+  ExpectGrid(128, 256, 2, 1, 64, 256);       // one tile of 128 rows or more: two row tiles
+  ExpectGrid(64, 256, 1, 1, 64, 256);        // small: one tile
+  ExpectGrid(600, 100, 2, 1, 300, 100);      // two row tiles of 512 at most
+  ExpectGrid(1100, 100, 4, 1, 275, 100);     // three row tiles made four
+  ExpectGrid(64, 1200, 1, 4, 64, 304);       // 1200 / 384 rounds to 3, made 4
+  ExpectGrid(64, 520, 1, 2, 64, 272);        // columns rounded up to 16: last tile 248
+}
+
+struct TiledDot {
+  std::unique_ptr<testing_util::PlannedModule> planned;
+  const Module* module = nullptr;
+  const WorkItem* item = nullptr;
+  const FusionPlan* fusion = nullptr;
+};
+
+// [m, k] x weights ([k, n], or [n, k] contracted on dim 1) + bias[n] when `bias`.
+StatusOr<TiledDot> MakeDot(int64_t m, int64_t k, int64_t n, bool nk_layout, bool bias,
+                           const Tensor* constant_weights = nullptr) {
+  Builder builder("tiled_gemm_test");
+  const TensorType lhs = T(kF32, {m, k}), out = T(kF32, {m, n});
+  const TensorType weights = nk_layout ? T(kF32, {n, k}) : T(kF32, {k, n});
+  std::vector<TensorType> params = {lhs};
+  if (constant_weights == nullptr) params.push_back(weights);
+  if (bias) params.push_back(T(kF32, {n}));
+  ACCY_ASSIGN_OR_RETURN(FunctionBuilder fb, builder.BeginFunction("main", params, {out}));
+  Value* w = constant_weights != nullptr ? *fb.Constant(*constant_weights) : fb.Parameter(1);
+  ACCY_ASSIGN_OR_RETURN(Value * result, fb.DotGeneral(fb.Parameter(0), w, out, {1},
+                                                      {nk_layout ? 1 : 0}, {}, {}));
+  if (bias) {
+    ACCY_ASSIGN_OR_RETURN(Value * b, fb.BroadcastInDim(fb.Parameter(params.size() - 1), out, {1}));
+    ACCY_ASSIGN_OR_RETURN(result, fb.Add(result, b));
+  }
+  ACCY_RETURN_IF_ERROR(fb.Return({result}));
+  ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, builder.Finish());
+  TiledDot dot;
+  dot.module = module.get();
+  dot.planned = std::make_unique<testing_util::PlannedModule>(std::move(module), "main");
+  ACCY_ASSIGN_OR_RETURN(const SchedulePlan* plan, dot.planned->Plan());
+  ACCY_ASSIGN_OR_RETURN(auto fusion,
+                        dot.planned->cache().Get<FusionPlanAnalysis>(dot.planned->function()));
+  dot.fusion = &fusion->plan();
+  for (const WorkItem& item : plan->items()) {
+    if (item.kind == WorkKind::kDotGeneral) dot.item = &item;
+  }
+  if (dot.item == nullptr) return absl::InternalError("test: no dot_general item");
+  return dot;
+}
+
+bool IsTiled(const LibraryKernel& kernel) {
+  return kernel.implementation().rfind("gemm:jit (dnnl_sgemm) in ", 0) == 0;
+}
+
+// Both weight layouts, with and without a bias, on shapes with partial tiles: the item binds the
+// tiled gemm on a TiledGemmHost (else matmul), matches the reference, and gives the same bits
+// with a team of 1 and of 2.
+TEST(TiledGemmTest, MatchesReferenceWithTheSameBitsAtOneAndTwoThreads) {
+  struct Shape {
+    int64_t m, k, n;
+  };
+  for (const Shape s : {Shape{128, 96, 770}, Shape{130, 200, 520}, Shape{600, 64, 96}}) {
+    for (bool nk_layout : {false, true}) {
+      for (bool bias : {false, true}) {
+        SCOPED_TRACE(testing::Message() << s.m << "x" << s.k << "x" << s.n
+                                        << (nk_layout ? " [N,K]" : " [K,N]")
+                                        << (bias ? " + bias" : ""));
+        ASSERT_OK_AND_ASSIGN(TiledDot dot, MakeDot(s.m, s.k, s.n, nk_layout, bias));
+        ASSERT_OK_AND_ASSIGN(LibraryKernel kernel,
+                             LibraryKernel::Create(*dot.item, dot.fusion, {}));
+        EXPECT_EQ(IsTiled(kernel), kernels::TiledGemmHost()) << kernel.implementation();
+        if (IsTiled(kernel)) {
+          const TiledGemmGrid grid = TiledGemmGridFor(s.m, s.n);
+          EXPECT_NE(kernel.implementation().find(std::to_string(grid.tile_rows) + "x" +
+                                                 std::to_string(grid.tile_cols)),
+                    std::string::npos)
+              << kernel.implementation();
+          EXPECT_EQ(kernel.implementation().find("bias") != std::string::npos, bias);
+        }
+        // The bias is part of the kernel's output, not left to a JIT pass.
+        EXPECT_EQ(kernel.outputs()[0], dot.item->output_value);
+        const Function& main = *dot.module->functions()[0];
+        std::vector<Tensor> args;
+        for (size_t p = 0; p < main.parameter_types().size(); ++p) {
+          args.push_back(Random(main.parameter_types()[p], 11 + p));
+        }
+        omp_set_num_threads(1);
+        ASSERT_OK_AND_ASSIGN(std::vector<Tensor> one, RunKernel(kernel, args));
+        omp_set_num_threads(2);
+        ASSERT_OK_AND_ASSIGN(std::vector<Tensor> two, RunKernel(kernel, args));
+        ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, Evaluate(*dot.module, "main", args));
+        ExpectClose(one[0], expected[0], s.k * std::ldexp(1.0, -21), std::ldexp(1.0, -22));
+        ASSERT_EQ(one[0].byte_size(), two[0].byte_size());
+        EXPECT_EQ(std::memcmp(one[0].data(), two[0].data(), one[0].byte_size()), 0);
+      }
+    }
+  }
+}
+
+// What keeps matmul: constant weights (prepacked in matmul's layout), the option cleared, and a
+// dim below kTiledGemmMinDim.
+TEST(TiledGemmTest, ConstantWeightsSmallDimsAndTheOptionKeepMatmul) {
+  const Tensor weights = Random(T(kF32, {96, 128}), 5);
+  ASSERT_OK_AND_ASSIGN(TiledDot constant, MakeDot(128, 96, 128, false, false, &weights));
+  ASSERT_OK_AND_ASSIGN(LibraryKernel constant_kernel,
+                       LibraryKernel::Create(*constant.item, constant.fusion, {}));
+  EXPECT_FALSE(IsTiled(constant_kernel)) << constant_kernel.implementation();
+
+  ASSERT_OK_AND_ASSIGN(TiledDot plain, MakeDot(128, 96, 128, false, false));
+  kernels::LibraryKernelOptions off;
+  off.allow_tiled_gemm = false;
+  ASSERT_OK_AND_ASSIGN(LibraryKernel matmul, LibraryKernel::Create(*plain.item, plain.fusion, off));
+  EXPECT_FALSE(IsTiled(matmul)) << matmul.implementation();
+
+  ASSERT_OK_AND_ASSIGN(TiledDot narrow, MakeDot(128, 96, kernels::kTiledGemmMinDim - 1, false,
+                                                false));
+  kernels::LibraryKernelOptions any{.min_dot_element_ops = 0};
+  ASSERT_OK_AND_ASSIGN(LibraryKernel narrow_kernel,
+                       LibraryKernel::Create(*narrow.item, narrow.fusion, any));
+  EXPECT_FALSE(IsTiled(narrow_kernel)) << narrow_kernel.implementation();
+}
+
+}  // namespace
+}  // namespace accy::kernels_test
