@@ -59,7 +59,8 @@ bool TiledGemmHost() { return OneDnnHasAvx512Core() && !HostIsIntel(); }
 TiledGemmGrid TiledGemmGridFor(int64_t m, int64_t n) {
   TiledGemmGrid grid;
   int64_t tiles_m = CeilDiv(std::max<int64_t>(m, 1), 512);
-  int64_t tiles_n = n >= 512 ? std::max<int64_t>(2, (n + 192) / 384) : 1;
+  const int64_t width = m > 256 ? 512 : 384;
+  int64_t tiles_n = n >= 512 ? std::max<int64_t>(2, (n + width / 2) / width) : 1;
   if (tiles_m * tiles_n == 1 && m >= 128) tiles_m = 2;
   if (tiles_m * tiles_n > 1 && (tiles_m * tiles_n) % 2 != 0) {
     if (tiles_n > 1) {

@@ -110,11 +110,11 @@ std::optional<BoundPrimitive> BindSmallMMatmul(const Mapping& m,
 // Where BindTiledGemm cuts a [m, n] result: tiles_m x tiles_n tiles of tile_rows x tile_cols
 // (the last row and column of tiles may be smaller). The grid depends on m and n only, never on
 // the thread count, so the bits do not either. Rows: 512 per tile at most, split evenly. Columns:
-// one tile below n 512, else about 384 wide (at least 2 tiles), rounded up to 16 floats. A result
-// that would be one tile with m >= 128 is cut into two row tiles, and an odd count above one gets
-// one tile more (columns when split, else rows) so that two threads share it evenly. E.g.
-// 128 x 768 -> 2 tiles of 128 x 384; 128 x 3072 -> 8 of 128 x 384; 64 x 512 -> 2 of 64 x 256;
-// 1024 x 1024 -> 2 x 3 of 512 x 352 (docs/tiled_gemm.md).
+// one tile below n 512, else about 384 wide (512 when m > 256; at least 2 tiles), rounded up to
+// 16 floats. A result that would be one tile with m >= 128 is cut into two row tiles, and an odd
+// count above one gets one tile more (columns when split, else rows) so that two threads share
+// it evenly. E.g. 128 x 768 -> 2 tiles of 128 x 384; 128 x 3072 -> 8 of 128 x 384; 64 x 512 ->
+// 2 of 64 x 256; 1024 x 1024 -> 2 x 2 of 512 x 512 (docs/tiled_gemm.md).
 struct TiledGemmGrid {
   int64_t tiles_m = 1, tiles_n = 1;
   int64_t tile_rows = 0, tile_cols = 0;

@@ -44,9 +44,10 @@ TEST(TiledGemmGridTest, ExactTilesForTheMeasuredShapes) {
   ExpectGrid(128, 768, 1, 2, 128, 384);      // the block's q, k, v, out and down projections
   ExpectGrid(128, 3072, 1, 8, 128, 384);     // its up-projection
   ExpectGrid(64, 512, 1, 2, 64, 256);        // the MLP's first layer
-  ExpectGrid(1024, 1024, 2, 3, 512, 352);    // 352 = 1024 / 3 rounded up to 16
-  ExpectGrid(2607, 1024, 6, 3, 435, 352);    // searchless chess: 6 x 3 is even already
-  ExpectGrid(2607, 4096, 6, 11, 435, 384);   // 4096 / 384 rounds to 11; 66 tiles
+  ExpectGrid(1024, 1024, 2, 2, 512, 512);    // 512 wide above 256 rows
+  ExpectGrid(2607, 1024, 6, 2, 435, 512);    // searchless chess (33 x 79 tokens)
+  ExpectGrid(2607, 4096, 6, 8, 435, 512);
+  ExpectGrid(300, 1400, 1, 4, 300, 352);     // 1400 / 512 rounds to 3, made 4; 352 = 350 -> 16s
   ExpectGrid(128, 256, 2, 1, 64, 256);       // one tile of 128 rows or more: two row tiles
   ExpectGrid(64, 256, 1, 1, 64, 256);        // small: one tile
   ExpectGrid(600, 100, 2, 1, 300, 100);      // two row tiles of 512 at most
