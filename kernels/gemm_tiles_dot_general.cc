@@ -54,11 +54,17 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
-bool TiledGemmHost() { return OneDnnHasAvx512Core() && !HostIsIntel(); }
+bool TiledGemmHost() {
+  if (HostIsIntel()) return false;
+  const StatusOr<Isa> isa = ProcessIsa();
+  return isa.ok() && *isa >= Isa::kAvx2;
+}
 
-TiledGemmGrid TiledGemmGridFor(int64_t m, int64_t n) {
+int64_t TiledGemmMaxRows() { return OneDnnHasAvx512Core() ? 512 : 1024; }
+
+TiledGemmGrid TiledGemmGridFor(int64_t m, int64_t n, int64_t max_rows) {
   TiledGemmGrid grid;
-  int64_t tiles_m = CeilDiv(std::max<int64_t>(m, 1), 512);
+  int64_t tiles_m = CeilDiv(std::max<int64_t>(m, 1), std::max<int64_t>(max_rows, 1));
   const int64_t width = m > 256 ? 512 : 384;
   int64_t tiles_n = n >= 512 ? std::max<int64_t>(2, (n + width / 2) / width) : 1;
   if (tiles_m * tiles_n == 1 && m >= 128) tiles_m = 2;
@@ -76,7 +82,8 @@ TiledGemmGrid TiledGemmGridFor(int64_t m, int64_t n) {
   return grid;
 }
 
-std::optional<BoundPrimitive> BindTiledGemm(const Mapping& m, const LibraryKernelOptions& options) {
+std::optional<BoundPrimitive> BindTiledGemm(const Mapping& m, const LibraryKernelOptions& options,
+                                            int64_t padded_ld) {
   if (!options.allow_tiled_gemm || !TiledGemmHost()) return std::nullopt;
   if (m.types != LowPrecision::kNative || m.empty_output || m.empty_contraction ||
       m.post_ops.len() != 0 || !m.binaries.empty() || m.weights_constant_source ||
@@ -94,13 +101,19 @@ std::optional<BoundPrimitive> BindTiledGemm(const Mapping& m, const LibraryKerne
   }
   const std::optional<Operand> a = OperandOf(*src), b = OperandOf(*weights);
   if (!a || !b) return std::nullopt;
+  // A padded copy needs [K, N] rows ('N') and a stride that holds them.
+  if (padded_ld > 0 && (b->trans != 'N' || padded_ld < n)) return std::nullopt;
+  std::shared_ptr<std::vector<float>> padded;
+  if (padded_ld > 0) {
+    padded = std::make_shared<std::vector<float>>(static_cast<size_t>(k * padded_ld));
+  }
   if (m.bias_md) {
     const std::optional<Plain2d> bias = Plain2dOf(*m.bias_md);
     if (!bias || bias->dims[0] != 1 || bias->dims[1] != n || bias->strides[1] != 1) {
       return std::nullopt;
     }
   }
-  const TiledGemmGrid grid = TiledGemmGridFor(rows, n);
+  const TiledGemmGrid grid = TiledGemmGridFor(rows, n, TiledGemmMaxRows());
 
   // oneDNN generates gemm:jit's kernels on its first call in the process (about 30 ms here,
   // docs/tiled_gemm.md): one small product with the item's transposes does that at bind time
@@ -122,7 +135,8 @@ std::optional<BoundPrimitive> BindTiledGemm(const Mapping& m, const LibraryKerne
   bound.output_aliases = {-1};
   bound.implementation =
       StrCat("gemm:jit (dnnl_sgemm) in ", grid.tiles_m * grid.tiles_n, " fixed tiles of ",
-             grid.tile_rows, "x", grid.tile_cols, m.bias_md ? ", bias added per tile" : "");
+             grid.tile_rows, "x", grid.tile_cols, m.bias_md ? ", bias added per tile" : "",
+             padded_ld > 0 ? " (weights copied to a padded row stride)" : "");
   auto spec = std::make_shared<HostKernelSpec>();
   spec->target = "accy.internal.tiled_gemm";
   spec->operand_effects.assign(m.inputs.size(), OperandEffect::kRead);
@@ -133,6 +147,12 @@ std::optional<BoundPrimitive> BindTiledGemm(const Mapping& m, const LibraryKerne
   spec->run = [=](const HostKernelArgs& args) -> Status {
     const float* a_data = static_cast<const float*>(args.operands[static_cast<size_t>(lhs)].data);
     const float* b_data = static_cast<const float*>(args.operands[static_cast<size_t>(rhs)].data);
+    int64_t ldb = op_b.ld;
+    if (padded != nullptr) {
+      CopyRows(b_data, op_b.ld * 4, padded->data(), padded_ld * 4, k, n * 4);
+      b_data = padded->data();
+      ldb = padded_ld;
+    }
     const float* bias_data =
         bias >= 0 ? static_cast<const float*>(args.operands[static_cast<size_t>(bias)].data)
                   : nullptr;
@@ -149,10 +169,10 @@ std::optional<BoundPrimitive> BindTiledGemm(const Mapping& m, const LibraryKerne
       const int64_t mm = std::min(grid.tile_rows, rows - m0);
       const int64_t nn = std::min(grid.tile_cols, n - n0);
       const float* a_tile = a_data + (op_a.trans == 'N' ? m0 * op_a.ld : m0);
-      const float* b_tile = b_data + (op_b.trans == 'N' ? n0 : n0 * op_b.ld);
+      const float* b_tile = b_data + (op_b.trans == 'N' ? n0 : n0 * ldb);
       float* c_tile = c_data + m0 * ldc + n0;
       const dnnl_status_t status = dnnl_sgemm(op_a.trans, op_b.trans, mm, nn, k, 1.0f, a_tile,
-                                              op_a.ld, b_tile, op_b.ld, 0.0f, c_tile, ldc);
+                                              op_a.ld, b_tile, ldb, 0.0f, c_tile, ldc);
       if (status != dnnl_success) {
         failed.store(status, std::memory_order_relaxed);
         continue;

@@ -342,14 +342,25 @@ StatusOr<BoundPrimitive> BindMatmulPrimitive(Mapping& m, std::span<const Operati
 std::optional<BoundPrimitive> TryTiledGemm(const Mapping& m, std::span<const Operation* const> ops,
                                            const FusionPlan* fusion,
                                            const LibraryKernelOptions& options, EpilogueMode mode) {
-  if (m.post_ops.len() == 0 && m.binaries.empty()) return BindTiledGemm(m, options);
+  if (!options.allow_tiled_gemm || !TiledGemmHost()) return std::nullopt;
+  // Weights matmul would read through a padded copy (PaddedWeightsDesc: 2 KiB-multiple row
+  // strides on AVX2) are copied the same way for the tiles.
+  int64_t padded_ld = 0;
+  try {
+    if (std::optional<dnnl::memory::desc> padded = PaddedWeightsDesc(m, false)) {
+      padded_ld = padded->data.format_desc.blocking.strides[0];
+    }
+  } catch (const dnnl::error&) {
+    return std::nullopt;
+  }
+  if (m.post_ops.len() == 0 && m.binaries.empty()) return BindTiledGemm(m, options, padded_ld);
   if (mode != EpilogueMode::kPrefix) return std::nullopt;
   Mapping bare;
   bare.name = m.name;
   bare.dot = m.dot;
   bare.types = m.types;
   if (!MapItem(bare, ops, fusion, EpilogueMode::kNone).ok()) return std::nullopt;
-  return BindTiledGemm(bare, options);
+  return BindTiledGemm(bare, options, padded_ld);
 }
 
 }  // namespace

@@ -108,35 +108,43 @@ std::optional<BoundPrimitive> BindSmallMMatmul(const Mapping& m,
                                                const LibraryKernelOptions& options);
 
 // Where BindTiledGemm cuts a [m, n] result: tiles_m x tiles_n tiles of tile_rows x tile_cols
-// (the last row and column of tiles may be smaller). The grid depends on m and n only, never on
-// the thread count, so the bits do not either. Rows: 512 per tile at most, split evenly. Columns:
-// one tile below n 512, else about 384 wide (512 when m > 256; at least 2 tiles), rounded up to
-// 16 floats. A result that would be one tile with m >= 128 is cut into two row tiles, and an odd
-// count above one gets one tile more (columns when split, else rows) so that two threads share
-// it evenly. E.g. 128 x 768 -> 2 tiles of 128 x 384; 128 x 3072 -> 8 of 128 x 384; 64 x 512 ->
-// 2 of 64 x 256; 1024 x 1024 -> 2 x 2 of 512 x 512 (docs/tiled_gemm.md).
+// (the last row and column of tiles may be smaller). The grid depends on m, n and max_rows only,
+// never on the thread count, so the bits do not either. Rows: max_rows per tile at most, split
+// evenly. Columns: one tile below n 512, else about 384 wide (512 when m > 256; at least 2
+// tiles), rounded up to 16 floats. A result that would be one tile with m >= 128 is cut into two
+// row tiles, and an odd count above one gets one tile more (columns when split, else rows) so
+// that two threads share it evenly. E.g. with max_rows 512: 128 x 768 -> 2 tiles of 128 x 384;
+// 128 x 3072 -> 8 of 128 x 384; 64 x 512 -> 2 of 64 x 256; 1024 x 1024 -> 2 x 2 of 512 x 512
+// (docs/tiled_gemm.md).
 struct TiledGemmGrid {
   int64_t tiles_m = 1, tiles_n = 1;
   int64_t tile_rows = 0, tile_cols = 0;
 };
-TiledGemmGrid TiledGemmGridFor(int64_t m, int64_t n);
+TiledGemmGrid TiledGemmGridFor(int64_t m, int64_t n, int64_t max_rows);
+// The max_rows BindTiledGemm uses: 512 when oneDNN's ISA has avx512_core, else 1024 (gemm:jit's
+// AVX2 kernels lose 4-9% to 512-row tiles at 1024^3; docs/tiled_gemm.md).
+int64_t TiledGemmMaxRows();
 
 // BindTiledGemm's smallest m, k and n: the range it was measured on.
 inline constexpr int64_t kTiledGemmMinDim = 64;
 
 // Binds mapped item `m` (MapItem done) to oneDNN's gemm:jit through dnnl_sgemm, one
-// single-threaded call per tile of TiledGemmGridFor(m, n) with the tiles shared by the run's
-// OpenMP team, instead of the matmul primitive (docs/tiled_gemm.md: on AMD AVX-512 hosts
-// brg:avx512_core reads plain weights 15-30% slower on the transformer's 128-row products, and
-// gemm:jit threaded by oneDNN gives other bits at 1 and 2 threads). When it fits: oneDNN's ISA
-// has avx512_core and the CPU is not Intel's (PaddedWeightsDesc keeps brgemm there),
-// options.allow_tiled_gemm, f32 throughout (no staging), no batch dims, m, k and n at least
-// kTiledGemmMinDim, lhs and weights with rows or columns contiguous, dst rows contiguous,
-// weights neither a constant op nor a declared-constant parameter (matmul prepacks those), no
-// post-ops; matmul's bias (over n) is added per tile after its product. nullopt otherwise. The
-// implementation reads "gemm:jit (dnnl_sgemm) in <count> fixed tiles of <rows>x<cols>". Run
-// errors: kInternal naming the item when dnnl_sgemm fails.
-std::optional<BoundPrimitive> BindTiledGemm(const Mapping& m, const LibraryKernelOptions& options);
+// single-threaded call per tile of TiledGemmGridFor(m, n, TiledGemmMaxRows()) with the tiles
+// shared by the run's OpenMP team, instead of the matmul primitive (docs/tiled_gemm.md: on AMD
+// Zen 5, brg:avx512_core reads plain weights 15-30% slower than gemm:jit on the transformer's
+// 128-row products, the AVX2 matmul primitive runs gemm:jit 10-15% slower than dnnl_sgemm at
+// 1024^3, and gemm:jit threaded by oneDNN gives other bits at 1 and 2 threads). When it fits:
+// TiledGemmHost(), options.allow_tiled_gemm, f32 throughout (no staging), no batch dims, m, k
+// and n at least kTiledGemmMinDim, lhs and weights with rows or columns contiguous, dst rows
+// contiguous, weights neither a constant op nor a declared-constant parameter (matmul prepacks
+// those), no post-ops; matmul's bias (over n) is added per tile after its product.
+// `padded_ld` > 0 (elements, at least n; [K, N] weights only): each run first copies the weights
+// to an owned buffer with that row stride (CopyRows), as matmul's PaddedWeightsDesc does for
+// 2 KiB-multiple strides on AVX2, which gemm:jit reads at well under full speed. nullopt
+// otherwise. The implementation reads "gemm:jit (dnnl_sgemm) in <count> fixed tiles of
+// <rows>x<cols>...". Run errors: kInternal naming the item when dnnl_sgemm fails.
+std::optional<BoundPrimitive> BindTiledGemm(const Mapping& m, const LibraryKernelOptions& options,
+                                            int64_t padded_ld = 0);
 
 }  // namespace accy::kernels
 

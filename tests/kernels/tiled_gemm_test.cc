@@ -16,6 +16,7 @@
 
 #include "gtest/gtest.h"
 #include "kernels/onednn_dot_mapping.h"
+#include "kernels/onednn_isa.h"
 #include "kernels/onednn_kernel.h"
 #include "src/reference/reference_evaluator.h"
 #include "tests/kernels/kernels_test_util.h"
@@ -29,31 +30,36 @@ using kernels::TiledGemmGrid;
 using kernels::TiledGemmGridFor;
 constexpr auto kF32 = ElementType::kF32;
 
-void ExpectGrid(int64_t m, int64_t n, int64_t tiles_m, int64_t tiles_n, int64_t rows,
-                int64_t cols) {
-  SCOPED_TRACE(testing::Message() << m << " x " << n);
-  const TiledGemmGrid grid = TiledGemmGridFor(m, n);
+void ExpectGrid(int64_t m, int64_t n, int64_t tiles_m, int64_t tiles_n, int64_t rows, int64_t cols,
+                int64_t max_rows = 512) {
+  SCOPED_TRACE(testing::Message() << m << " x " << n << ", at most " << max_rows << " rows");
+  const TiledGemmGrid grid = TiledGemmGridFor(m, n, max_rows);
   EXPECT_EQ(grid.tiles_m, tiles_m);
   EXPECT_EQ(grid.tiles_n, tiles_n);
   EXPECT_EQ(grid.tile_rows, rows);
   EXPECT_EQ(grid.tile_cols, cols);
 }
 
-// The grid depends on m and n only; counts above one are even (two threads share them evenly).
+// The grid depends on m, n and max_rows only; counts above one are even (two threads share them
+// evenly). max_rows 512 is the AVX-512 grid, 1024 the AVX2 one (TiledGemmMaxRows).
 TEST(TiledGemmGridTest, ExactTilesForTheMeasuredShapes) {
-  ExpectGrid(128, 768, 1, 2, 128, 384);      // the block's q, k, v, out and down projections
-  ExpectGrid(128, 3072, 1, 8, 128, 384);     // its up-projection
-  ExpectGrid(64, 512, 1, 2, 64, 256);        // the MLP's first layer
-  ExpectGrid(1024, 1024, 2, 2, 512, 512);    // 512 wide above 256 rows
-  ExpectGrid(2607, 1024, 6, 2, 435, 512);    // searchless chess (33 x 79 tokens)
+  ExpectGrid(128, 768, 1, 2, 128, 384);    // the block's q, k, v, out and down projections
+  ExpectGrid(128, 3072, 1, 8, 128, 384);   // its up-projection
+  ExpectGrid(64, 512, 1, 2, 64, 256);      // the MLP's first layer
+  ExpectGrid(1024, 1024, 2, 2, 512, 512);  // 512 wide above 256 rows
+  ExpectGrid(2607, 1024, 6, 2, 435, 512);  // searchless chess (33 x 79 tokens)
   ExpectGrid(2607, 4096, 6, 8, 435, 512);
-  ExpectGrid(300, 1400, 1, 4, 300, 352);     // 1400 / 512 rounds to 3, made 4; 352 = 350 -> 16s
-  ExpectGrid(128, 256, 2, 1, 64, 256);       // one tile of 128 rows or more: two row tiles
-  ExpectGrid(64, 256, 1, 1, 64, 256);        // small: one tile
-  ExpectGrid(600, 100, 2, 1, 300, 100);      // two row tiles of 512 at most
-  ExpectGrid(1100, 100, 4, 1, 275, 100);     // three row tiles made four
-  ExpectGrid(64, 1200, 1, 4, 64, 304);       // 1200 / 384 rounds to 3, made 4
-  ExpectGrid(64, 520, 1, 2, 64, 272);        // columns rounded up to 16: last tile 248
+  ExpectGrid(300, 1400, 1, 4, 300, 352);  // 1400 / 512 rounds to 3, made 4; 352 = 350 -> 16s
+  ExpectGrid(128, 256, 2, 1, 64, 256);    // one tile of 128 rows or more: two row tiles
+  ExpectGrid(64, 256, 1, 1, 64, 256);     // small: one tile
+  ExpectGrid(600, 100, 2, 1, 300, 100);   // two row tiles of 512 at most
+  ExpectGrid(1100, 100, 4, 1, 275, 100);  // three row tiles made four
+  ExpectGrid(64, 1200, 1, 4, 64, 304);    // 1200 / 384 rounds to 3, made 4
+  ExpectGrid(64, 520, 1, 2, 64, 272);     // columns rounded up to 16: last tile 248
+  ExpectGrid(1024, 1024, 1, 2, 1024, 512, 1024);
+  ExpectGrid(2607, 1024, 3, 2, 869, 512, 1024);
+  ExpectGrid(1100, 100, 2, 1, 550, 100, 1024);
+  EXPECT_EQ(kernels::TiledGemmMaxRows(), kernels::OneDnnHasAvx512Core() ? 512 : 1024);
 }
 
 struct TiledDot {
@@ -74,8 +80,8 @@ StatusOr<TiledDot> MakeDot(int64_t m, int64_t k, int64_t n, bool nk_layout, bool
   if (bias) params.push_back(T(kF32, {n}));
   ACCY_ASSIGN_OR_RETURN(FunctionBuilder fb, builder.BeginFunction("main", params, {out}));
   Value* w = constant_weights != nullptr ? *fb.Constant(*constant_weights) : fb.Parameter(1);
-  ACCY_ASSIGN_OR_RETURN(Value * result, fb.DotGeneral(fb.Parameter(0), w, out, {1},
-                                                      {nk_layout ? 1 : 0}, {}, {}));
+  ACCY_ASSIGN_OR_RETURN(Value * result,
+                        fb.DotGeneral(fb.Parameter(0), w, out, {1}, {nk_layout ? 1 : 0}, {}, {}));
   if (bias) {
     ACCY_ASSIGN_OR_RETURN(Value * b, fb.BroadcastInDim(fb.Parameter(params.size() - 1), out, {1}));
     ACCY_ASSIGN_OR_RETURN(result, fb.Add(result, b));
@@ -110,15 +116,15 @@ TEST(TiledGemmTest, MatchesReferenceWithTheSameBitsAtOneAndTwoThreads) {
   for (const Shape s : {Shape{128, 96, 770}, Shape{130, 200, 520}, Shape{600, 64, 96}}) {
     for (bool nk_layout : {false, true}) {
       for (bool bias : {false, true}) {
-        SCOPED_TRACE(testing::Message() << s.m << "x" << s.k << "x" << s.n
-                                        << (nk_layout ? " [N,K]" : " [K,N]")
-                                        << (bias ? " + bias" : ""));
+        SCOPED_TRACE(testing::Message()
+                     << s.m << "x" << s.k << "x" << s.n << (nk_layout ? " [N,K]" : " [K,N]")
+                     << (bias ? " + bias" : ""));
         ASSERT_OK_AND_ASSIGN(TiledDot dot, MakeDot(s.m, s.k, s.n, nk_layout, bias));
         ASSERT_OK_AND_ASSIGN(LibraryKernel kernel,
                              LibraryKernel::Create(*dot.item, dot.fusion, {}));
         EXPECT_EQ(IsTiled(kernel), kernels::TiledGemmHost()) << kernel.implementation();
         if (IsTiled(kernel)) {
-          const TiledGemmGrid grid = TiledGemmGridFor(s.m, s.n);
+          const TiledGemmGrid grid = TiledGemmGridFor(s.m, s.n, kernels::TiledGemmMaxRows());
           EXPECT_NE(kernel.implementation().find(std::to_string(grid.tile_rows) + "x" +
                                                  std::to_string(grid.tile_cols)),
                     std::string::npos)
@@ -160,12 +166,45 @@ TEST(TiledGemmTest, ConstantWeightsSmallDimsAndTheOptionKeepMatmul) {
   ASSERT_OK_AND_ASSIGN(LibraryKernel matmul, LibraryKernel::Create(*plain.item, plain.fusion, off));
   EXPECT_FALSE(IsTiled(matmul)) << matmul.implementation();
 
-  ASSERT_OK_AND_ASSIGN(TiledDot narrow, MakeDot(128, 96, kernels::kTiledGemmMinDim - 1, false,
-                                                false));
+  ASSERT_OK_AND_ASSIGN(TiledDot narrow,
+                       MakeDot(128, 96, kernels::kTiledGemmMinDim - 1, false, false));
   kernels::LibraryKernelOptions any{.min_dot_element_ops = 0};
   ASSERT_OK_AND_ASSIGN(LibraryKernel narrow_kernel,
                        LibraryKernel::Create(*narrow.item, narrow.fusion, any));
   EXPECT_FALSE(IsTiled(narrow_kernel)) << narrow_kernel.implementation();
+}
+
+// Weights with a 2 KiB-multiple row stride (N 512, 1024) below avx512_core: the tiles read a
+// padded copy made per run, as matmul would; the values and the bits at 1 and 2 threads hold, for
+// the first weights and for new ones.
+TEST(TiledGemmTest, PaddedWeightsBelowAvx512AreCopiedEveryRun) {
+  for (int64_t n : {512, 1024}) {
+    SCOPED_TRACE(testing::Message() << "N " << n);
+    ASSERT_OK_AND_ASSIGN(TiledDot dot, MakeDot(128, 64, n, false, true));
+    ASSERT_OK_AND_ASSIGN(LibraryKernel kernel, LibraryKernel::Create(*dot.item, dot.fusion, {}));
+    EXPECT_EQ(IsTiled(kernel), kernels::TiledGemmHost()) << kernel.implementation();
+    const bool padded = kernel.implementation().find("padded row stride") != std::string::npos;
+    EXPECT_EQ(padded, IsTiled(kernel) && !kernels::OneDnnHasAvx512Core())
+        << kernel.implementation();
+    const Function& main = *dot.module->functions()[0];
+    std::vector<Tensor> args;
+    for (size_t p = 0; p < main.parameter_types().size(); ++p) {
+      args.push_back(Random(main.parameter_types()[p], 21 + p));
+    }
+    for (int round = 0; round < 2; ++round) {
+      if (round == 1) {  // new weights
+        const Tensor other = Random(args[1].type(), 99);
+        std::memcpy(args[1].data(), other.data(), static_cast<size_t>(other.byte_size()));
+      }
+      omp_set_num_threads(1);
+      ASSERT_OK_AND_ASSIGN(std::vector<Tensor> one, RunKernel(kernel, args));
+      omp_set_num_threads(2);
+      ASSERT_OK_AND_ASSIGN(std::vector<Tensor> two, RunKernel(kernel, args));
+      ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, Evaluate(*dot.module, "main", args));
+      ExpectClose(one[0], expected[0], 64 * std::ldexp(1.0, -21), std::ldexp(1.0, -22));
+      EXPECT_EQ(std::memcmp(one[0].data(), two[0].data(), one[0].byte_size()), 0);
+    }
+  }
 }
 
 }  // namespace
