@@ -68,17 +68,21 @@ TiledGemmGrid TiledGemmGridFor(int64_t m, int64_t n, int64_t max_rows) {
   const int64_t width = m > 256 ? 512 : 384;
   int64_t tiles_n = n >= 512 ? std::max<int64_t>(2, (n + width / 2) / width) : 1;
   if (tiles_m * tiles_n == 1 && m >= 128) tiles_m = 2;
-  if (tiles_m * tiles_n > 1 && (tiles_m * tiles_n) % 2 != 0) {
+  // Rounding the tile sizes up (columns to 16 floats) can leave fewer tiles than asked for, and an
+  // odd count: ask for one more until the count that results is even (or one).
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    grid.tile_rows = CeilDiv(std::max<int64_t>(m, 1), tiles_m);
+    grid.tile_cols = std::min<int64_t>(n, CeilDiv(CeilDiv(n, tiles_n), 16) * 16);
+    grid.tiles_m = CeilDiv(m, grid.tile_rows);
+    grid.tiles_n = grid.tile_cols > 0 ? CeilDiv(n, grid.tile_cols) : 1;
+    const int64_t count = grid.tiles_m * grid.tiles_n;
+    if (count <= 1 || count % 2 == 0) break;
     if (tiles_n > 1) {
       ++tiles_n;
     } else {
       ++tiles_m;
     }
   }
-  grid.tile_rows = CeilDiv(m, tiles_m);
-  grid.tile_cols = std::min<int64_t>(n, CeilDiv(CeilDiv(n, tiles_n), 16) * 16);
-  grid.tiles_m = CeilDiv(m, grid.tile_rows);
-  grid.tiles_n = CeilDiv(n, grid.tile_cols);
   return grid;
 }
 
@@ -119,11 +123,10 @@ std::optional<BoundPrimitive> BindTiledGemm(const Mapping& m, const LibraryKerne
   // docs/tiled_gemm.md): one small product with the item's transposes does that at bind time
   // instead of in the first run.
   {
-    const int64_t wm = std::min<int64_t>(rows, 64), wn = std::min<int64_t>(n, 64);
-    std::vector<float> wa(static_cast<size_t>(wm * k)), wb(static_cast<size_t>(k * wn)),
-        wc(static_cast<size_t>(wm * wn));
-    if (dnnl_sgemm(a->trans, b->trans, wm, wn, k, 1.0f, wa.data(), a->trans == 'N' ? k : wm,
-                   wb.data(), b->trans == 'N' ? wn : k, 0.0f, wc.data(), wn) != dnnl_success) {
+    constexpr int64_t w = kTiledGemmMinDim;  // gemm:jit's kernels do not depend on the sizes
+    std::vector<float> wa(w * w), wb(w * w), wc(w * w);
+    if (dnnl_sgemm(a->trans, b->trans, w, w, w, 1.0f, wa.data(), w, wb.data(), w, 0.0f, wc.data(),
+                   w) != dnnl_success) {
       return std::nullopt;  // the matmul primitive may still bind it
     }
   }
@@ -158,7 +161,12 @@ std::optional<BoundPrimitive> BindTiledGemm(const Mapping& m, const LibraryKerne
                   : nullptr;
     float* c_data = static_cast<float*>(args.results[0].data);
     const int64_t tiles = grid.tiles_m * grid.tiles_n;
-    const int threads = static_cast<int>(std::min<int64_t>(omp_get_max_threads(), tiles));
+    const int caller_threads = omp_get_max_threads();
+    const int threads = static_cast<int>(std::min<int64_t>(caller_threads, tiles));
+    // With one thread for the tiles (one tile, or a team of one) there is no parallel region, and
+    // oneDNN would thread that dnnl_sgemm over omp_get_max_threads() (other bits): the calling
+    // thread's ICV is 1 for the call.
+    if (threads <= 1) omp_set_num_threads(1);
     std::atomic<int> failed{dnnl_success};
     // Each tile is one single-threaded dnnl_sgemm (oneDNN runs one thread inside a parallel
     // region), so a tile's bits do not depend on the team size or on which thread runs it.
@@ -185,6 +193,7 @@ std::optional<BoundPrimitive> BindTiledGemm(const Mapping& m, const LibraryKerne
         }
       }
     }
+    if (threads <= 1) omp_set_num_threads(caller_threads);
     if (failed.load() != dnnl_success) {
       return absl::InternalError(StrCat(name, ": dnnl_sgemm failed (oneDNN status ",
                                         static_cast<int>(failed.load()), ")"));

@@ -59,6 +59,15 @@ TEST(TiledGemmGridTest, ExactTilesForTheMeasuredShapes) {
   ExpectGrid(1024, 1024, 1, 2, 1024, 512, 1024);
   ExpectGrid(2607, 1024, 3, 2, 869, 512, 1024);
   ExpectGrid(1100, 100, 2, 1, 550, 100, 1024);
+  // Found by review: 10000 / 384 rounds to 26, whose width (385 -> 400) gives 25 tiles; asking
+  // for 27 gives 371 -> 384 wide and 27 tiles, 28 gives 358 -> 368 wide and 28.
+  ExpectGrid(64, 10000, 1, 28, 64, 368);
+  for (int64_t n = 512; n <= 20000; n += 7) {
+    const TiledGemmGrid grid = TiledGemmGridFor(64, n, 512);
+    ASSERT_EQ((grid.tiles_m * grid.tiles_n) % 2, 0) << "n " << n;
+    ASSERT_GE(grid.tile_cols * grid.tiles_n, n);
+    ASSERT_LT(grid.tile_cols * (grid.tiles_n - 1), n);
+  }
   EXPECT_EQ(kernels::TiledGemmMaxRows(), kernels::OneDnnHasAvx512Core() ? 512 : 1024);
 }
 
@@ -113,7 +122,10 @@ TEST(TiledGemmTest, MatchesReferenceWithTheSameBitsAtOneAndTwoThreads) {
   struct Shape {
     int64_t m, k, n;
   };
-  for (const Shape s : {Shape{128, 96, 770}, Shape{130, 200, 520}, Shape{600, 64, 96}}) {
+  // 64 x 784 x 500 is one tile: found by review giving other bits at 2 threads with [N, K]
+  // weights when the call ran outside a parallel region (oneDNN threaded it).
+  for (const Shape s : {Shape{128, 96, 770}, Shape{130, 200, 520}, Shape{600, 64, 96},
+                        Shape{64, 784, 500}, Shape{127, 784, 500}}) {
     for (bool nk_layout : {false, true}) {
       for (bool bias : {false, true}) {
         SCOPED_TRACE(testing::Message()
