@@ -62,6 +62,8 @@ bool TiledGemmHost() {
 
 int64_t TiledGemmMaxRows() { return OneDnnHasAvx512Core() ? 512 : 1024; }
 
+int64_t TiledGemmMinDim() { return OneDnnHasAvx512Core() ? kTiledGemmMinDim : 1; }
+
 TiledGemmGrid TiledGemmGridFor(int64_t m, int64_t n, int64_t max_rows) {
   TiledGemmGrid grid;
   int64_t tiles_m = CeilDiv(std::max<int64_t>(m, 1), std::max<int64_t>(max_rows, 1));
@@ -99,8 +101,8 @@ std::optional<BoundPrimitive> BindTiledGemm(const Mapping& m, const LibraryKerne
                                dst = Plain2dOf(m.dst_md);
   if (!src || !weights || !dst) return std::nullopt;
   const int64_t rows = src->dims[0], k = src->dims[1], n = weights->dims[1];
-  if (rows < kTiledGemmMinDim || k < kTiledGemmMinDim || n < kTiledGemmMinDim ||
-      dst->strides[1] != 1 || dst->strides[0] < n) {
+  const int64_t min_dim = TiledGemmMinDim();
+  if (rows < min_dim || k < min_dim || n < min_dim || dst->strides[1] != 1 || dst->strides[0] < n) {
     return std::nullopt;
   }
   const std::optional<Operand> a = OperandOf(*src), b = OperandOf(*weights);

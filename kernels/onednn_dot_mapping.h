@@ -125,7 +125,13 @@ TiledGemmGrid TiledGemmGridFor(int64_t m, int64_t n, int64_t max_rows);
 // AVX2 kernels lose 4-9% to 512-row tiles at 1024^3; docs/tiled_gemm.md).
 int64_t TiledGemmMaxRows();
 
-// BindTiledGemm's smallest m, k and n: the range it was measured on.
+// BindTiledGemm's smallest m, k and n with avx512_core: the range it was measured on (smaller
+// products keep brgemm matmul, which gave the same bits at 1 and 2 threads on every shape
+// tried). Below avx512_core every size takes the tiles (TiledGemmMinDim(), onednn_kernel.h, is
+// 1): the matmul
+// primitive there is gemm:jit threaded by oneDNN, whose bits depend on the team size (e.g. the
+// MLP's 64 x 512 x 10 layer, 35 of 640 outputs at 1 and 2 threads); a product of one tile runs
+// on one thread.
 inline constexpr int64_t kTiledGemmMinDim = 64;
 
 // Binds mapped item `m` (MapItem done) to oneDNN's gemm:jit through dnnl_sgemm, one
@@ -135,7 +141,7 @@ inline constexpr int64_t kTiledGemmMinDim = 64;
 // 128-row products, the AVX2 matmul primitive runs gemm:jit 10-15% slower than dnnl_sgemm at
 // 1024^3, and gemm:jit threaded by oneDNN gives other bits at 1 and 2 threads). When it fits:
 // TiledGemmHost(), options.allow_tiled_gemm, f32 throughout (no staging), no batch dims, m, k
-// and n at least kTiledGemmMinDim, lhs and weights with rows or columns contiguous, dst rows
+// and n at least TiledGemmMinDim(), lhs and weights with rows or columns contiguous, dst rows
 // contiguous, weights neither a constant op nor a declared-constant parameter (matmul prepacks
 // those), no post-ops; matmul's bias (over n) is added per tile after its product.
 // `padded_ld` > 0 (elements, at least n; [K, N] weights only): each run first copies the weights

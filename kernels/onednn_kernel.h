@@ -91,6 +91,9 @@ struct LibraryKernelOptions {
 // Intel's. There an epilogue that matmul would take whole as post-ops runs as a JIT pass after
 // the tiles (ItemProfile::runs_on "library+jit").
 bool TiledGemmHost();
+// The smallest m, k and n the tiled binding takes: kTiledGemmMinDim (64, onednn_dot_mapping.h)
+// when oneDNN's ISA has avx512_core, else 1.
+int64_t TiledGemmMinDim();
 
 // Whether `value` is one of options.constant_parameters.
 bool IsConstantParameter(const LibraryKernelOptions& options, const Value* value);

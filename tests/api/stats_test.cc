@@ -1,11 +1,16 @@
 // ExecutableStats: per-item profiles (EngineOptions::enable_profiling), peak memory, stage times.
 #include <cmath>
+#include <map>
+#include <string>
 #include <thread>
+#include <tuple>
+#include <vector>
 
 #include "accy/builder.h"
 #include "accy/engine.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "kernels/onednn_kernel.h"
 #include "tests/test_util.h"
 
 namespace accy {
@@ -59,20 +64,25 @@ TEST(StatsTest, ProfilesCountEveryRunOfEveryItem) {
   for (std::thread& thread : threads) thread.join();
   ExecutableStats stats = exe->Stats();
   // Fusion clusters first: dot_general+negate+logistic (oneDNN, root logistic) and
-  // tanh+multiply (root multiply), then the reduce.
-  ASSERT_EQ(stats.item_profiles.size(), 3u);
+  // tanh+multiply (root multiply), then the reduce. Where the tiled gemm:jit binding takes this
+  // 32 x 64 x 128 product (below avx512_core on AMD: kernels::TiledGemmMinDim() is 1 there), the
+  // negate and logistic run as a second executor item of the dot_general, a JIT pass.
+  const bool tiled = kernels::TiledGemmHost() && kernels::TiledGemmMinDim() <= 32;
+  // (item index, root, runs_on) of each executor item, in order.
+  std::vector<std::tuple<int64_t, std::string, std::string>> want = {
+      {0, "logistic", "library"}, {1, "multiply", "jit"}, {2, "reduce", "jit"}};
+  if (tiled) want.insert(want.begin() + 1, {0, "logistic", "jit"});
+  ASSERT_EQ(stats.item_profiles.size(), want.size());
   std::map<std::string, std::string> runs_on;
   for (size_t i = 0; i < stats.item_profiles.size(); ++i) {
     const ItemProfile& p = stats.item_profiles[i];
-    EXPECT_EQ(p.item_index, static_cast<int64_t>(i));
+    EXPECT_EQ(p.item_index, std::get<0>(want[i])) << i;
+    EXPECT_EQ(p.root, std::get<1>(want[i])) << i;
+    EXPECT_EQ(p.runs_on, std::get<2>(want[i])) << i;
     EXPECT_EQ(p.calls, 43) << p.kind;
     EXPECT_GT(p.total_milliseconds, 0.0) << p.kind;
     runs_on[p.kind] = p.runs_on;
   }
-  EXPECT_EQ(stats.item_profiles[0].root, "logistic");
-  EXPECT_EQ(stats.item_profiles[1].root, "multiply");
-  EXPECT_EQ(stats.item_profiles[2].root, "reduce");
-  EXPECT_EQ(runs_on["dot_general"], "library");
   EXPECT_EQ(runs_on["elementwise_fusion"], "jit");
   EXPECT_EQ(runs_on["reduction"], "jit");
 }

@@ -462,8 +462,10 @@ INSTANTIATE_TEST_SUITE_P(
 
 // ---- A JIT epilogue after matmul (LibraryKernelOptions::allow_jit_epilogue) ----
 
-constexpr kernels::LibraryKernelOptions kAnySizeJitEpilogue{.min_dot_element_ops = 0,
-                                                            .allow_jit_epilogue = true};
+// These tests are about matmul's post-ops: the tiled gemm:jit binding (which leaves every
+// epilogue but a bias to the JIT; tiled_gemm_test.cc) is off.
+constexpr kernels::LibraryKernelOptions kAnySizeJitEpilogue{
+    .min_dot_element_ops = 0, .allow_jit_epilogue = true, .allow_tiled_gemm = false};
 
 // The result of the item's first op of `kind`, or null.
 const Value* ResultOf(const WorkItem& item, OpKind kind) {
