@@ -128,10 +128,9 @@ int64_t TiledGemmMaxRows();
 // BindTiledGemm's smallest m, k and n with avx512_core: the range it was measured on (smaller
 // products keep brgemm matmul, which gave the same bits at 1 and 2 threads on every shape
 // tried). Below avx512_core every size takes the tiles (TiledGemmMinDim(), onednn_kernel.h, is
-// 1): the matmul
-// primitive there is gemm:jit threaded by oneDNN, whose bits depend on the team size (e.g. the
-// MLP's 64 x 512 x 10 layer, 35 of 640 outputs at 1 and 2 threads); a product of one tile runs
-// on one thread.
+// 1): the matmul primitive there is gemm:jit threaded by oneDNN, whose bits depend on the team
+// size (e.g. the MLP's 64 x 512 x 10 layer, 35 of 640 outputs at 1 and 2 threads); a product
+// of one tile runs on one thread.
 inline constexpr int64_t kTiledGemmMinDim = 64;
 
 // Binds mapped item `m` (MapItem done) to oneDNN's gemm:jit through dnnl_sgemm, one
@@ -145,7 +144,8 @@ inline constexpr int64_t kTiledGemmMinDim = 64;
 // contiguous, weights neither a constant op nor a declared-constant parameter (matmul prepacks
 // those), no post-ops; matmul's bias (over n) is added per tile after its product.
 // `padded_ld` > 0 (elements, at least n; [K, N] weights only): each run first copies the weights
-// to an owned buffer with that row stride (CopyRows), as matmul's PaddedWeightsDesc does for
+// to a buffer the kernel owns (k * padded_ld floats, allocated at bind time and not counted in
+// ExecutableStats) with that row stride (CopyRows), as matmul's PaddedWeightsDesc does for
 // 2 KiB-multiple strides on AVX2, which gemm:jit reads at well under full speed. nullopt
 // otherwise. The implementation reads "gemm:jit (dnnl_sgemm) in <count> fixed tiles of
 // <rows>x<cols>...". Run errors: kInternal naming the item when dnnl_sgemm fails.

@@ -80,16 +80,17 @@ struct LibraryKernelOptions {
   // matmul, which streams such weights at ~0.6 of the read bandwidth. Tests and benchmarks
   // clear it to compare with matmul.
   bool allow_small_m_kernel = true;
-  // f32 dot_general items on AMD AVX-512 hosts run as fixed tiles of single-threaded gemm:jit
-  // calls instead of brgemm matmul when they fit (onednn_dot_mapping.h BindTiledGemm). Tests
-  // and benchmarks clear it to compare with matmul.
+  // f32 dot_general items on AMD hosts (AVX2 or above) run as fixed tiles of single-threaded
+  // gemm:jit calls instead of the matmul primitive when they fit (onednn_dot_mapping.h
+  // BindTiledGemm). Tests and benchmarks clear it to compare with matmul.
   bool allow_tiled_gemm = true;
 };
 
 // Whether this host runs fitting f32 dot_generals as tiled gemm:jit (onednn_dot_mapping.h
-// BindTiledGemm; gemm_tiles_dot_general.cc): oneDNN's ISA has avx512_core and the CPU is not
-// Intel's. There an epilogue that matmul would take whole as post-ops runs as a JIT pass after
-// the tiles (ItemProfile::runs_on "library+jit").
+// BindTiledGemm; gemm_tiles_dot_general.cc): the process ISA (ProcessIsa, ACCY_MAX_ISA) is AVX2
+// or above and the CPU is not Intel's. There an epilogue that matmul would take whole as
+// post-ops runs as a JIT pass after the tiles (ItemProfile::runs_on "library+jit"); a bias
+// over N stays with the tiles.
 bool TiledGemmHost();
 // The smallest m, k and n the tiled binding takes: kTiledGemmMinDim (64, onednn_dot_mapping.h)
 // when oneDNN's ISA has avx512_core, else 1.
