@@ -17,20 +17,10 @@ namespace {
 
 using dt = dnnl::memory::data_type;
 
-// A plain 2-D descriptor's dims and strides (elements); nullopt for other layouts or ranks.
-struct Plain2d {
-  int64_t dims[2];
-  int64_t strides[2];
-};
-
-std::optional<Plain2d> Plain2dOf(const dnnl::memory::desc& md) {
-  if (md.data.ndims != 2 || md.data.format_kind != dnnl_blocked ||
-      md.data.format_desc.blocking.inner_nblks != 0 || md.data_type() != dt::f32) {
-    return std::nullopt;
-  }
-  return Plain2d{
-      {md.data.dims[0], md.data.dims[1]},
-      {md.data.format_desc.blocking.strides[0], md.data.format_desc.blocking.strides[1]}};
+// A plain 2-D f32 descriptor (PlainOf); nullopt for other layouts, ranks or types.
+std::optional<Plain> Plain2dOf(const dnnl::memory::desc& md) {
+  if (md.data.ndims != 2 || md.data_type() != dt::f32) return std::nullopt;
+  return PlainOf(md);
 }
 
 // How dnnl_sgemm (row-major) reads a [rows, cols] operand: 'N' with leading dimension
@@ -40,7 +30,7 @@ struct Operand {
   int64_t ld;
 };
 
-std::optional<Operand> OperandOf(const Plain2d& p) {
+std::optional<Operand> OperandOf(const Plain& p) {
   if (p.strides[1] == 1 && p.strides[0] >= std::max<int64_t>(1, p.dims[1])) {
     return Operand{'N', p.strides[0]};
   }
@@ -97,8 +87,8 @@ std::optional<BoundPrimitive> BindTiledGemm(const Mapping& m, const LibraryKerne
       IsConstantParameter(options, m.dot->operand(1))) {
     return std::nullopt;
   }
-  const std::optional<Plain2d> src = Plain2dOf(m.src_md), weights = Plain2dOf(m.weights_md),
-                               dst = Plain2dOf(m.dst_md);
+  const std::optional<Plain> src = Plain2dOf(m.src_md), weights = Plain2dOf(m.weights_md),
+                             dst = Plain2dOf(m.dst_md);
   if (!src || !weights || !dst) return std::nullopt;
   const int64_t rows = src->dims[0], k = src->dims[1], n = weights->dims[1];
   const int64_t min_dim = TiledGemmMinDim();
@@ -114,7 +104,7 @@ std::optional<BoundPrimitive> BindTiledGemm(const Mapping& m, const LibraryKerne
     padded = std::make_shared<std::vector<float>>(static_cast<size_t>(k * padded_ld));
   }
   if (m.bias_md) {
-    const std::optional<Plain2d> bias = Plain2dOf(*m.bias_md);
+    const std::optional<Plain> bias = Plain2dOf(*m.bias_md);
     if (!bias || bias->dims[0] != 1 || bias->dims[1] != n || bias->strides[1] != 1) {
       return std::nullopt;
     }

@@ -97,6 +97,13 @@ Status Unmapped(const Mapping& m, std::string_view why);
 Status MapEpilogue(Mapping& m, std::span<const Operation* const> ops, const FusionPlan* fusion,
                    EpilogueMode mode);
 
+// A plain (blocked, no inner blocks) descriptor's dims and strides, in elements; nullopt for
+// any other layout. Shared by the host-kernel bindings below (small_m_dot_general.cc).
+struct Plain {
+  std::vector<int64_t> dims, strides;
+};
+std::optional<Plain> PlainOf(const dnnl::memory::desc& md);
+
 // Binds mapped item `m` (MapItem done) to the small-M kernel (small_m_matmul.h) instead of
 // matmul when it fits: f32 throughout (no staging), no batch dims, 1 <= M <= kSmallMMaxRows,
 // K >= 1, lhs and dst rows contiguous, weights (any strides) from a constant op or a parameter

@@ -14,23 +14,6 @@ namespace {
 
 using dt = dnnl::memory::data_type;
 
-// A plain descriptor's dims and strides (elements); empty when it is not a blocked plain one.
-struct Plain {
-  std::vector<int64_t> dims, strides;
-};
-
-std::optional<Plain> PlainOf(const dnnl::memory::desc& md) {
-  if (md.data.format_kind != dnnl_blocked || md.data.format_desc.blocking.inner_nblks != 0) {
-    return std::nullopt;
-  }
-  Plain plain;
-  for (int d = 0; d < md.data.ndims; ++d) {
-    plain.dims.push_back(md.data.dims[d]);
-    plain.strides.push_back(md.data.format_desc.blocking.strides[d]);
-  }
-  return plain;
-}
-
 // The packed weights of one bound item, shared by its run closure (a bound kernel runs one call
 // at a time, LibraryKernel's contract, so the refill needs no lock).
 struct PackedWeights {
@@ -43,6 +26,18 @@ struct PackedWeights {
 };
 
 }  // namespace
+
+std::optional<Plain> PlainOf(const dnnl::memory::desc& md) {
+  if (md.data.format_kind != dnnl_blocked || md.data.format_desc.blocking.inner_nblks != 0) {
+    return std::nullopt;
+  }
+  Plain plain;
+  for (int d = 0; d < md.data.ndims; ++d) {
+    plain.dims.push_back(md.data.dims[d]);
+    plain.strides.push_back(md.data.format_desc.blocking.strides[d]);
+  }
+  return plain;
+}
 
 std::optional<BoundPrimitive> BindSmallMMatmul(const Mapping& m,
                                                const LibraryKernelOptions& options) {
@@ -63,8 +58,7 @@ std::optional<BoundPrimitive> BindSmallMMatmul(const Mapping& m,
     return std::nullopt;
   }
   const int64_t rows = src->dims[0], k = src->dims[1], n = weights->dims[1];
-  if (rows < 1 || rows > kSmallMMaxRows || k < 1 || src->strides[1] != 1 ||
-      dst->strides[1] != 1) {
+  if (rows < 1 || rows > kSmallMMaxRows || k < 1 || src->strides[1] != 1 || dst->strides[1] != 1) {
     return std::nullopt;
   }
   const int64_t lhs_stride = src->strides[0], dst_stride = dst->strides[0];
@@ -109,8 +103,9 @@ std::optional<BoundPrimitive> BindSmallMMatmul(const Mapping& m,
     }
     SmallMMatmul(static_cast<const float*>(args.operands[static_cast<size_t>(lhs)].data), rows,
                  lhs_stride, packed->data.get(), k, n,
-                 bias >= 0 ? static_cast<const float*>(args.operands[static_cast<size_t>(bias)].data)
-                           : nullptr,
+                 bias >= 0
+                     ? static_cast<const float*>(args.operands[static_cast<size_t>(bias)].data)
+                     : nullptr,
                  static_cast<float*>(args.results[0].data), dst_stride, level);
     return absl::OkStatus();
   };

@@ -63,14 +63,14 @@ TEST(SmallMMatmulTest, BitExactWithSequentialFusedSums) {
         for (int64_t n : {1, 15, 16, 17, 47, 48, 49, 130}) {
           for (bool nk_layout : {false, true}) {
             for (bool with_bias : {false, true}) {
-              SCOPED_TRACE(testing::Message() << IsaName(isa) << " M " << rows << " K " << k
-                                              << " N " << n << (nk_layout ? " [N,K]" : " [K,N]")
-                                              << (with_bias ? " bias" : ""));
+              SCOPED_TRACE(testing::Message()
+                           << IsaName(isa) << " M " << rows << " K " << k << " N " << n
+                           << (nk_layout ? " [N,K]" : " [K,N]") << (with_bias ? " bias" : ""));
               const int64_t lhs_stride = k + 3, dst_stride = n + 2;
               const int64_t stride_k = nk_layout ? 1 : n + 5, stride_n = nk_layout ? k : 1;
               const std::vector<float> lhs = RandomFloats(rows * lhs_stride, 1);
-              const std::vector<float> w = RandomFloats(
-                  nk_layout ? n * k : k * stride_k, static_cast<uint32_t>(rows * 7 + k + n));
+              const std::vector<float> w = RandomFloats(nk_layout ? n * k : k * stride_k,
+                                                        static_cast<uint32_t>(rows * 7 + k + n));
               const std::vector<float> bias = RandomFloats(n, 3);
               std::vector<float> packed(kernels::SmallMPackedElements(k, n, isa));
               kernels::PackSmallMWeights(w.data(), k, n, stride_k, stride_n, isa, packed.data());
@@ -112,12 +112,7 @@ TEST(SmallMMatmulTest, BitExactWithSequentialFusedSums) {
 
 // A dot_general item with bias, `weights` [N, K] (as exporters write transposed weights) or
 // [K, N], the weights a constant op or the function's parameter 1.
-struct SmallDot {
-  std::unique_ptr<testing_util::PlannedModule> planned;
-  const Module* module = nullptr;
-  const WorkItem* item = nullptr;
-  const FusionPlan* fusion = nullptr;
-};
+using SmallDot = testing_util::PlannedItem;
 
 StatusOr<SmallDot> MakeSmallDot(int64_t m, int64_t k, int64_t n, bool nk_layout,
                                 const Tensor* constant_weights) {
@@ -129,24 +124,13 @@ StatusOr<SmallDot> MakeSmallDot(int64_t m, int64_t k, int64_t n, bool nk_layout,
   ACCY_ASSIGN_OR_RETURN(FunctionBuilder fb, builder.BeginFunction("main", params, {out}));
   Value* w = constant_weights != nullptr ? *fb.Constant(*constant_weights) : fb.Parameter(1);
   Value* b = fb.Parameter(constant_weights != nullptr ? 1 : 2);
-  ACCY_ASSIGN_OR_RETURN(Value * dot, fb.DotGeneral(fb.Parameter(0), w, out, {1},
-                                                   {nk_layout ? 1 : 0}, {}, {}));
+  ACCY_ASSIGN_OR_RETURN(Value * dot,
+                        fb.DotGeneral(fb.Parameter(0), w, out, {1}, {nk_layout ? 1 : 0}, {}, {}));
   ACCY_ASSIGN_OR_RETURN(Value * bias_b, fb.BroadcastInDim(b, out, {1}));
   ACCY_ASSIGN_OR_RETURN(Value * sum, fb.Add(dot, bias_b));
   ACCY_RETURN_IF_ERROR(fb.Return({sum}));
   ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, builder.Finish());
-  SmallDot dot_item;
-  dot_item.module = module.get();
-  dot_item.planned = std::make_unique<testing_util::PlannedModule>(std::move(module), "main");
-  ACCY_ASSIGN_OR_RETURN(const SchedulePlan* plan, dot_item.planned->Plan());
-  ACCY_ASSIGN_OR_RETURN(auto fusion, dot_item.planned->cache().Get<FusionPlanAnalysis>(
-                                         dot_item.planned->function()));
-  dot_item.fusion = &fusion->plan();
-  for (const WorkItem& item : plan->items()) {
-    if (item.kind == WorkKind::kDotGeneral) dot_item.item = &item;
-  }
-  if (dot_item.item == nullptr) return absl::InternalError("test: no dot_general item");
-  return dot_item;
+  return testing_util::PlanItemOfKind(std::move(module), WorkKind::kDotGeneral);
 }
 
 bool IsSmallM(const LibraryKernel& kernel) {
@@ -216,8 +200,7 @@ TEST(SmallMDotGeneralTest, OnlySmallProductsWithConstantWeightsBindIt) {
   std::vector<Tensor> args = {Random(main.parameter_types()[0], 1),
                               Random(main.parameter_types()[1], 2)};
   ASSERT_OK_AND_ASSIGN(std::vector<Tensor> actual, RunKernel(constant_kernel, args));
-  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected,
-                       Evaluate(*constant_dot.module, "main", args));
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, Evaluate(*constant_dot.module, "main", args));
   ExpectClose(actual[0], expected[0], 1e-5, 1e-5);
 
   kernels::LibraryKernelOptions off = any;

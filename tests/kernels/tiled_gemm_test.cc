@@ -72,12 +72,7 @@ TEST(TiledGemmGridTest, ExactTilesForTheMeasuredShapes) {
   EXPECT_EQ(kernels::TiledGemmMaxRows(), kernels::OneDnnHasAvx512Core() ? 512 : 1024);
 }
 
-struct TiledDot {
-  std::unique_ptr<testing_util::PlannedModule> planned;
-  const Module* module = nullptr;
-  const WorkItem* item = nullptr;
-  const FusionPlan* fusion = nullptr;
-};
+using TiledDot = testing_util::PlannedItem;
 
 // [m, k] x weights ([k, n], or [n, k] contracted on dim 1) + bias[n] when `bias`.
 StatusOr<TiledDot> MakeDot(int64_t m, int64_t k, int64_t n, bool nk_layout, bool bias,
@@ -98,18 +93,7 @@ StatusOr<TiledDot> MakeDot(int64_t m, int64_t k, int64_t n, bool nk_layout, bool
   }
   ACCY_RETURN_IF_ERROR(fb.Return({result}));
   ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, builder.Finish());
-  TiledDot dot;
-  dot.module = module.get();
-  dot.planned = std::make_unique<testing_util::PlannedModule>(std::move(module), "main");
-  ACCY_ASSIGN_OR_RETURN(const SchedulePlan* plan, dot.planned->Plan());
-  ACCY_ASSIGN_OR_RETURN(auto fusion,
-                        dot.planned->cache().Get<FusionPlanAnalysis>(dot.planned->function()));
-  dot.fusion = &fusion->plan();
-  for (const WorkItem& item : plan->items()) {
-    if (item.kind == WorkKind::kDotGeneral) dot.item = &item;
-  }
-  if (dot.item == nullptr) return absl::InternalError("test: no dot_general item");
-  return dot;
+  return testing_util::PlanItemOfKind(std::move(module), WorkKind::kDotGeneral);
 }
 
 bool IsTiled(const LibraryKernel& kernel) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "accy/ir.h"
+#include "accy/status.h"
 #include "gtest/gtest.h"
 #include "src/analysis/shape_layout_analysis.h"
 #include "src/fusion/fusion_analysis.h"
@@ -78,6 +79,31 @@ class PlannedModule {
   passes::WorkLedger ledger_;
   passes::AnalysisCache cache_;
 };
+
+// A module planned for "main", its last work item of `kind`, and the fusion plan the library
+// bindings read (kernels::LibraryKernel::Create).
+struct PlannedItem {
+  std::unique_ptr<PlannedModule> planned;
+  const Module* module = nullptr;
+  const WorkItem* item = nullptr;
+  const FusionPlan* fusion = nullptr;
+};
+
+// kInternal when the plan has no item of `kind`; planning errors as they come.
+inline StatusOr<PlannedItem> PlanItemOfKind(std::unique_ptr<Module> module, WorkKind kind) {
+  PlannedItem p;
+  p.module = module.get();
+  p.planned = std::make_unique<PlannedModule>(std::move(module), "main");
+  ACCY_ASSIGN_OR_RETURN(const SchedulePlan* plan, p.planned->Plan());
+  ACCY_ASSIGN_OR_RETURN(auto fusion, p.planned->cache().Get<FusionPlanAnalysis>(
+                                         p.planned->function()));
+  p.fusion = &fusion->plan();
+  for (const WorkItem& item : plan->items()) {
+    if (item.kind == kind) p.item = &item;
+  }
+  if (p.item == nullptr) return absl::InternalError("test: no work item of the asked kind");
+  return p;
+}
 
 }  // namespace accy::testing_util
 
