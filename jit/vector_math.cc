@@ -5,13 +5,12 @@
 // exp's polynomial is minimax (0.03 ulp before its coefficients were rounded to f32), tanh's
 // the Taylor coefficients 1/k! rounded to f32 (0.25 ulp for e^r - 1 on |r| <= ln2/2). The ulp
 // figures in vector_math.h were measured by running the same sequence in C (fmaf) against
-// glibc over all 2^32 f32 inputs: tools/ulp_check/exp_f32.c for exp (max 1 ulp; 17.6 M
-// inputs, 0.4%, differ from glibc by more than half an ulp).
+// glibc over all 2^32 f32 inputs: tools/ulp_check/exp_f32.c for exp (max 1 ulp; 14.4 M
+// inputs, 0.3%, differ from glibc by more than half an ulp).
 #include "jit/vector_math.h"
 
 #include "jit/ir_arithmetic.h"
 #include "jit/target_lowering.h"
-
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
 
@@ -32,16 +31,20 @@ constexpr double kTanhClamp = 20.0;
 constexpr double kExpMinimax[] = {1.0,           0x1.fffffcp-2, 0x1.55541ap-3,
                                   0x1.555822p-5, 0x1.126792p-7, 0x1.6ae72p-10};
 
-// P(r) of kExpMinimax by Estrin's scheme, (c0 + c1 r) + r^2 (c2 + c3 r) + r^4 (c4 + c5 r):
-// three dependent fma/mul steps instead of Horner's five, so more exp evaluations overlap in
-// the core's window.
-llvm::Value* ExpPolynomial(llvm::IRBuilderBase& b, llvm::Value* r) {
+// e^r = 1 + r P(r), P of kExpMinimax by Horner's scheme folded into the last step:
+// ((((c5 r + c4) r + c3) r + c2) r + c1) r + c0, then 1 + P r: six fmas. Estrin's scheme
+// (until 2026-12-07) took eight operations (two multiplies for r^2 and r^4) in four dependent
+// steps; exp is throughput-bound wherever it runs over a row or tile (softmax, flash attention,
+// elementwise chains: many independent evaluations in flight), and on AMD cores below AVX-512
+// its floating-point ops compete for two FMA pipes (docs/isa.md, "Horner's scheme").
+// Exhaustively (tools/ulp_check/exp_f32.c) both are within 1 ulp of glibc; Horner leaves 14.4 M
+// inputs more than half an ulp away, Estrin 17.6 M.
+llvm::Value* ExpOnePlusRP(llvm::IRBuilderBase& b, llvm::Value* r) {
   llvm::Type* type = r->getType();
   auto c = [&](int k) { return Float(type, kExpMinimax[k]); };
-  llvm::Value* r2 = b.CreateFMul(r, r);
-  llvm::Value* r4 = b.CreateFMul(r2, r2);
-  llvm::Value* low = Fma(b, Fma(b, c(3), r, c(2)), r2, Fma(b, c(1), r, c(0)));
-  return Fma(b, Fma(b, c(5), r, c(4)), r4, low);
+  llvm::Value* p = Fma(b, c(5), r, c(4));
+  for (int k = 3; k >= 0; --k) p = Fma(b, p, r, c(k));
+  return Fma(b, p, r, Float(type, 1.0));
 }
 
 // The range reduction and polynomial of exp on a clamped argument `xc`: n = round(xc log2(e)),
@@ -62,7 +65,7 @@ ExpReduced ReduceExp(llvm::IRBuilderBase& b, llvm::Value* xc, double shifter_val
   // r = x - n ln2 with ln2 split in two f32 parts (ln2_hi = ln2 rounded, ln2_lo the rest).
   llvm::Value* r = Fma(b, n, Float(type, -0x1.62e43p-1), xc);
   r = Fma(b, n, Float(type, 0x1.05c610p-29), r);
-  return {shifted, Fma(b, ExpPolynomial(b, r), r, Float(type, 1.0))};
+  return {shifted, ExpOnePlusRP(b, r)};
 }
 
 // Clamp bounds: e^89 is above FLT_MAX, so the clamped results still round to inf. e^-105 is

@@ -18,12 +18,12 @@ class Value;
 namespace accy::jit {
 
 // e^x of a float (or float vector) `x`. Cody-Waite reduction x = n ln2 + r (|r| <= ln2/2),
-// e^r = 1 + r P(r) with P a degree-5 minimax polynomial evaluated by Estrin's scheme (short
-// dependency chains: exp-heavy loops such as softmax's are bound by the core's window, not
-// by operation count alone), and 2^n applied by EmitExpScale (target_lowering.h), so a
-// subnormal or overflowing result is rounded once. NaN gives a quiet NaN; x < -105 gives +0 and
-// x > 89 gives +inf (as expf: the true results are below half the least subnormal / above
-// FLT_MAX).
+// e^r = 1 + r P(r) with P a degree-5 minimax polynomial evaluated by Horner's scheme (six
+// fmas: exp-heavy loops such as softmax's are bound by the FMA pipes' throughput; Estrin's
+// shorter chains measured slower, docs/isa.md "Horner's scheme"), and 2^n applied by EmitExpScale
+// (target_lowering.h), so a subnormal or overflowing result is rounded once. NaN gives a quiet NaN;
+// x < -105 gives +0 and x > 89 gives +inf (as expf: the true results are below half the least
+// subnormal / above FLT_MAX).
 llvm::Value* EmitExpF32(llvm::IRBuilderBase& builder, llvm::Value* x);
 
 // e^x of a float (or float vector) `x` that the caller knows is <= 0 or NaN (softmax's

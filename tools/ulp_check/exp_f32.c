@@ -34,10 +34,9 @@ static float InlineExp(float x) {
   const int32_t n_int = (int32_t)(Bits(shifted) - 0x4B400000u);
   float r = fmaf(n, -0x1.62e43p-1f, xc);
   r = fmaf(n, 0x1.05c610p-29f, r);
-  const float r2 = r * r;
-  const float r4 = r2 * r2;
-  const float low = fmaf(fmaf(kC[3], r, kC[2]), r2, fmaf(kC[1], r, kC[0]));
-  const float p = fmaf(fmaf(kC[5], r, kC[4]), r4, low);
+  // Horner's scheme, folded into 1 + r P(r) (ExpOnePlusRP).
+  float p = fmaf(kC[5], r, kC[4]);
+  for (int k = 3; k >= 0; --k) p = fmaf(p, r, kC[k]);
   const float e = fmaf(p, r, 1.0f);
   const int32_t n1 = n_int >> 1;
   const int32_t n2 = n_int - n1;
