@@ -193,6 +193,8 @@ std::optional<BoundPrimitive> BindTiledGemm(const Mapping& m, const LibraryKerne
     return absl::OkStatus();
   };
   bound.host = std::move(spec);
+  bound.host_scratch_bytes =
+      padded != nullptr ? static_cast<int64_t>(padded->size() * sizeof(float)) : 0;
   return bound;
 }
 

@@ -104,6 +104,11 @@ struct BoundPrimitive {
   } nan_rows;
   // A user-registered host kernel runs instead of a primitive (include/accy/host_kernel.h).
   std::shared_ptr<const HostKernelSpec> host;
+  // Bytes a host kernel's binding owns outside `arguments` and `staged`: weight copies kept
+  // across runs (the small-M kernel's packed panels) and per-run working copies (the tiled
+  // gemm's padded weights). Reported by LibraryKernel::weight_copy_bytes / scratch_bytes.
+  int64_t host_weight_bytes = 0;
+  int64_t host_scratch_bytes = 0;
   // The arguments the primitive reads or writes through an owned copy (StageArguments): bf16/f16
   // buffers under LowPrecision::kStagedAsF32, re-laid-out weights; converted around the run
   // (inputs before the primitive, outputs after it), in argument order.

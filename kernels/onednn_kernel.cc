@@ -37,6 +37,37 @@ std::span<const Value* const> LibraryKernel::outputs() const { return impl_->bou
 std::span<const int> LibraryKernel::output_aliases() const { return impl_->bound.output_aliases; }
 const std::string& LibraryKernel::implementation() const { return impl_->bound.implementation; }
 
+int64_t LibraryKernel::weight_copy_bytes() const {
+  const BoundPrimitive& bound = impl_->bound;
+  int64_t bytes = bound.host_weight_bytes;
+  for (const BoundArgument& argument : bound.arguments) {
+    // Memory the binding owns (buffer -1) other than the scratchpad: prepacked constants.
+    if (argument.buffer < 0 && argument.arg != DNNL_ARG_SCRATCHPAD && argument.memory) {
+      bytes += static_cast<int64_t>(argument.memory.get_desc().get_size());
+    }
+  }
+  for (const BoundPrimitive::Staged& staged : bound.staged) {
+    if (staged.constant_source) bytes += static_cast<int64_t>(staged.f32.get_desc().get_size());
+  }
+  return bytes;
+}
+
+int64_t LibraryKernel::scratch_bytes() const {
+  const BoundPrimitive& bound = impl_->bound;
+  int64_t bytes = bound.host_scratch_bytes;
+  for (const BoundArgument& argument : bound.arguments) {
+    if (argument.buffer < 0 && argument.arg == DNNL_ARG_SCRATCHPAD && argument.memory) {
+      bytes += static_cast<int64_t>(argument.memory.get_desc().get_size());
+    }
+  }
+  for (const BoundPrimitive::Staged& staged : bound.staged) {
+    if (!staged.constant_source) bytes += static_cast<int64_t>(staged.f32.get_desc().get_size());
+  }
+  return bytes;
+}
+
+bool LibraryKernel::team_fixed_at_bind() const { return impl_->bound.host == nullptr; }
+
 namespace {
 
 // Wraps a BoundPrimitive: byte sizes, stream, C argument array.

@@ -171,6 +171,21 @@ class LibraryKernel {
   // "random123:philox4x32-10"; empty for a no-op.
   const std::string& implementation() const;
 
+  // Memory the binding owns for the kernel's lifetime, in bytes (none of it is a run's buffer):
+  // - weight_copy_bytes: copies of weights kept across runs in the layout the kernel reads:
+  //   compile-time constant weights reordered once (oneDNN's prepacked weights, PrepackWeights),
+  //   declared-constant parameters' copies refilled only when their address changes
+  //   (CompileOptions::constant_parameters), the small-M kernel's packed panels.
+  // - scratch_bytes: per-run working memory: oneDNN's scratchpad (user scratchpad mode), copies
+  //   refilled before every run (weights copied to a padded row stride, bf16/f16 staged as
+  //   f32), the tiled gemm's padded weights.
+  int64_t weight_copy_bytes() const;
+  int64_t scratch_bytes() const;
+  // Whether the binding fixed its thread team when it was created (oneDNN primitives size theirs
+  // from omp_get_max_threads() then), so that a run on fewer threads needs a kernel bound with
+  // that many. False for host kernels, which take the run's omp_get_max_threads() when they run.
+  bool team_fixed_at_bind() const;
+
   // Runs the primitive over `buffers` (inputs then outputs, buffer_count = inputs().size() +
   // outputs().size()), each of exactly `buffer_bytes[i]` bytes = its value's byte size.
   // kInvalidArgument naming the buffer when a count, size or pointer is wrong (an in-place

@@ -110,6 +110,7 @@ std::optional<BoundPrimitive> BindSmallMMatmul(const Mapping& m,
     return absl::OkStatus();
   };
   bound.host = std::move(spec);
+  bound.host_weight_bytes = static_cast<int64_t>(bytes);
   return bound;
 }
 

@@ -40,7 +40,8 @@ constexpr char kUsageHead[] =
     "  Compiles the function (default @main, or the module's only function) once, runs it once to\n"
     "  warm up and then R times, and prints the compile time per stage, the work items and\n"
     "  distinct JIT kernels, the run time (median, min, max), the memory one run needs beyond its\n"
-    "  inputs and outputs, and the process's peak RSS.\n"
+    "  inputs and outputs, the weight copies and scratch the library items own (packed weights;\n"
+    "  ExecutableStats::library_weight_bytes), and the process's peak RSS.\n"
     "  --input FILE.npy   one per parameter, in order (as `accy run`)\n"
     "  --random-inputs S  seeded inputs instead: floats ~ N(0, 0.05), integers and i1 in {0, 1}\n"
     "                     (ids and masks stay valid). Models with batch norm need the inputs of\n"
@@ -227,9 +228,11 @@ void PrintText(const Report& r) {
                 static_cast<long long>(s.runs_with_fewer_threads), r.runs + 1, r.threads);
   }
   std::printf("memory: %.1f MB beyond inputs and outputs (arena %.1f, constants %.1f, scratch "
-              "%.1f); peak RSS %.1f MB\n",
+              "%.1f); library items own %.1f MB of weight copies and %.1f MB of scratch; peak "
+              "RSS %.1f MB\n",
               s.peak_memory_bytes / 1e6, s.arena_bytes / 1e6, s.constant_bytes / 1e6,
-              s.scratch_bytes / 1e6, r.peak_rss_megabytes);
+              s.scratch_bytes / 1e6, s.library_weight_bytes / 1e6,
+              s.library_scratch_bytes / 1e6, r.peak_rss_megabytes);
   if (r.kinds.empty()) return;
   std::printf("profile per kind (ms per run):\n");
   for (const KindTotal& k : r.kinds) {
@@ -261,7 +264,8 @@ void PrintJson(const Report& r) {
       r.fixed_threads ? "true" : "false", ", \"peak_memory_bytes\": ", s.peak_memory_bytes,
       ", \"arena_bytes\": ", s.arena_bytes,
       ", \"constant_bytes\": ", s.constant_bytes, ", \"scratch_bytes\": ", s.scratch_bytes,
-      ", \"peak_rss_mb\": ", r.peak_rss_megabytes);
+      ", \"library_weight_bytes\": ", s.library_weight_bytes, ", \"library_scratch_bytes\": ",
+      s.library_scratch_bytes, ", \"peak_rss_mb\": ", r.peak_rss_megabytes);
   if (!r.kinds.empty()) {
     out += ", \"profile\": {\"kinds\": [";
     for (size_t i = 0; i < r.kinds.size(); ++i) {

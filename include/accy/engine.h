@@ -147,6 +147,18 @@ struct ExecutableStats {
   // plus, for each while, its loop state (one spare copy of the carried values) and the peak of
   // its cond and body executables (the largest while counts, as items run one at a time).
   int64_t peak_memory_bytes = 0;
+  // Memory the library items (oneDNN primitives and accy's host kernels) of this executable's
+  // own item list own for its lifetime, in bytes, outside peak_memory_bytes (items inside a
+  // while's cond or body are not counted):
+  // - library_weight_bytes: copies of weights kept across runs in the layout a kernel reads
+  //   (compile-time constant weights packed once, declared-constant parameters'
+  //   CompileOptions::constant_parameters copies, the small-M kernel's packed panels);
+  // - library_scratch_bytes: working memory of a run (oneDNN scratchpads, weights copied to a
+  //   padded row stride before each run, bf16/f16 operands staged as f32).
+  // With num_threads > 1 and reduce_threads_under_load, oneDNN items are bound a second time
+  // for one-thread runs (docs/load.md), and both bindings count.
+  int64_t library_weight_bytes = 0;
+  int64_t library_scratch_bytes = 0;
   // Compile stages in milliseconds: plan_milliseconds above, then binding library items
   // (oneDNN primitive descriptors and primitives), then buffer assignment and the item table.
   double library_milliseconds = 0;

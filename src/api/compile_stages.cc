@@ -246,7 +246,9 @@ Status BindLibraryItems(CompileState& state) {
     }
     ACCY_ASSIGN_OR_RETURN(kernels::LibraryKernel kernel, std::move(created));
     state.library[i] = std::make_unique<kernels::LibraryKernel>(std::move(kernel));
-    if (single_variants) {
+    // Host kernels take the run's team size when they run: the same kernel serves a run on
+    // fewer threads, with no second copy of its packed weights.
+    if (single_variants && state.library[i]->team_fixed_at_bind()) {
       omp_set_num_threads(1);
       // Same item, same options: the binding (buffers, post-ops, implementation) is the same,
       // only the team size oneDNN fixed differs.
@@ -471,7 +473,10 @@ StatusOr<std::unique_ptr<Executable::Impl>> BuildExecutable(CompileState& state)
   }
   for (auto* kernels : {&state.library, &state.library_single}) {
     for (auto& kernel : *kernels) {
-      if (kernel != nullptr) impl.library_kernels.push_back(std::move(kernel));
+      if (kernel == nullptr) continue;
+      impl.stats.library_weight_bytes += kernel->weight_copy_bytes();
+      impl.stats.library_scratch_bytes += kernel->scratch_bytes();
+      impl.library_kernels.push_back(std::move(kernel));
     }
   }
   impl.result_copies = assignment.result_copies();

@@ -26,7 +26,8 @@ TEST_F(CliTest, BenchReportsCompileKernelsRunTimesAndMemory) {
                                      "from cache)"));
   EXPECT_THAT(text.output, HasSubstr("over 3 runs (after 1 warm-up)"));
   EXPECT_THAT(text.output, HasSubstr("compile: "));
-  EXPECT_THAT(text.output, HasSubstr("peak RSS "));
+  EXPECT_THAT(text.output,
+              HasSubstr("library items own 0.0 MB of weight copies and 0.0 MB of scratch; peak RSS "));
 
   const CommandResult json =
       Accy("bench add.mlir --random-inputs 7 --runs 2 --threads 1 --no-cache --format json --profile");
@@ -34,7 +35,9 @@ TEST_F(CliTest, BenchReportsCompileKernelsRunTimesAndMemory) {
   for (const char* field : {"\"work_items\": 2", "\"jit_items\": 2", "\"distinct_kernels\": 2",
                             "\"kernels_compiled\": 2", "\"runs\": 2", "\"threads\": 1",
                             "\"compile_ms\": {\"total\": ", "\"run_ms\": {\"median\": ",
-                            "\"peak_memory_bytes\": ", "\"profile\": {\"kinds\": [{\"kind\": "
+                            "\"peak_memory_bytes\": ", "\"library_weight_bytes\": 0, "
+                            "\"library_scratch_bytes\": 0, ",
+                            "\"profile\": {\"kinds\": [{\"kind\": "
                             "\"elementwise_single\", \"runs_on\": \"jit\", \"items\": 2",
                             "\"slowest_items\": [{\"item\": "}) {
     EXPECT_THAT(json.output, HasSubstr(field));
