@@ -232,9 +232,11 @@ int Demo(int threads, int64_t seq, int runs, bool profile) {
   ::getrusage(RUSAGE_SELF, &usage);
   std::printf(
       "memory: peak %.2f MiB per run beyond inputs and outputs (arena %.2f, scratch %.2f, "
-      "constants %.2f), process peak RSS %.1f MiB\n",
+      "constants %.2f), library items' own %.2f MiB of weight copies and %.2f MiB of scratch, "
+      "process peak RSS %.1f MiB\n",
       stats.peak_memory_bytes / 1048576.0, stats.arena_bytes / 1048576.0,
       stats.scratch_bytes / 1048576.0, stats.constant_bytes / 1048576.0,
+      stats.library_weight_bytes / 1048576.0, stats.library_scratch_bytes / 1048576.0,
       usage.ru_maxrss / 1024.0);
 
   // The warm executable computes the same bits.
