@@ -46,7 +46,8 @@ namespace accy {
 //    create more than kMaxParsedOps operations (a hostile file cannot exhaust memory).
 //  - kInvalidArgument when a ParseOptions limit is not positive.
 // Malformed text of any kind yields a status, never a crash or a hang; nesting deeper than
-// kMaxParseNesting (regions, attributes, lists) is an error.
+// kMaxParseNesting (regions, attributes, lists; and regions with the bodies of inlined calls
+// and composite decompositions, counted together from the function's body) is an error.
 inline constexpr int64_t kMaxParsedConstantBytes = int64_t{1} << 28;         // 256 MiB
 inline constexpr int64_t kMaxParsedTotalConstantBytes = int64_t{1} << 30;    // 1 GiB
 inline constexpr int64_t kMaxParsedOps = int64_t{1} << 22;

@@ -89,6 +89,10 @@ std::string_view ClusterKindName(ClusterKind kind);
 // 11. Work cap: an op joins at most kMaxMemberships (8) growth attempts besides its own (most
 //     ops join one to three); past that it is left out. This keeps PlanFusion's work
 //     O((n + e) log n) for n ops and e operand uses, as EstimateFusionPlan declares.
+// 12. Size cap: a cluster stops growing at FusionPlanner::kMaxClusterOps (128) ops, its root
+//     and the 127 latest ops it reached; the ops before them start clusters of their own. (The
+//     JIT's compile time grows quadratically with a kernel's loop body: a hostile or unrolled
+//     chain of thousands of elementwise ops would otherwise stall Compile.)
 
 // One fusion cluster: its ops in program (topological) order; the last one is the root, the
 // only op whose result is read outside the cluster. Elided broadcasts are not listed in `ops`.

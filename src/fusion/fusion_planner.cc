@@ -187,7 +187,7 @@ bool FusionPlanner::Grow(GrowMode mode, std::span<const int64_t> dims, uint32_t 
                                                       : root_op.num_operands();
   for (int64_t i = 0; i < pushed; ++i) PushProducer(root_op.operand(i));
   bool dot_joined = false;
-  while (!heap_.empty()) {
+  while (!heap_.empty() && members_.size() < kMaxClusterOps) {  // rule 12
     const uint32_t index = PopMax();
     ++visits_;
     const Admit admit = Classify(index, mode, dims, block, dot);

@@ -252,6 +252,18 @@ Status Importer::EmitBlock(FunctionBuilder& fb, NameTable& names, const RegionSy
     return ErrorAt(block.loc, StrCat("region has ", block.arg_names.size(), " arguments, its op "
                                      "gives it ", arguments.size()));
   }
+  // Inlined calls nest like regions (a chain of calls inlines as blocks within blocks, and the
+  // later stages walk regions recursively): the same depth limit as the parser's for both.
+  if (block_depth_ >= kMaxParseNesting) {
+    return ErrorAt(block.loc, StrCat("regions and inlined calls (func.call, composite "
+                                     "decompositions) nest deeper than ",
+                                     kMaxParseNesting, " levels"));
+  }
+  ++block_depth_;
+  struct DepthExit {
+    int* depth;
+    ~DepthExit() { --*depth; }
+  } depth_exit{&block_depth_};
   names.scopes.emplace_back();
   // Leaves the scope even on errors, so that a table stays consistent for its owner.
   struct ScopeExit {

@@ -103,6 +103,7 @@ class Importer {
   ConstantBudget* budget_;
   std::unordered_map<std::string, const FunctionSyntax*> functions_;
   std::vector<const FunctionSyntax*> call_stack_;
+  int block_depth_ = 0;  // EmitBlocks being built: function body, regions, inlined callees
   int64_t op_count_ = 0;
   Status region_error_;  // the first error inside a region body being built
   // Per function being built: its name and the check operands returned after its results.

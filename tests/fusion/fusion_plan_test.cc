@@ -1,9 +1,11 @@
 // Fusion planning: the seed's fusion cases (seed/schedule_pass.zig.txt), chains, escape
 // rejection, iteration spaces, dot epilogues, reduction inputs, elision, opaque regions, and the
 // work contract (exact-workspace storage, visits, allocation failure).
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <memory_resource>
+#include <utility>
 #include <vector>
 
 #include "accy/builder.h"
@@ -11,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "src/fusion/fusion_analysis.h"
 #include "src/fusion/fusion_plan.h"
+#include "src/fusion/fusion_planner.h"
 #include "src/passes/bounded_resource.h"
 #include "tests/fusion/fusion_test_util.h"
 #include "tests/test_util.h"
@@ -420,6 +423,28 @@ TEST(FusionPlanStorageTest, WorkContractCoversGrowingChains) {
     }
     CheckStorage(function, *plan);
   }
+}
+
+// Rule 12: a chain of 300 ops is three clusters, grown back from the last op: ops 172-299 and
+// 44-171 (128 each), then 0-43; the planner's work contract still covers it.
+TEST(FusionPlanStorageTest, LongChainsSplitIntoClustersOfAtMost128Ops) {
+  std::unique_ptr<Module> module = ElementwiseChain(300);
+  const Function& function = *module->functions()[0];
+  ASSERT_OK_AND_ASSIGN(PlanPtr plan, Plan(function));
+  const auto& ops = function.entry_block()->operations();
+  ASSERT_EQ(plan->clusters().size(), 3u);
+  std::vector<std::pair<size_t, const Operation*>> got;
+  for (const FusionCluster& cluster : plan->clusters()) {
+    got.emplace_back(cluster.ops.size(), cluster.root());
+  }
+  std::vector<std::pair<size_t, const Operation*>> want = {
+      {128, ops[299].get()}, {128, ops[171].get()}, {44, ops[43].get()}};
+  for (const auto& [size, root] : want) {
+    EXPECT_NE(std::find(got.begin(), got.end(), std::make_pair(size, root)), got.end())
+        << "no cluster of " << size << " ops rooted at " << root->name();
+  }
+  EXPECT_EQ(FusionPlanner::kMaxClusterOps, 128u);
+  CheckStorage(function, *plan);
 }
 
 TEST(FusionPlanStorageTest, RefusedAllocationIsAStatusAndLeaksNothing) {

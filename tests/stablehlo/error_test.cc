@@ -176,6 +176,38 @@ TEST(ErrorTest, DeepNestingIsAnErrorNotACrash) {
   EXPECT_THAT(std::string(module.status().message()), HasSubstr("nesting deeper than"));
 }
 
+// A chain of private functions, each calling the next: inlining nests one block per call, and
+// past kMaxParseNesting levels (with the function's own body) the import is an error naming the
+// limit, not a stack overflow (a 4,500-deep chain crashed the importer before 2026-12-07).
+std::string CallChain(int depth) {
+  std::string text =
+      "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+      "  %0 = func.call @f0(%x) : (tensor<4xf32>) -> tensor<4xf32>\n"
+      "  return %0 : tensor<4xf32>\n}\n";
+  for (int i = 0; i < depth; ++i) {
+    const std::string body =
+        i + 1 < depth ? "func.call @f" + std::to_string(i + 1) + "(%a) : (tensor<4xf32>) -> "
+                                                                 "tensor<4xf32>"
+                      : "stablehlo.negate %a : tensor<4xf32>";
+    text += "func.func private @f" + std::to_string(i) +
+            "(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = " + body +
+            "\n  return %0 : tensor<4xf32>\n}\n";
+  }
+  return text;
+}
+
+TEST(ErrorTest, DeepCallChainsAreAnErrorNotACrash) {
+  // main's body and 255 inlined callees: 256 blocks deep.
+  ASSERT_OK(ParseStableHlo(CallChain(kMaxParseNesting - 1)).status());
+  for (int depth : {kMaxParseNesting, 5000}) {
+    StatusOr<std::unique_ptr<Module>> module = ParseStableHlo(CallChain(depth));
+    ASSERT_FALSE(module.ok()) << depth;
+    EXPECT_THAT(std::string(module.status().message()),
+                HasSubstr("regions and inlined calls (func.call, composite decompositions) nest "
+                          "deeper than 256 levels"));
+  }
+}
+
 TEST(ErrorTest, HugeSplatIsRefusedBeforeAllocating) {
   StatusOr<std::unique_ptr<Module>> module = ParseStableHlo(
       Function("  %0 = stablehlo.constant dense<1.0> : tensor<100000x100000x100xf32>\n"));
