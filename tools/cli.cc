@@ -60,6 +60,11 @@ StatusOr<ParsedArgs> ParseArgs(std::span<const std::string> args,
     } else {
       return absl::InvalidArgumentError(StrCat("--", name, " needs a value"));
     }
+    // No option's value may be empty: `--output-dir ""` or `--function ""` (a shell variable
+    // left unset) would otherwise fall back to the option's default without a word.
+    if (spec->takes_value && value.empty()) {
+      return absl::InvalidArgumentError(StrCat("--", name, " needs a value, got an empty one"));
+    }
     std::vector<std::string>& slot = parsed.values[name];
     if (!slot.empty() && !spec->repeatable) {
       return absl::InvalidArgumentError(StrCat("--", name, " given more than once"));
@@ -163,6 +168,7 @@ Status ApplyLimitOptions(const ParsedArgs& parsed, EngineOptions* engine, ParseO
 
 StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& path,
                                              const ParseOptions& options) {
+  if (path.empty()) return absl::InvalidArgumentError("the StableHLO file name is empty");
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) {
     return absl::InvalidArgumentError(StrCat(path, ": is a directory, not a StableHLO file"));

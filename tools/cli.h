@@ -43,8 +43,8 @@ struct ParsedArgs {
 };
 
 // Parses `args` (after the subcommand name). `--` ends the options. kInvalidArgument naming the
-// option for unknown options, a missing value, a value given to a flag, or a non-repeatable
-// option given twice.
+// option for unknown options, a missing or empty value, a value given to a flag, or a
+// non-repeatable option given twice.
 StatusOr<ParsedArgs> ParseArgs(std::span<const std::string> args,
                                std::span<const OptionSpec> specs);
 

@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -272,6 +273,11 @@ std::string SerializeNpy(const Tensor& tensor) {
 }
 
 StatusOr<Tensor> ReadNpyFile(const std::string& path) {
+  if (path.empty()) return absl::InvalidArgumentError("the .npy file name is empty");
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    return absl::InvalidArgumentError(StrCat(path, ": is a directory, not a .npy file"));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(StrCat(path, ": cannot open"));
   std::stringstream buffer;

@@ -30,8 +30,9 @@ StatusOr<Tensor> ParseNpy(std::span<const uint8_t> bytes);
 // Serializes `tensor` (version 1.0, or 2.0 when the header needs it; header padded to 64 bytes).
 std::string SerializeNpy(const Tensor& tensor);
 
-// File forms: kNotFound when the file cannot be read, kInvalidArgument as ParseNpy (the message
-// starts with the path); kPermissionDenied / kInternal when writing fails.
+// File forms: kNotFound when the file cannot be read, kInvalidArgument for an empty path, a
+// directory, or as ParseNpy (the message starts with the path); kPermissionDenied / kInternal
+// when writing fails.
 StatusOr<Tensor> ReadNpyFile(const std::string& path);
 Status WriteNpyFile(const std::string& path, const Tensor& tensor);
 

@@ -36,11 +36,7 @@ StatusOr<std::string> ResolveCacheDir(const ParsedArgs& parsed, const std::strin
     return absl::InvalidArgumentError("--no-cache and --cache-dir exclude each other");
   }
   if (parsed.Has("no-cache")) return std::string();
-  if (parsed.Has("cache-dir")) {
-    std::string dir = parsed.Get("cache-dir");
-    if (dir.empty()) return absl::InvalidArgumentError("--cache-dir needs a non-empty folder");
-    return dir;
-  }
+  if (parsed.Has("cache-dir")) return parsed.Get("cache-dir");  // never empty (ParseArgs)
   std::string dir = DefaultCacheDir();
   // The default is a convenience: when it is unusable the command still runs, without a cache.
   if (Status usable = EnsureWritableDirectory(dir, "cache_dir"); !usable.ok()) {

@@ -127,7 +127,7 @@ TEST_F(CliTest, BenchCollectivesBadCommandLinesAreUsageErrors) {
     const char* message;
   };
   for (const Case& c : {Case{"--processes 1", "--processes"}, Case{"--processes 2,65", "--processes"},
-                        Case{"--processes two", "--processes"}, Case{"--processes ''", "--processes is empty"},
+                        Case{"--processes two", "--processes"}, Case{"--processes ''", "--processes needs a value, got an empty one"},
                         Case{"--sizes 6", "6 bytes is not a whole number of f32"},
                         Case{"--sizes 0", "--sizes"}, Case{"--sizes 2GiB", "--sizes"},
                         Case{"--reps 0", "--reps"}, Case{"--format xml", "--format takes text or json"},

@@ -551,7 +551,7 @@ TEST_F(CliTest, CacheOptionMisuseExitsTwoWithUsage) {
   EXPECT_THAT(both.output, HasSubstr("usage: accy run"));
   const CommandResult empty = Accy("run add.mlir --cache-dir=");
   EXPECT_EQ(empty.exit_code, 2);
-  EXPECT_THAT(empty.output, HasSubstr("--cache-dir needs a non-empty folder"));
+  EXPECT_THAT(empty.output, HasSubstr("--cache-dir needs a value, got an empty one"));
   EXPECT_EQ(Accy("demo-small --no-cache=yes").exit_code, 2);
   EXPECT_EQ(Accy("conformance x --no-cache --cache-dir y").exit_code, 2);
   for (const char* command : {"run", "demo-small", "conformance"}) {
