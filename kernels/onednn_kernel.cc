@@ -37,34 +37,34 @@ std::span<const Value* const> LibraryKernel::outputs() const { return impl_->bou
 std::span<const int> LibraryKernel::output_aliases() const { return impl_->bound.output_aliases; }
 const std::string& LibraryKernel::implementation() const { return impl_->bound.implementation; }
 
-int64_t LibraryKernel::weight_copy_bytes() const {
-  const BoundPrimitive& bound = impl_->bound;
-  int64_t bytes = bound.host_weight_bytes;
+namespace {
+
+// The memory `bound` owns, split as LibraryKernel::weight_copy_bytes / scratch_bytes describe:
+// oneDNN's scratchpad and copies refilled every run are scratch; memory it owns otherwise
+// (prepacked constants) and copies of declared-constant weights are weight copies.
+struct OwnedBytes {
+  int64_t weights = 0;
+  int64_t scratch = 0;
+};
+
+OwnedBytes OwnedBytesOf(const BoundPrimitive& bound) {
+  OwnedBytes owned{bound.host_weight_bytes, bound.host_scratch_bytes};
   for (const BoundArgument& argument : bound.arguments) {
-    // Memory the binding owns (buffer -1) other than the scratchpad: prepacked constants.
-    if (argument.buffer < 0 && argument.arg != DNNL_ARG_SCRATCHPAD && argument.memory) {
-      bytes += static_cast<int64_t>(argument.memory.get_desc().get_size());
-    }
+    if (argument.buffer >= 0 || !argument.memory) continue;
+    const auto bytes = static_cast<int64_t>(argument.memory.get_desc().get_size());
+    (argument.arg == DNNL_ARG_SCRATCHPAD ? owned.scratch : owned.weights) += bytes;
   }
   for (const BoundPrimitive::Staged& staged : bound.staged) {
-    if (staged.constant_source) bytes += static_cast<int64_t>(staged.f32.get_desc().get_size());
+    const auto bytes = static_cast<int64_t>(staged.f32.get_desc().get_size());
+    (staged.constant_source ? owned.weights : owned.scratch) += bytes;
   }
-  return bytes;
+  return owned;
 }
 
-int64_t LibraryKernel::scratch_bytes() const {
-  const BoundPrimitive& bound = impl_->bound;
-  int64_t bytes = bound.host_scratch_bytes;
-  for (const BoundArgument& argument : bound.arguments) {
-    if (argument.buffer < 0 && argument.arg == DNNL_ARG_SCRATCHPAD && argument.memory) {
-      bytes += static_cast<int64_t>(argument.memory.get_desc().get_size());
-    }
-  }
-  for (const BoundPrimitive::Staged& staged : bound.staged) {
-    if (!staged.constant_source) bytes += static_cast<int64_t>(staged.f32.get_desc().get_size());
-  }
-  return bytes;
-}
+}  // namespace
+
+int64_t LibraryKernel::weight_copy_bytes() const { return OwnedBytesOf(impl_->bound).weights; }
+int64_t LibraryKernel::scratch_bytes() const { return OwnedBytesOf(impl_->bound).scratch; }
 
 bool LibraryKernel::team_fixed_at_bind() const { return impl_->bound.host == nullptr; }
 
