@@ -3,8 +3,10 @@
 // by compare.py with a fixed seed; the same files the PyTorch and NumPy runs read), compiles it
 // with --threads engine threads, runs it once and writes the result to --output (compare.py
 // checks it against the float64 reference before it uses any timing), then times Run the way
-// compare.py times the peers: `warmup` calls, an inner loop calibrated to ~target_ms, and `reps`
-// timed repetitions; prints one JSON object (per-call milliseconds: median, min, max) on stdout.
+// compare.py times the peers (bench/compare/timing.py): warm-up calls until both `warmup` calls
+// and `warmup_s` seconds are done (the first ~0.5 s of 2-thread work in a process runs slower on
+// these VMs), an inner loop calibrated to ~target_ms, and `reps` timed repetitions; prints one
+// JSON object (per-call milliseconds: median, min, max) on stdout.
 // `--stream-triad N` instead measures the STREAM triad a[i] = b[i] + 0.5 c[i] over N floats per
 // array on --threads OpenMP threads (12 bytes per element, as `BM_StreamTriad` counts), the
 // bandwidth issue 13's softmax and layer norm targets are stated against, and prints
@@ -30,10 +32,10 @@ using Clock = std::chrono::steady_clock;
 
 constexpr char kUsage[] =
     "usage: accy-compare-runner --workload NAME --inputs DIR --output OUT.npy [--threads N]\n"
-    "                           [--reps R] [--warmup W] [--target-ms T]\n"
+    "                           [--reps R] [--warmup W] [--warmup-s S] [--target-ms T]\n"
     "       accy-compare-runner --stream-triad N [--threads T] [--reps R]\n"
     "  NAME: chain_4m softmax layer_norm matmul_1024 block_s128 mlp_b64\n"
-    "  defaults: --threads 1 --reps 25 --warmup 5 --target-ms 20\n";
+    "  defaults: --threads 1 --reps 25 --warmup 5 --warmup-s 1 --target-ms 20\n";
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "accy-compare-runner: %s\n", message.c_str());
@@ -90,7 +92,7 @@ int StreamTriad(int64_t n, int threads, int reps) {
 int main(int argc, char** argv) {
   std::string workload_name, input_dir, output_path;
   int threads = 1, reps = 25, warmup = 5;
-  double target_ms = 20;
+  double target_ms = 20, warmup_s = 1.0;
   int64_t triad_elements = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
@@ -108,6 +110,9 @@ int main(int argc, char** argv) {
       reps = std::atoi(value.c_str());
     } else if (flag == "--warmup") {
       warmup = std::atoi(value.c_str());
+    } else if (flag == "--warmup-s") {
+      warmup_s = std::atof(value.c_str());
+      if (!(warmup_s >= 0)) return Fail(accy::StrCat("--warmup-s ", value, ": needs S >= 0"));
     } else if (flag == "--target-ms") {
       target_ms = std::atof(value.c_str());
     } else if (flag == "--stream-triad") {
@@ -162,7 +167,9 @@ int main(int argc, char** argv) {
     accy::Status s = (*executable)->Run(inputs, outputs);
     if (!s.ok()) status = s;
   };
-  for (int w = 0; w < warmup; ++w) run();
+  const auto warmup_start = Clock::now();
+  int64_t warmup_calls = 0;
+  for (; warmup_calls < warmup || Seconds(warmup_start) < warmup_s; ++warmup_calls) run();
   auto start = Clock::now();
   run();
   const double one = Seconds(start);
@@ -190,6 +197,6 @@ int main(int argc, char** argv) {
       workload_name.c_str(), threads, median, per_call_ms.front(), per_call_ms.back(), reps, inner,
       compile_ms, static_cast<long long>(items), kinds.c_str(), workload->flops, workload->bytes,
       static_cast<long long>((*executable)->Stats().runs_with_fewer_threads),
-      static_cast<long long>(1 + warmup + 1 + static_cast<int64_t>(reps) * inner));
+      static_cast<long long>(1 + warmup_calls + 1 + static_cast<int64_t>(reps) * inner));
   return 0;
 }

@@ -1,14 +1,23 @@
-"""Timing for the peer comparison, the same method as accy-compare-runner's: `warmup` calls,
-an inner loop calibrated so one repetition takes about `target_s`, then `reps` timed repetitions;
-returns per-call milliseconds (median, min, max) and the inner count."""
+"""Timing for the peer comparison, the same method as accy-compare-runner's: warm-up calls until
+both `warmup` calls and `warmup_s` seconds are done, an inner loop calibrated so one repetition
+takes about `target_s`, then `reps` timed repetitions; returns per-call milliseconds (median, min,
+max) and the inner count.
+
+Why a warm-up of at least a second (bench/README.md, "Timing"): on the 2-vCPU VMs the first
+~0.3-0.5 s of 2-thread work after a process starts its team run slower (capped 1024^3 matmul:
+medians 10.9-11.6 ms with 5 warm-up calls, 8.9-9.5 ms after 100, five interleaved pairs), so a
+fixed 5-call warm-up timed the 20-ms workloads of one engine in that phase and not another's."""
 import os
 import statistics
 import time
 
 
-def time_calls(fn, reps=25, warmup=5, target_s=0.02):
-    for _ in range(warmup):
+def time_calls(fn, reps=25, warmup=5, target_s=0.02, warmup_s=1.0):
+    start = time.perf_counter()
+    calls = 0
+    while calls < warmup or time.perf_counter() - start < warmup_s:
         fn()
+        calls += 1
     t0 = time.perf_counter()
     fn()
     one = time.perf_counter() - t0
