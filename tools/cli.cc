@@ -117,7 +117,7 @@ StatusOr<std::vector<int64_t>> ParseIndexListOption(const std::string& name,
     if (first > last) return bad(part, "is a range that ends before it starts");
     if (first < 0 || last >= count) return bad(part, "is out of range");
     for (int64_t i = first; i <= last; ++i) {
-      if (listed[static_cast<size_t>(i)]) return bad(part, StrCat("lists ", i, " twice"));
+      if (listed[static_cast<size_t>(i)]) return bad(part, StrCat("repeats parameter ", i, ", already listed"));
       listed[static_cast<size_t>(i)] = true;
       indices.push_back(i);
     }

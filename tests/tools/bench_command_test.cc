@@ -130,7 +130,7 @@ TEST_F(CliTest, BenchConstantParameterListErrorsNameThePart) {
       {"2", "'2' is out of range"},
       {"-1", "'-1' is out of range"},
       {"0-2", "'0-2' is out of range"},
-      {"1,0-1", "'0-1' lists 1 twice"},
+      {"1,0-1", "'0-1' repeats parameter 1, already listed"},
   };
   for (const auto& [list, message] : cases) {
     const CommandResult bad =
