@@ -4,9 +4,9 @@
 // with --threads engine threads, runs it once and writes the result to --output (compare.py
 // checks it against the float64 reference before it uses any timing), then times Run the way
 // compare.py times the peers (bench/compare/timing.py): warm-up calls until both `warmup` calls
-// and `warmup_s` seconds are done (the first ~0.5 s of 2-thread work in a process runs slower on
-// these VMs), an inner loop calibrated to ~target_ms, and `reps` timed repetitions; prints one
-// JSON object (per-call milliseconds: median, min, max) on stdout.
+// and `warmup_s` seconds (at most 3600) are done (the first ~0.5 s of 2-thread work in a process
+// runs slower on these VMs), an inner loop calibrated to ~target_ms, and `reps` timed
+// repetitions; prints one JSON object (per-call milliseconds: median, min, max) on stdout.
 // `--stream-triad N` instead measures the STREAM triad a[i] = b[i] + 0.5 c[i] over N floats per
 // array on --threads OpenMP threads (12 bytes per element, as `BM_StreamTriad` counts), the
 // bandwidth issue 13's softmax and layer norm targets are stated against, and prints
@@ -112,7 +112,9 @@ int main(int argc, char** argv) {
       warmup = std::atoi(value.c_str());
     } else if (flag == "--warmup-s") {
       warmup_s = std::atof(value.c_str());
-      if (!(warmup_s >= 0)) return Fail(accy::StrCat("--warmup-s ", value, ": needs S >= 0"));
+      if (!(warmup_s >= 0 && warmup_s <= 3600)) {
+        return Fail(accy::StrCat("--warmup-s ", value, ": needs 0 <= S <= 3600"));
+      }
     } else if (flag == "--target-ms") {
       target_ms = std::atof(value.c_str());
     } else if (flag == "--stream-triad") {

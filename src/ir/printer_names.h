@@ -1,4 +1,5 @@
-// Internal to src/ir/printer.cc: SSA value names as MLIR's AsmPrinter assigns them.
+// Internal to src/ir/printer*.cc (through printer_forms.h): SSA value names as MLIR's AsmPrinter
+// assigns them.
 #ifndef ACCY_SRC_IR_PRINTER_NAMES_H_
 #define ACCY_SRC_IR_PRINTER_NAMES_H_
 

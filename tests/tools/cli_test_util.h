@@ -1,6 +1,6 @@
-// Internal to tests/tools: the fixture of the `accy` program tests (cli_test.cc,
-// bench_options_test.cc): a fresh folder per test, and the built binary (ACCY_CLI_PATH) run in
-// it with its output and exit code (0 ok, 1 error, 2 bad command line).
+// Internal to tests/tools: the fixture of the `accy` program tests (cli_test.cc and the
+// cli_*_test.cc, *_command_test.cc files beside it): a fresh folder per test, and the built binary
+// (ACCY_CLI_PATH) run in it with its output and exit code (0 ok, 1 error, 2 bad command line).
 #ifndef ACCY_TESTS_TOOLS_CLI_TEST_UTIL_H_
 #define ACCY_TESTS_TOOLS_CLI_TEST_UTIL_H_
 
