@@ -100,6 +100,11 @@ std::optional<BoundPrimitive> BindTiledGemm(const Mapping& m, const LibraryKerne
   // A padded copy needs [K, N] rows ('N') and a stride that holds them.
   if (padded_ld > 0 && (b->trans != 'N' || padded_ld < n)) return std::nullopt;
   std::shared_ptr<std::vector<float>> padded;
+  // On 12-way L1D hosts a stride of an odd multiple of 2 KiB costs the tiles less than the copy
+  // does once they run on two or more threads: there they read the weights in place
+  // (docs/tiled_gemm.md, "The AVX2 padding copy on Zen 5"). The bits do not depend on the stride.
+  const bool copy_on_one_thread_only =
+      padded_ld > 0 && (n * 4) % 4096 != 0 && HostL1dWays() >= kL1dWaysForInPlaceStrides;
   if (padded_ld > 0) {
     padded = std::make_shared<std::vector<float>>(static_cast<size_t>(k * padded_ld));
   }
@@ -131,7 +136,10 @@ std::optional<BoundPrimitive> BindTiledGemm(const Mapping& m, const LibraryKerne
   bound.implementation =
       StrCat("gemm:jit (dnnl_sgemm) in ", grid.tiles_m * grid.tiles_n, " fixed tiles of ",
              grid.tile_rows, "x", grid.tile_cols, m.bias_md ? ", bias added per tile" : "",
-             padded_ld > 0 ? " (weights copied to a padded row stride)" : "");
+             padded_ld == 0              ? ""
+             : copy_on_one_thread_only ? " (weights copied to a padded row stride when the tiles "
+                                         "run on one thread)"
+                                       : " (weights copied to a padded row stride)");
   auto spec = std::make_shared<HostKernelSpec>();
   spec->target = "accy.internal.tiled_gemm";
   spec->operand_effects.assign(m.inputs.size(), OperandEffect::kRead);
@@ -142,8 +150,11 @@ std::optional<BoundPrimitive> BindTiledGemm(const Mapping& m, const LibraryKerne
   spec->run = [=](const HostKernelArgs& args) -> Status {
     const float* a_data = static_cast<const float*>(args.operands[static_cast<size_t>(lhs)].data);
     const float* b_data = static_cast<const float*>(args.operands[static_cast<size_t>(rhs)].data);
+    const int64_t tiles = grid.tiles_m * grid.tiles_n;
+    const int caller_threads = omp_get_max_threads();
+    const int threads = static_cast<int>(std::min<int64_t>(caller_threads, tiles));
     int64_t ldb = op_b.ld;
-    if (padded != nullptr) {
+    if (padded != nullptr && !(copy_on_one_thread_only && threads > 1)) {
       CopyRows(b_data, op_b.ld * 4, padded->data(), padded_ld * 4, k, n * 4);
       b_data = padded->data();
       ldb = padded_ld;
@@ -152,9 +163,6 @@ std::optional<BoundPrimitive> BindTiledGemm(const Mapping& m, const LibraryKerne
         bias >= 0 ? static_cast<const float*>(args.operands[static_cast<size_t>(bias)].data)
                   : nullptr;
     float* c_data = static_cast<float*>(args.results[0].data);
-    const int64_t tiles = grid.tiles_m * grid.tiles_n;
-    const int caller_threads = omp_get_max_threads();
-    const int threads = static_cast<int>(std::min<int64_t>(caller_threads, tiles));
     // With one thread for the tiles (one tile, or a team of one) there is no parallel region, and
     // oneDNN would thread that dnnl_sgemm over omp_get_max_threads() (other bits): the calling
     // thread's ICV is 1 for the call.

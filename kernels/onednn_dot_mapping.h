@@ -140,6 +140,13 @@ int64_t TiledGemmMaxRows();
 // of one tile runs on one thread.
 inline constexpr int64_t kTiledGemmMinDim = 64;
 
+// The L1D associativity (HostL1dWays) from which BindTiledGemm reads weights whose row stride
+// is an odd multiple of 2 KiB in place when its tiles run on two or more threads. Measured on
+// Zen 5 (12 ways) under the AVX2 cap: the MLP's 64 x 784 x 512 and 64 x 512 x 512 products at 2
+// threads 7-15% faster in place, at 1 thread 7-10% slower; on Zen 2 and Zen 4 (8 ways) the copy
+// paid at both thread counts (onednn_dot_general.cc PaddedWeightsDesc).
+inline constexpr int kL1dWaysForInPlaceStrides = 12;
+
 // Binds mapped item `m` (MapItem done) to oneDNN's gemm:jit through dnnl_sgemm, one
 // single-threaded call per tile of TiledGemmGridFor(m, n, TiledGemmMaxRows()) with the tiles
 // shared by the run's OpenMP team, instead of the matmul primitive (docs/tiled_gemm.md: on AMD
@@ -153,7 +160,9 @@ inline constexpr int64_t kTiledGemmMinDim = 64;
 // `padded_ld` > 0 (elements, at least n; [K, N] weights only): each run first copies the weights
 // to a buffer the kernel owns (k * padded_ld floats, allocated at bind time and not counted in
 // ExecutableStats) with that row stride (CopyRows), as matmul's PaddedWeightsDesc does for
-// 2 KiB-multiple strides on AVX2, which gemm:jit reads at well under full speed. nullopt
+// 2 KiB-multiple strides on AVX2, which gemm:jit reads at well under full speed; on hosts whose
+// L1D has at least kL1dWaysForInPlaceStrides ways a stride that is not a 4 KiB multiple is
+// copied only for runs whose tiles take one thread (HostL1dWays, docs/tiled_gemm.md). nullopt
 // otherwise. The implementation reads "gemm:jit (dnnl_sgemm) in <count> fixed tiles of
 // <rows>x<cols>...". Run errors: kInternal naming the item when dnnl_sgemm fails.
 std::optional<BoundPrimitive> BindTiledGemm(const Mapping& m, const LibraryKernelOptions& options,

@@ -57,6 +57,26 @@ bool HostIsIntel() {
   return std::string_view(vendor) == "GenuineIntel";
 }
 
+int HostL1dWays() {
+  static const int ways = [] {
+    unsigned int eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (HostIsIntel()) {
+      // Leaf 4 lists the caches: type in EAX[4:0] (1 = data), level in EAX[7:5], ways - 1 in
+      // EBX[31:22] (Intel SDM vol. 2A, CPUID).
+      for (unsigned int sub = 0; sub < 16; ++sub) {
+        if (__get_cpuid_count(4, sub, &eax, &ebx, &ecx, &edx) == 0 || (eax & 31) == 0) break;
+        if ((eax & 31) == 1 && ((eax >> 5) & 7) == 1) return static_cast<int>((ebx >> 22) + 1);
+      }
+      return 0;
+    }
+    // AMD's L1 cache leaf: the data cache's associativity in ECX[23:16] (AMD APM vol. 3, CPUID
+    // Fn8000_0005; 0xFF is fully associative).
+    if (__get_cpuid(0x80000005, &eax, &ebx, &ecx, &edx) == 0) return 0;
+    return static_cast<int>((ecx >> 16) & 0xff);
+  }();
+  return ways;
+}
+
 std::string OneDnnVersion() {
   const dnnl_version_t* v = dnnl_version();
   return StrCat(v->major, ".", v->minor, ".", v->patch, " (", v->hash, ")");

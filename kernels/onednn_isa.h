@@ -26,6 +26,10 @@ bool OneDnnHasAvx512Core();
 // reads 4 KiB-strided plain weights at half speed there (onednn_dot_general.cc
 // PaddedWeightsDesc), which was not seen on the AMD AVX-512 hosts.
 bool HostIsIntel();
+// The associativity (ways) of the CPU's level-1 data cache, from cpuid (Intel's leaf 4, AMD's
+// leaf 0x80000005 ECX[23:16]); 0 when the CPU reports none. Zen 2-4: 8; Zen 5: 12. Read once.
+// The tiled gemm's padded weight copy depends on it (gemm_tiles_dot_general.cc).
+int HostL1dWays();
 // oneDNN's version, "2.6.3 (<git hash>)".
 std::string OneDnnVersion();
 
