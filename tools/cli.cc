@@ -13,6 +13,7 @@
 #include "accy/stablehlo.h"
 #include "src/runtime/load_monitor.h"
 #include "src/util/str_cat.h"
+#include "src/util/text_file.h"
 
 namespace accy::tools {
 
@@ -166,8 +167,24 @@ Status ApplyLimitOptions(const ParsedArgs& parsed, EngineOptions* engine, ParseO
   return absl::OkStatus();
 }
 
-StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& path,
-                                             const ParseOptions& options) {
+int64_t CountCheckOps(std::string_view text) {
+  int64_t count = 0;
+  for (size_t line_start = 0; line_start < text.size();) {
+    size_t line_end = text.find('\n', line_start);
+    if (line_end == std::string_view::npos) line_end = text.size();
+    std::string_view line = text.substr(line_start, line_end - line_start);
+    line = line.substr(0, line.find("//"));  // MLIR comments run to the end of the line
+    for (size_t at = line.find("check.expect_"); at != std::string_view::npos;
+         at = line.find("check.expect_", at + 1)) {
+      ++count;
+    }
+    line_start = line_end + 1;
+  }
+  return count;
+}
+
+StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& path, const ParseOptions& options,
+                                             int64_t* check_ops) {
   if (path.empty()) return absl::InvalidArgumentError("the StableHLO file name is empty");
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) {
@@ -175,9 +192,11 @@ StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& path,
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(StrCat(path, ": cannot open"));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  StatusOr<std::unique_ptr<Module>> module = ParseStableHlo(buffer.str(), options);
+  StatusOr<std::string> text =
+      ReadStableHloText(in, MaxStableHloTextBytes(options.max_total_constant_bytes));
+  if (!text.ok()) return Status(text.status().code(), StrCat(path, ": ", text.status().message()));
+  if (check_ops != nullptr) *check_ops = CountCheckOps(*text);
+  StatusOr<std::unique_ptr<Module>> module = ParseStableHlo(*text, options);
   if (!module.ok()) {
     const std::string message(module.status().message());
     // Parse errors start with "line:column: "; keep the compiler convention FILE:line:column.
@@ -203,7 +222,9 @@ StatusOr<std::string> ChooseFunction(const Module& module, const std::string& re
       requested.empty()
           ? StrCat("no function @main and several functions; choose one with --function (", names,
                    ")")
-          : StrCat("no function @", requested, " in the module (functions: ", names, ")"));
+          : StrCat("no function @", requested, " in the module (functions: ", names,
+                   "; private functions are inlined into their callers at import and cannot be "
+                   "chosen)"));
 }
 
 int ReportError(const std::string& command, const Status& status) {

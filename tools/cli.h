@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "accy/engine.h"
@@ -69,11 +70,19 @@ extern const char kLimitOptionsUsage[];
 std::vector<OptionSpec> WithLimitOptions(std::vector<OptionSpec> specs);
 Status ApplyLimitOptions(const ParsedArgs& parsed, EngineOptions* engine, ParseOptions* parse);
 
-// Reads and parses one StableHLO module (check ops dropped) under `options`. Errors carry the
-// path in front: "FILE:line:column: message" for syntax errors, "FILE: message" otherwise (a
-// directory, or a module without functions, e.g. an empty file: kInvalidArgument).
+// Reads and parses one StableHLO module (check ops dropped, their operands still resolved)
+// under `options`, reading at most MaxStableHloTextBytes(options.max_total_constant_bytes) of
+// text (src/util/text_file.h). Errors carry the path in front: "FILE:line:column: message" for
+// syntax errors, "FILE: message" otherwise (a directory, a file over the limit, or a module
+// without functions, e.g. an empty file: kInvalidArgument). `check_ops`, when given, gets
+// CountCheckOps of the text.
 StatusOr<std::unique_ptr<Module>> LoadModule(const std::string& path,
-                                             const ParseOptions& options = {});
+                                             const ParseOptions& options = {},
+                                             int64_t* check_ops = nullptr);
+
+// How many check ops (`check.expect_*`, in any of their spellings) the text holds outside `//`
+// comments, by name: what `accy run` does not evaluate and warns about.
+int64_t CountCheckOps(std::string_view text);
 
 // `requested` if given (kInvalidArgument listing the module's functions when absent), else
 // "main", else the module's only function.

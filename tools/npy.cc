@@ -2,6 +2,7 @@
 // subset numpy.save writes: {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }.
 #include "tools/npy.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <filesystem>
@@ -190,32 +191,54 @@ std::string_view NpyDescr(ElementType type) {
   return "?";
 }
 
-StatusOr<Tensor> ParseNpy(std::span<const uint8_t> bytes) {
+namespace {
+
+// Where a .npy file's header sits: the preamble's fields (numpy/lib/format.py: the magic string,
+// the version, the header length in 2 bytes for 1.0 and 4 for 2.0).
+struct Preamble {
+  size_t header_offset = 0;
+  size_t header_length = 0;
+};
+
+// The preamble of `bytes` (at least its first 12 bytes when the file has them).
+StatusOr<Preamble> ParsePreamble(std::span<const uint8_t> bytes) {
   if (bytes.size() < kMagicSize + 2 || std::memcmp(bytes.data(), kMagic, kMagicSize) != 0) {
     return Malformed("not a .npy file (no \\x93NUMPY magic string)");
   }
   const int major = bytes[6];
   const int minor = bytes[7];
-  size_t header_length = 0;
-  size_t header_offset = 0;
   if (major == 1 && minor == 0 && bytes.size() >= 10) {
-    header_length = bytes[8] | (size_t{bytes[9]} << 8);
-    header_offset = 10;
-  } else if (major == 2 && minor == 0 && bytes.size() >= 12) {
-    header_length =
-        bytes[8] | (size_t{bytes[9]} << 8) | (size_t{bytes[10]} << 16) | (size_t{bytes[11]} << 24);
-    header_offset = 12;
-  } else if ((major == 1 || major == 2) && minor == 0) {
+    return Preamble{10, bytes[8] | (size_t{bytes[9]} << 8)};
+  }
+  if (major == 2 && minor == 0 && bytes.size() >= 12) {
+    return Preamble{12, bytes[8] | (size_t{bytes[9]} << 8) | (size_t{bytes[10]} << 16) |
+                            (size_t{bytes[11]} << 24)};
+  }
+  if ((major == 1 || major == 2) && minor == 0) {
     return Malformed("truncated before the header length");
-  } else {
+  }
+  return Malformed(
+      StrCat("format version ", major, ".", minor, " is not supported (1.0 and 2.0 are)"));
+}
+
+// The array `bytes` declares: its type, and where its data starts. `bytes` holds the preamble and
+// the whole header.
+struct Layout {
+  TensorType type;
+  std::string descr;
+  std::vector<int64_t> shape;
+  size_t data_offset = 0;
+  uint64_t data_size = 0;
+};
+
+StatusOr<Layout> ParseLayout(std::span<const uint8_t> bytes) {
+  ACCY_ASSIGN_OR_RETURN(Preamble preamble, ParsePreamble(bytes));
+  if (preamble.header_length > bytes.size() - preamble.header_offset) {
     return Malformed(
-        StrCat("format version ", major, ".", minor, " is not supported (1.0 and 2.0 are)"));
+        StrCat("header of ", preamble.header_length, " bytes is longer than the file"));
   }
-  if (header_length > bytes.size() - header_offset) {
-    return Malformed(StrCat("header of ", header_length, " bytes is longer than the file"));
-  }
-  const std::string_view header_text(reinterpret_cast<const char*>(bytes.data()) + header_offset,
-                                     header_length);
+  const std::string_view header_text(
+      reinterpret_cast<const char*>(bytes.data()) + preamble.header_offset, preamble.header_length);
   ACCY_ASSIGN_OR_RETURN(Header header, ParseHeader(header_text));
   if (header.fortran_order) {
     return absl::InvalidArgumentError(
@@ -228,12 +251,61 @@ StatusOr<Tensor> ParseNpy(std::span<const uint8_t> bytes) {
   StatusOr<uint64_t> data_size = type->ByteSize();
   if (!data_size.ok())
     return Malformed(StrCat("shape ", ShapeTuple(header.shape), " is too large"));
-  const size_t data_offset = header_offset + header_length;
-  if (bytes.size() - data_offset != *data_size) {
-    return Malformed(StrCat("shape ", ShapeTuple(header.shape), " of ", header.descr, " needs ",
-                            *data_size, " data bytes, the file has ", bytes.size() - data_offset));
+  return Layout{*type, header.descr, header.shape, preamble.header_offset + preamble.header_length,
+                *data_size};
+}
+
+}  // namespace
+
+StatusOr<Tensor> ParseNpy(std::span<const uint8_t> bytes) {
+  ACCY_ASSIGN_OR_RETURN(Layout layout, ParseLayout(bytes));
+  if (bytes.size() - layout.data_offset != layout.data_size) {
+    return Malformed(StrCat("shape ", ShapeTuple(layout.shape), " of ", layout.descr, " needs ",
+                            layout.data_size, " data bytes, the file has ",
+                            bytes.size() - layout.data_offset));
   }
-  return Tensor::FromBytes(*type, bytes.subspan(data_offset));
+  return Tensor::FromBytes(layout.type, bytes.subspan(layout.data_offset));
+}
+
+StatusOr<Tensor> ReadNpy(std::istream& in) {
+  // Appends up to `count` more bytes of `in` to `bytes`, growing it as they arrive (so a size
+  // read from a damaged header allocates no more than the file holds); false when the stream
+  // ended first.
+  std::vector<uint8_t> bytes;
+  auto read = [&](uint64_t count) {
+    constexpr uint64_t kChunk = uint64_t{64} << 20;
+    while (count > 0) {
+      const size_t have = bytes.size();
+      const size_t step = static_cast<size_t>(std::min(count, kChunk));
+      bytes.resize(have + step);
+      in.read(reinterpret_cast<char*>(bytes.data() + have), static_cast<std::streamsize>(step));
+      bytes.resize(have + static_cast<size_t>(in.gcount()));
+      if (bytes.size() != have + step) return false;
+      count -= step;
+    }
+    return true;
+  };
+  read(12);  // the longest preamble (version 2.0)
+  ACCY_ASSIGN_OR_RETURN(Preamble preamble, ParsePreamble(bytes));
+  if (preamble.header_offset + preamble.header_length > bytes.size() &&
+      !read(preamble.header_offset + preamble.header_length - bytes.size())) {
+    return Malformed(
+        StrCat("header of ", preamble.header_length, " bytes is longer than the file"));
+  }
+  ACCY_ASSIGN_OR_RETURN(Layout layout, ParseLayout(bytes));
+  // Exactly the data the header declares, then the end of the file.
+  const uint64_t have = bytes.size() - layout.data_offset;
+  if (have > layout.data_size || (have < layout.data_size && !read(layout.data_size - have))) {
+    return Malformed(StrCat("shape ", ShapeTuple(layout.shape), " of ", layout.descr, " needs ",
+                            layout.data_size, " data bytes, the file has ",
+                            bytes.size() - layout.data_offset));
+  }
+  if (in.peek() != std::char_traits<char>::eof()) {
+    return Malformed(StrCat("shape ", ShapeTuple(layout.shape), " of ", layout.descr, " needs ",
+                            layout.data_size, " data bytes, the file has more"));
+  }
+  return Tensor::FromBytes(layout.type,
+                           std::span<const uint8_t>(bytes).subspan(layout.data_offset));
 }
 
 std::string SerializeNpy(const Tensor& tensor) {
@@ -280,11 +352,7 @@ StatusOr<Tensor> ReadNpyFile(const std::string& path) {
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(StrCat(path, ": cannot open"));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string data = buffer.str();
-  StatusOr<Tensor> tensor = ParseNpy(
-      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(data.data()), data.size()));
+  StatusOr<Tensor> tensor = ReadNpy(in);
   if (!tensor.ok()) {
     return Status(tensor.status().code(), StrCat(path, ": ", tensor.status().message()));
   }

@@ -10,6 +10,7 @@
 #define ACCY_TOOLS_NPY_H_
 
 #include <cstdint>
+#include <istream>
 #include <span>
 #include <string>
 #include <string_view>
@@ -27,6 +28,12 @@ std::string_view NpyDescr(ElementType type);
 // each once), an unsupported or big-endian dtype, Fortran order, a negative or overflowing shape,
 // a data size that differs from the shape's, an i1 byte other than 0/1.
 StatusOr<Tensor> ParseNpy(std::span<const uint8_t> bytes);
+// Reads one .npy file from `in` as ParseNpy parses it, with bounded memory: the preamble, then the
+// header, then exactly the data bytes the header declares, and it needs the stream to end there.
+// Input that is not .npy (even an endless stream such as /dev/zero) fails after its first 12
+// bytes; a stream longer than its header declares fails after one byte more ("... the file has
+// more"). Errors as ParseNpy's.
+StatusOr<Tensor> ReadNpy(std::istream& in);
 // Serializes `tensor` (version 1.0, or 2.0 when the header needs it; header padded to 64 bytes).
 std::string SerializeNpy(const Tensor& tensor);
 

@@ -107,8 +107,17 @@ int RunCommand(std::span<const std::string> args) {
   if (Status limits = ApplyLimitOptions(*parsed, &engine_options, &parse_options); !limits.ok()) {
     return ReportUsage("run", std::string(limits.message()), usage);
   }
-  StatusOr<std::unique_ptr<Module>> module = LoadModule(parsed->positional[0], parse_options);
+  int64_t check_ops = 0;
+  StatusOr<std::unique_ptr<Module>> module =
+      LoadModule(parsed->positional[0], parse_options, &check_ops);
   if (!module.ok()) return ReportError("run", module.status());
+  if (check_ops > 0) {
+    std::fprintf(stderr,
+                 "accy run: warning: %s holds %lld check op%s (check.expect_*), which run does "
+                 "not evaluate; `accy conformance %s` does\n",
+                 parsed->positional[0].c_str(), static_cast<long long>(check_ops),
+                 check_ops == 1 ? "" : "s", parsed->positional[0].c_str());
+  }
   StatusOr<std::string> function_name = ChooseFunction(**module, parsed->Get("function"));
   if (!function_name.ok()) return ReportError("run", function_name.status());
   const Function& function = *(*module)->FindFunction(*function_name);

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "src/util/str_cat.h"
+#include "src/util/text_file.h"
 
 namespace accy {
 namespace {
@@ -39,10 +40,14 @@ ConformanceResult FromError(std::string_view name, std::string_view stage, const
 StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(StrCat("cannot read ", path));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return absl::NotFoundError(StrCat("error reading ", path));
-  return buffer.str();
+  // The programs are parsed under the default ParseOptions.
+  StatusOr<std::string> text =
+      ReadStableHloText(in, MaxStableHloTextBytes(kMaxParsedTotalConstantBytes));
+  if (!text.ok()) {
+    return Status(text.status().code(),
+                  StrCat("error reading ", path, ": ", text.status().message()));
+  }
+  return text;
 }
 
 }  // namespace
@@ -228,7 +233,11 @@ StatusOr<std::vector<std::string>> CollectConformanceFiles(std::span<const std::
       return absl::NotFoundError(StrCat(path, ": no such file or folder"));
     }
   }
-  if (files.empty()) return absl::InvalidArgumentError("no .mlir files found");
+  if (files.empty()) {
+    std::string searched;
+    for (const std::string& path : paths) searched += StrCat(searched.empty() ? "" : ", ", path);
+    return absl::InvalidArgumentError(StrCat("no .mlir files found in ", searched));
+  }
   return files;
 }
 

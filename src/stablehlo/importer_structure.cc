@@ -13,6 +13,9 @@ namespace accy::stablehlo_internal {
 
 Status Importer::EmitCheck(NameTable& names, const OpSyntax& op, CheckKind kind,
                            BlockRole role) {
+  // The operands must name values even when the checks are dropped (ParseStableHlo): a check of
+  // an undefined value is malformed text either way.
+  ACCY_ASSIGN_OR_RETURN(std::vector<Value*> values, LookupAll(names, op));
   if (!keep_checks_) return absl::OkStatus();
   if (role != BlockRole::kFunctionBody) {
     return UnimplementedAt(op.loc, "check ops inside regions or called functions are not "
@@ -26,7 +29,6 @@ Status Importer::EmitCheck(NameTable& names, const OpSyntax& op, CheckKind kind,
     return ErrorAt(op.loc, StrCat("check.", CheckKindName(kind), " takes ", operands,
                                   " values, found ", op.operands.size()));
   }
-  ACCY_ASSIGN_OR_RETURN(std::vector<Value*> values, LookupAll(names, op));
   Check result;
   result.kind = kind;
   result.function = function_name_;

@@ -234,5 +234,17 @@ func.func private @g() -> tensor<i32> {
   EXPECT_OK(ParseStableHlo(text).status());
 }
 
+// A dropped check (ParseStableHlo) still names values that exist: its operands are looked up.
+TEST(ErrorTest, DroppedChecksOfUndefinedValuesAreErrors) {
+  const std::string text = R"mlir(func.func @main() -> tensor<2xf32> {
+  %0 = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  check.expect_eq %0, %undefined : tensor<2xf32>
+  return %0 : tensor<2xf32>
+})mlir";
+  const Status status = ParseStableHlo(text).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()), StartsWith("3:23: use of undefined value %undefined"));
+}
+
 }  // namespace
 }  // namespace accy

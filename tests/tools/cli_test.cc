@@ -261,6 +261,36 @@ func.func @wrong() {
   EXPECT_THAT(passing.output, HasSubstr("1 passed, 0 failed, 0 skipped"));
 }
 
+// `accy run` does not evaluate check ops: it says so (and still checks their operands), and an
+// empty folder given to `accy conformance` is named.
+TEST_F(CliTest, RunWarnsThatItDoesNotEvaluateChecks) {
+  Write("checked.mlir", R"(func.func @main() -> tensor<2xf32> {
+  %0 = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  // check.expect_eq in a comment is not counted
+  check.expect_eq_const %0, dense<[9.0, 9.0]> : tensor<2xf32>
+  stablehlo.custom_call @check.expect_close(%0, %0) {has_side_effect = true} : (tensor<2xf32>, tensor<2xf32>) -> ()
+  return %0 : tensor<2xf32>
+})");
+  const CommandResult run = Accy("run checked.mlir --no-cache");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("accy run: warning: checked.mlir holds 2 check ops "
+                                    "(check.expect_*), which run does not evaluate; "
+                                    "`accy conformance checked.mlir` does"));
+  EXPECT_THAT(run.output, HasSubstr("result 0: tensor<2xf32> [1, 2]"));
+
+  fs::create_directories(dir_ / "empty");
+  const CommandResult conformance = Accy("conformance empty");
+  EXPECT_EQ(conformance.exit_code, 1) << conformance.output;
+  EXPECT_THAT(conformance.output, HasSubstr("no .mlir files found in empty"));
+}
+
+// Binary input given as the program fails at its first NUL byte instead of being read whole.
+TEST_F(CliTest, BinaryProgramFailsAtItsFirstNulByte) {
+  const CommandResult zero = Accy("run /dev/zero");
+  EXPECT_EQ(zero.exit_code, 1) << zero.output;
+  EXPECT_THAT(zero.output, HasSubstr("accy run: /dev/zero:1:1: unexpected character byte 0"));
+}
+
 // Error paths: exit code and the message fragment.
 TEST_F(CliTest, ParseErrorExitsOneWithFileLineAndColumn) {
   Write("bad.mlir",
@@ -300,7 +330,9 @@ TEST_F(CliTest, UnknownFunctionExitsOneListingTheFunctions) {
   Write("add.mlir", kAddProgram);
   const CommandResult plan = Accy("plan add.mlir --function nope");
   EXPECT_EQ(plan.exit_code, 1);
-  EXPECT_THAT(plan.output, HasSubstr("no function @nope in the module (functions: @main)"));
+  EXPECT_THAT(plan.output, HasSubstr("no function @nope in the module (functions: @main; private "
+                                     "functions are inlined into their callers at import and "
+                                     "cannot be chosen)"));
 }
 
 // A directory, an empty file or a module without functions name the file, not a missing @main.

@@ -2,9 +2,13 @@
 // element type, bf16 handling, and one must-fail test per malformed input.
 #include "tools/npy.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <sstream>
+#include <streambuf>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -189,6 +193,80 @@ TEST(NpyErrorTest, MalformedFilesAreRejectedWithTheReason) {
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
     EXPECT_THAT(std::string(status.message()), HasSubstr(bad.message));
   }
+}
+
+// ReadNpy gives ParseNpy's errors for the same bytes ("long data" in its own words).
+TEST(NpyErrorTest, StreamsAreRejectedWithParseNpysReason) {
+  const std::string ok_dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
+  const std::vector<BadNpy> cases = {
+      {"empty", "", "no \\x93NUMPY magic"},
+      {"text", "hello world, not numpy", "no \\x93NUMPY magic"},
+      {"truncated preamble", std::string("\x93NUMPY\x01\x00\x76", 9),
+       "truncated before the header length"},
+      {"truncated header", NumpyFile(ok_dict, "").substr(0, 40), "longer than the file"},
+      {"short data", NumpyFile(ok_dict, FloatBytes({1})), "needs 8 data bytes, the file has 4"},
+      {"long data", NumpyFile(ok_dict, FloatBytes({1, 2, 3})),
+       "needs 8 data bytes, the file has more"},
+      {"fortran",
+       NumpyFile("{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }", FloatBytes({1, 2})),
+       "Fortran-order arrays are not supported"},
+  };
+  for (const BadNpy& bad : cases) {
+    SCOPED_TRACE(bad.name);
+    std::istringstream in(bad.bytes);
+    const Status status = ReadNpy(in).status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+    EXPECT_THAT(std::string(status.message()), HasSubstr(bad.message));
+  }
+  std::istringstream good(NumpyFile(ok_dict, FloatBytes({1, 2})));
+  ASSERT_OK_AND_ASSIGN(Tensor tensor, ReadNpy(good));
+  EXPECT_EQ(tensor.type().ToString(), "tensor<2xf32>");
+  EXPECT_EQ(static_cast<const float*>(tensor.data())[1], 2.0f);
+}
+
+// `prefix`, then `fill` bytes without end (as /dev/zero), counting what the reader took.
+class EndlessBuffer : public std::streambuf {
+ public:
+  EndlessBuffer(std::string prefix, char fill) : prefix_(std::move(prefix)), fill_(fill) {}
+  int64_t served() const { return served_; }
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    const size_t from_prefix =
+        std::min(prefix_.size() - std::min(prefix_.size(), next_), sizeof(chunk_));
+    std::memcpy(chunk_, prefix_.data() + std::min(prefix_.size(), next_), from_prefix);
+    std::memset(chunk_ + from_prefix, fill_, sizeof(chunk_) - from_prefix);
+    next_ += sizeof(chunk_);
+    served_ += static_cast<int64_t>(sizeof(chunk_));
+    setg(chunk_, chunk_, chunk_ + sizeof(chunk_));
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  std::string prefix_;
+  char fill_;
+  size_t next_ = 0;
+  int64_t served_ = 0;
+  char chunk_[16];
+};
+
+// An endless stream (/dev/zero, a pipe) is not read whole: the reader stops at the missing magic
+// string, or one byte after the data the header declares.
+TEST(NpyErrorTest, EndlessStreamsFailAfterTheirFirstBytes) {
+  EndlessBuffer zeros("", '\0');
+  std::istream zero_stream(&zeros);
+  EXPECT_THAT(std::string(ReadNpy(zero_stream).status().message()),
+              HasSubstr("no \\x93NUMPY magic"));
+  EXPECT_LE(zeros.served(), 32);
+
+  const std::string header =
+      NumpyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", "");
+  EndlessBuffer after_data(header, '\x01');
+  std::istream data_stream(&after_data);
+  EXPECT_THAT(std::string(ReadNpy(data_stream).status().message()),
+              HasSubstr("needs 8 data bytes, the file has more"));
+  EXPECT_LE(after_data.served(), static_cast<int64_t>(header.size()) + 32);
 }
 
 TEST(NpyErrorTest, MissingFileIsNotFoundNamingThePath) {
