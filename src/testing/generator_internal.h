@@ -1,7 +1,7 @@
-// The generator's state and op helpers, shared by program_generator.cc (values, elementwise
-// steps, the step table), generator_shape_steps.cc, generator_steps.cc (contractions,
-// reductions, loops, fusion patterns) and generator_kernel_steps.cc (kernel_calls). Internal to
-// src/testing.
+// The generator's state and op helpers, shared by program_generator.cc (values, the step table),
+// generator_op_helpers.cc, generator_elementwise_steps.cc, generator_shape_steps.cc,
+// generator_steps.cc (contractions, reductions, loops, fusion patterns) and
+// generator_kernel_steps.cc (kernel_calls). Internal to src/testing.
 #ifndef ACCY_SRC_TESTING_GENERATOR_INTERNAL_H_
 #define ACCY_SRC_TESTING_GENERATOR_INTERNAL_H_
 
@@ -24,6 +24,9 @@ struct Need {
   bool finite = false;               // no NaN/inf possible (bitcast of floats, kernel calls)
 };
 inline constexpr Need kExactOnly{false, kInf, false};
+
+// Whether `v` may stand for an operand of `type` under `need` (program_generator.cc).
+bool Fits(const FuzzValue& v, const TensorType& type, const Need& need);
 
 // How a new parameter's input is drawn.
 enum class InputKind : uint8_t { kTame, kWild, kPositive, kAnyInteger, kSmallInteger, kIndex, kBool };
@@ -64,7 +67,8 @@ class Generator {
   FuzzValue Derive(const std::vector<int>& operands, const TensorType& result, bool exact_op,
                    double bound, bool non_finite) const;
 
-  // Op helpers (explicit operands; used by the random steps and the patterns).
+  // Op helpers (explicit operands; used by the random steps and the patterns):
+  // generator_op_helpers.cc, ReduceNamed and Dot generator_steps.cc.
   int Unary(OpKind kind, int x);
   int Binary(OpKind kind, int a, int b);
   int Compare(int a, int b, const std::string& direction, const std::string& compare_type = "");
@@ -74,7 +78,8 @@ class Generator {
           std::vector<int64_t> lb, std::vector<int64_t> rb);
   int ConvertTo(int x, ElementType to);
 
-  // Random steps (program_generator.cc): true when a step was added.
+  // Random steps: true when a step was added. Elementwise in generator_elementwise_steps.cc,
+  // shape and data movement in generator_shape_steps.cc.
   bool StepUnary(int forced = -1);
   bool StepBinary(int forced = -1);
   bool StepCompareSelect();
