@@ -2,8 +2,9 @@
 //
 // One Parser reads one text (or one chunk of a split file) once; it keeps a one-token lookahead.
 // Its methods are spread by concept: parser.cc (module, functions, regions, generic ops, types),
-// op_syntax.cc (the pretty forms of StableHLO ops), attribute_parser.cc (attribute values and
-// dense literals). Errors: see include/accy/stablehlo.h. Not thread-safe.
+// op_syntax.cc (the pretty forms of StableHLO ops; the shape ops' in shape_syntax.cc, dot_general,
+// reduce and top_k in reduction_syntax.cc), attribute_parser.cc (attribute values and dense
+// literals). Errors: see include/accy/stablehlo.h. Not thread-safe.
 #ifndef ACCY_SRC_STABLEHLO_PARSER_H_
 #define ACCY_SRC_STABLEHLO_PARSER_H_
 
@@ -97,7 +98,7 @@ class Parser {
   // `[1, -2]`.
   StatusOr<std::vector<int64_t>> ParseIntegerList();
 
-  // ---- Pretty op forms (op_syntax.cc) ----
+  // ---- Pretty op forms (op_syntax.cc, shape_syntax.cc, reduction_syntax.cc) ----
   // An op in pretty form (`%r = stablehlo.add %a, %b : tensor<4xf32>`), the current token its
   // bare name: func ops, check ops and the syntax the importer rewrites (dot, custom_call,
   // tuple, composite, the dynamic ops, ...) by name; every op of the op table by its row's print
