@@ -6,10 +6,8 @@
 // concat_dimension has only size-1 dims before it; otherwise through staging buffers. A
 // recording communicator checks which buffers the kernel handed to AllToAll.
 #include <chrono>
-#include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "accy/collectives.h"
@@ -45,12 +43,6 @@ struct WorldParam {
   Kind kind;
   int size;
 };
-
-void OnEachRank(int size, const std::function<void(int)>& fn) {
-  std::vector<std::thread> threads;
-  for (int rank = 0; rank < size; ++rank) threads.emplace_back(fn, rank);
-  for (std::thread& thread : threads) thread.join();
-}
 
 // One all_to_all program: operand dims, split / concat dimension, split_count (the group
 // size) and replica_groups.

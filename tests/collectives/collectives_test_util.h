@@ -1,5 +1,5 @@
-// Shared by the collectives tests: temporary store folders, environment variables, and a grid
-// of in-process threads running one function per process.
+// Shared by the collectives tests: temporary store folders, one thread per rank, environment
+// variables, and a grid of in-process threads running one function per process.
 #ifndef ACCY_TESTS_COLLECTIVES_COLLECTIVES_TEST_UTIL_H_
 #define ACCY_TESTS_COLLECTIVES_COLLECTIVES_TEST_UTIL_H_
 
@@ -41,6 +41,13 @@ class TempFolder {
  private:
   std::string path_;
 };
+
+// Runs fn(rank) on one thread per rank and joins them.
+inline void OnEachRank(int size, const std::function<void(int)>& fn) {
+  std::vector<std::thread> threads;
+  for (int rank = 0; rank < size; ++rank) threads.emplace_back(fn, rank);
+  for (std::thread& thread : threads) thread.join();
+}
 
 // Sets or unsets (null value) environment variables for the life of the object.
 class ScopedEnvironment {
