@@ -44,6 +44,15 @@ std::vector<TensorType> ScalarTypesOf(std::span<Value* const> values) {
 }
 
 // The body op of a named reducer / scatter update.
+StatusOr<std::vector<TensorType>> InferredTypes(OpKind kind,
+                                                std::span<const TensorType> operand_types,
+                                                std::span<const NamedAttribute> attributes) {
+  ACCY_ASSIGN_OR_RETURN(std::optional<std::vector<TensorType>> types,
+                        InferResultTypes(kind, operand_types, attributes));
+  if (!types.has_value()) return OpError(kind, "its result types are not implied by its operands");
+  return *std::move(types);
+}
+
 StatusOr<OpKind> NamedCombiner(OpKind for_op, std::string_view name) {
   if (name == "sum" || name == "add") return OpKind::kAdd;
   if (name == "max" || name == "maximum") return OpKind::kMaximum;

@@ -39,12 +39,12 @@ StatusOr<Value*> FunctionBuilder::Convolution(Value* lhs, Value* rhs, const Conv
   ConvolutionSpec filled = spec;
   ir_internal::FillConvolutionDefaults(&filled, lhs->type().rank() - 2);
   std::vector<NamedAttribute> attrs = ir_internal::ConvolutionAttributes(filled);
-  ACCY_ASSIGN_OR_RETURN(
-      auto types, ir_internal::InferResultTypes(OpKind::kConvolution, TypesOf(operands), attrs));
+  ACCY_ASSIGN_OR_RETURN(auto types,
+                        ir_internal::InferredTypes(OpKind::kConvolution, TypesOf(operands), attrs));
   if (result_element_type.has_value()) {
-    (*types)[0] = (*types)[0].WithElementType(*result_element_type);
+    types[0] = types[0].WithElementType(*result_element_type);
   }
-  return SingleResult(CreateOp(OpKind::kConvolution, operands, *types, std::move(attrs)));
+  return SingleResult(CreateOp(OpKind::kConvolution, operands, types, std::move(attrs)));
 }
 
 StatusOr<Value*> FunctionBuilder::Reduce(Value* x, Value* init, const TensorType& result_type,
@@ -73,13 +73,13 @@ StatusOr<std::vector<Value*>> FunctionBuilder::Reduce(std::vector<Value*> inputs
   std::vector<NamedAttribute> attrs = {{"dimensions", std::move(dimensions)}};
   ACCY_RETURN_IF_ERROR(CheckOperands(OpKind::kReduce, operands));
   ACCY_ASSIGN_OR_RETURN(auto types,
-                        ir_internal::InferResultTypes(OpKind::kReduce, TypesOf(operands), attrs));
+                        ir_internal::InferredTypes(OpKind::kReduce, TypesOf(operands), attrs));
   std::vector<TensorType> scalars = ScalarTypesOf(inits);
   std::vector<TensorType> region_args = scalars;
   region_args.insert(region_args.end(), scalars.begin(), scalars.end());
   std::vector<RegionSpec> regions;
   regions.push_back(RegionSpec{region_args, std::move(body)});
-  return AllResults(CreateOp(OpKind::kReduce, operands, *types, attrs, std::move(regions)));
+  return AllResults(CreateOp(OpKind::kReduce, operands, types, attrs, std::move(regions)));
 }
 
 StatusOr<Value*> FunctionBuilder::Cumsum(Value* x, int64_t dimension) {

@@ -18,15 +18,15 @@ using ir_internal::TypesOf;
 
 StatusOr<Value*> FunctionBuilder::Unary(OpKind kind, Value* x) {
   ACCY_RETURN_IF_ERROR(CheckOperands(kind, std::span<Value* const>(&x, 1)));
-  ACCY_ASSIGN_OR_RETURN(auto types, ir_internal::InferResultTypes(kind, TypesOf({&x, 1}), {}));
-  return SingleResult(CreateOp(kind, {x}, *types));
+  ACCY_ASSIGN_OR_RETURN(auto types, ir_internal::InferredTypes(kind, TypesOf({&x, 1}), {}));
+  return SingleResult(CreateOp(kind, {x}, types));
 }
 
 StatusOr<Value*> FunctionBuilder::Binary(OpKind kind, Value* lhs, Value* rhs) {
   Value* operands[] = {lhs, rhs};
   ACCY_RETURN_IF_ERROR(CheckOperands(kind, operands));
-  ACCY_ASSIGN_OR_RETURN(auto types, ir_internal::InferResultTypes(kind, TypesOf(operands), {}));
-  return SingleResult(CreateOp(kind, {lhs, rhs}, *types));
+  ACCY_ASSIGN_OR_RETURN(auto types, ir_internal::InferredTypes(kind, TypesOf(operands), {}));
+  return SingleResult(CreateOp(kind, {lhs, rhs}, types));
 }
 
 StatusOr<Value*> FunctionBuilder::Constant(const TensorType& type, std::span<const uint8_t> bytes) {
@@ -134,8 +134,8 @@ StatusOr<Value*> FunctionBuilder::ReducePrecision(Value* x, int64_t exponent_bit
   std::vector<NamedAttribute> attrs = {{"exponent_bits", exponent_bits},
                                        {"mantissa_bits", mantissa_bits}};
   ACCY_ASSIGN_OR_RETURN(
-      auto types, ir_internal::InferResultTypes(OpKind::kReducePrecision, TypesOf({&x, 1}), attrs));
-  return SingleResult(CreateOp(OpKind::kReducePrecision, {x}, *types, std::move(attrs)));
+      auto types, ir_internal::InferredTypes(OpKind::kReducePrecision, TypesOf({&x, 1}), attrs));
+  return SingleResult(CreateOp(OpKind::kReducePrecision, {x}, types, std::move(attrs)));
 }
 
 StatusOr<Value*> FunctionBuilder::Compare(Value* lhs, Value* rhs, std::string_view direction,
@@ -145,8 +145,8 @@ StatusOr<Value*> FunctionBuilder::Compare(Value* lhs, Value* rhs, std::string_vi
   std::vector<NamedAttribute> attrs = {{"comparison_direction", std::string(direction)}};
   if (!compare_type.empty()) attrs.push_back({"compare_type", std::string(compare_type)});
   ACCY_ASSIGN_OR_RETURN(auto types,
-                        ir_internal::InferResultTypes(OpKind::kCompare, TypesOf(operands), attrs));
-  return SingleResult(CreateOp(OpKind::kCompare, {lhs, rhs}, *types, std::move(attrs)));
+                        ir_internal::InferredTypes(OpKind::kCompare, TypesOf(operands), attrs));
+  return SingleResult(CreateOp(OpKind::kCompare, {lhs, rhs}, types, std::move(attrs)));
 }
 
 StatusOr<Value*> FunctionBuilder::Select(Value* pred, Value* on_true, Value* on_false) {

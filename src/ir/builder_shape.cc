@@ -112,13 +112,13 @@ StatusOr<std::vector<Value*>> FunctionBuilder::Scatter(
       {"unique_indices", unique_indices}};
   ACCY_RETURN_IF_ERROR(CheckOperands(OpKind::kScatter, operands));
   ACCY_ASSIGN_OR_RETURN(auto types,
-                        ir_internal::InferResultTypes(OpKind::kScatter, TypesOf(operands), attrs));
+                        ir_internal::InferredTypes(OpKind::kScatter, TypesOf(operands), attrs));
   std::vector<TensorType> region_args = ScalarTypesOf(inputs);
   std::vector<TensorType> scalars = region_args;
   region_args.insert(region_args.end(), scalars.begin(), scalars.end());
   std::vector<RegionSpec> regions;
   regions.push_back(RegionSpec{region_args, std::move(update_computation)});
-  return AllResults(CreateOp(OpKind::kScatter, operands, *types, attrs, std::move(regions)));
+  return AllResults(CreateOp(OpKind::kScatter, operands, types, attrs, std::move(regions)));
 }
 
 StatusOr<Value*> FunctionBuilder::Scatter(Value* input, Value* scatter_indices, Value* updates,

@@ -2,6 +2,7 @@
 // (type_inference_sort.cc) and creates the op through CreateOp, which verifies it, the
 // comparator region included.
 #include "accy/builder.h"
+#include "src/ir/builder_internal.h"
 #include "src/ir/type_inference.h"
 #include "src/util/str_cat.h"
 
@@ -22,7 +23,7 @@ StatusOr<std::vector<Value*>> FunctionBuilder::Sort(std::vector<Value*> inputs,
   std::vector<NamedAttribute> attrs = {{"dimension", dimension}, {"is_stable", is_stable}};
   ACCY_RETURN_IF_ERROR(CheckOperands(OpKind::kSort, inputs));
   ACCY_ASSIGN_OR_RETURN(auto types,
-                        ir_internal::InferResultTypes(OpKind::kSort, TypesOf(inputs), attrs));
+                        ir_internal::InferredTypes(OpKind::kSort, TypesOf(inputs), attrs));
   std::vector<TensorType> region_args;
   for (const Value* input : inputs) {
     const TensorType scalar = *TensorType::Create(input->type().element_type(), {});
@@ -32,7 +33,7 @@ StatusOr<std::vector<Value*>> FunctionBuilder::Sort(std::vector<Value*> inputs,
   std::vector<RegionSpec> regions;
   regions.push_back(RegionSpec{std::move(region_args), std::move(comparator)});
   StatusOr<Operation*> op =
-      CreateOp(OpKind::kSort, inputs, *types, std::move(attrs), std::move(regions));
+      CreateOp(OpKind::kSort, inputs, types, std::move(attrs), std::move(regions));
   if (!op.ok()) return op.status();
   return (*op)->results();
 }
@@ -60,8 +61,8 @@ StatusOr<std::vector<Value*>> FunctionBuilder::TopK(Value* x, int64_t k) {
   std::vector<NamedAttribute> attrs = {{"k", k}};
   ACCY_RETURN_IF_ERROR(CheckOperands(OpKind::kTopK, {&x, 1}));
   ACCY_ASSIGN_OR_RETURN(auto types,
-                        ir_internal::InferResultTypes(OpKind::kTopK, TypesOf({&x, 1}), attrs));
-  StatusOr<Operation*> op = CreateOp(OpKind::kTopK, {x}, *types, std::move(attrs));
+                        ir_internal::InferredTypes(OpKind::kTopK, TypesOf({&x, 1}), attrs));
+  StatusOr<Operation*> op = CreateOp(OpKind::kTopK, {x}, types, std::move(attrs));
   if (!op.ok()) return op.status();
   return (*op)->results();
 }

@@ -2,6 +2,7 @@
 // Each infers its result types (type_inference_window.cc) and creates the op through CreateOp,
 // which verifies it, regions included.
 #include "accy/builder.h"
+#include "src/ir/builder_internal.h"
 #include "src/ir/builder_reducers.h"
 #include "src/ir/type_inference.h"
 #include "src/util/str_cat.h"
@@ -48,8 +49,8 @@ StatusOr<std::vector<Value*>> FunctionBuilder::ReduceWindow(std::vector<Value*> 
   operands.insert(operands.end(), inits.begin(), inits.end());
   std::vector<NamedAttribute> attrs = WindowAttributes(window);
   ACCY_RETURN_IF_ERROR(CheckOperands(OpKind::kReduceWindow, operands));
-  ACCY_ASSIGN_OR_RETURN(auto types, ir_internal::InferResultTypes(OpKind::kReduceWindow,
-                                                                  TypesOf(operands), attrs));
+  ACCY_ASSIGN_OR_RETURN(
+      auto types, ir_internal::InferredTypes(OpKind::kReduceWindow, TypesOf(operands), attrs));
   std::vector<TensorType> region_args;
   for (int pass = 0; pass < 2; ++pass) {
     for (const Value* init : inits) region_args.push_back(ScalarOf(init));
@@ -57,7 +58,7 @@ StatusOr<std::vector<Value*>> FunctionBuilder::ReduceWindow(std::vector<Value*> 
   std::vector<RegionSpec> regions;
   regions.push_back(RegionSpec{region_args, std::move(body)});
   StatusOr<Operation*> op =
-      CreateOp(OpKind::kReduceWindow, operands, *types, std::move(attrs), std::move(regions));
+      CreateOp(OpKind::kReduceWindow, operands, types, std::move(attrs), std::move(regions));
   if (!op.ok()) return op.status();
   return (*op)->results();
 }
@@ -81,14 +82,14 @@ StatusOr<Value*> FunctionBuilder::SelectAndScatter(Value* operand, Value* source
   std::vector<Value*> operands = {operand, source, init};
   std::vector<NamedAttribute> attrs = WindowAttributes(window);
   ACCY_RETURN_IF_ERROR(CheckOperands(OpKind::kSelectAndScatter, operands));
-  ACCY_ASSIGN_OR_RETURN(auto types, ir_internal::InferResultTypes(OpKind::kSelectAndScatter,
-                                                                  TypesOf(operands), attrs));
+  ACCY_ASSIGN_OR_RETURN(
+      auto types, ir_internal::InferredTypes(OpKind::kSelectAndScatter, TypesOf(operands), attrs));
   const TensorType scalar = ScalarOf(operand);
   std::vector<RegionSpec> regions;
   regions.push_back(RegionSpec{{scalar, scalar}, std::move(select)});
   regions.push_back(RegionSpec{{scalar, scalar}, std::move(scatter)});
   StatusOr<Operation*> op =
-      CreateOp(OpKind::kSelectAndScatter, operands, *types, std::move(attrs), std::move(regions));
+      CreateOp(OpKind::kSelectAndScatter, operands, types, std::move(attrs), std::move(regions));
   if (!op.ok()) return op.status();
   return (*op)->result(0);
 }
