@@ -47,10 +47,9 @@
 namespace accy::jit {
 namespace row_pipeline {
 
-
-
 Status RowPipelineEmitter::Loop(llvm::Value* begin, llvm::Value* end, const std::string& name,
-                                const std::function<Status(llvm::Value*)>& body) {
+                                const std::function<Status(llvm::Value*)>& body,
+                                int32_t interleave) {
   llvm::BasicBlock* before = b_.GetInsertBlock();
   auto* header = llvm::BasicBlock::Create(context_, name, function_);
   auto* done = llvm::BasicBlock::Create(context_, name + ".done", function_);
@@ -61,11 +60,11 @@ Status RowPipelineEmitter::Loop(llvm::Value* begin, llvm::Value* end, const std:
   ACCY_RETURN_IF_ERROR(body(i));
   llvm::Value* next = b_.CreateAdd(i, b_.getInt64(1), name + ".next", true, true);
   i->addIncoming(next, b_.GetInsertBlock());
-  b_.CreateCondBr(b_.CreateICmpSLT(next, end), header, done);
+  llvm::BranchInst* latch = b_.CreateCondBr(b_.CreateICmpSLT(next, end), header, done);
+  if (interleave > 0) SetLoopHint(latch, "llvm.loop.interleave.count", interleave);
   b_.SetInsertPoint(done);
   return absl::OkStatus();
 }
-
 
 std::vector<llvm::Value*> RowPipelineEmitter::RowOffsets(llvm::Value* row) {
   // The row's coordinates, innermost first, times each access's outer strides.

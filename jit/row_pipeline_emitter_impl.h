@@ -4,6 +4,7 @@
 #ifndef ACCY_JIT_ROW_PIPELINE_EMITTER_IMPL_H_
 #define ACCY_JIT_ROW_PIPELINE_EMITTER_IMPL_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -30,7 +31,8 @@ constexpr int64_t kChunk = 512;
 // streamed): a quarter of L1.
 constexpr int64_t kMaxCachedRowBytes = 12 * 1024;
 // The last reduce pass's map loop runs in groups of one cache line of its narrowest prefetched
-// input and prefetches the next row's line of each input per group (EmitReducePass). Spread
+// input (or of MapGroupColumns, below, if that is more) and prefetches the next row's lines of
+// each input per group (EmitReducePass). Spread
 // that way, the next row's DRAM reads overlap this row's arithmetic (softmax's exp); without it
 // the first pass of each row waits for memory while the later passes leave DRAM idle.
 // A C model of the kernel on Zen 3 (AVX2, 1 thread, softmax [4096, 1024], beside a build):
@@ -38,6 +40,17 @@ constexpr int64_t kMaxCachedRowBytes = 12 * 1024;
 // prefetched at its start. The kernel itself: docs/isa.md (8-12% on an idle host, more when
 // the memory system is contended).
 constexpr int64_t kCacheLineBytes = 64;
+// The reduce passes' map loops (softmax's exp(x - max)) ask the loop vectorizer for
+// kMapInterleave vectors per iteration (LangRef "llvm.loop.interleave.count"), and the last
+// pass's groups span at least that many f32 vectors of the target (MapGroupColumns: 32 columns
+// on AVX2, 64 on AVX-512), so that the vectorizer keeps its full width. It then emits each op
+// for the four vectors in a row, so the core overlaps their dependent chains (exp's is about 55
+// cycles long); left to itself, it kept each vector's chain together (AVX2 has 16 registers)
+// and the capped exp loop ran at about 1.5x its FMA-port bound (docs/isa.md, "Four chains").
+constexpr int32_t kMapInterleave = 4;
+inline int64_t MapGroupColumns(int vector_bits) {
+  return int64_t{kMapInterleave} * std::max(4, vector_bits / 32);
+}
 
 // Whether `reduce` sums f32 terms that are exp results and its sum is not taken a log of
 // (softmax's denominator): within each chunk its lanes add in f32 (each of the 64 lanes adds
@@ -76,14 +89,16 @@ class RowPipelineEmitter {
                      const KernelTarget& target)
       : item_(item), fusion_(fusion), module_(module), context_(module.getContext()),
         b_(context_), lowering_(module, b_), acc_(b_, target.vector_bits),
-        scale_primitive_(target.vector_bits >= 512) {}
+        scale_primitive_(target.vector_bits >= 512),
+        map_group_columns_(MapGroupColumns(target.vector_bits)) {}
 
   StatusOr<KernelSignature> Emit(std::string_view symbol);
 
  private:
   // Emits `for (i = begin; i < end; ++i) body(i)`; the builder continues after the loop.
+  // `interleave` > 0 asks the loop vectorizer for that many vectors per iteration.
   Status Loop(llvm::Value* begin, llvm::Value* end, const std::string& name,
-              const std::function<Status(llvm::Value*)>& body);
+              const std::function<Status(llvm::Value*)>& body, int32_t interleave = 0);
   // The full ops needed (transitively) for `targets`, in program order (row_pipeline_plan.h).
   std::vector<const Operation*> FullOpsFor(const std::vector<const Value*>& targets,
                                            const Value* cached = nullptr) const {
@@ -157,6 +172,8 @@ class RowPipelineEmitter {
   // vscalefps on 512-bit targets (AVX-512F+VL), by a shift and two multiplies below.
   std::set<const Operation*> nonpositive_exps_;
   const bool scale_primitive_;
+  // The last reduce pass's smallest map group (MapGroupColumns).
+  const int64_t map_group_columns_;
 };
 
 }  // namespace accy::jit::row_pipeline

@@ -36,13 +36,15 @@ Status RowPipelineEmitter::EmitReducePass(int pass) {
   const int64_t tail = plan_.columns % kChunk;
   const bool stores_cached = cached_ != nullptr && pass + 1 == plan_.passes;
   // The last reduce pass prefetches the next row (kCacheLineBytes) in groups of one line of
-  // its narrowest prefetched input.
+  // its narrowest prefetched input, and of at least map_group_columns_ columns (every line of
+  // the group is prefetched).
   const std::vector<int> prefetched = pass + 1 == plan_.passes ? PrefetchedAccesses() : std::vector<int>{};
   int64_t group = kCacheLineBytes;
   for (int a : prefetched) {
     group = std::min(group, kCacheLineBytes / std::max<int64_t>(
                                                   1, ElementByteWidth(plan_.accesses[static_cast<size_t>(a)].type)));
   }
+  group = std::max(group, map_group_columns_);
   // Float max/min folded straight from the input (softmax's max of x) first run the fast fold
   // (RowAccumulation::FastMaxMin: one maxps per vector instead of the IEEE tie and NaN
   // selects); a row whose terms hold a NaN or whose result is +-0 folds again exactly.
@@ -110,7 +112,8 @@ Status RowPipelineEmitter::EmitReducePass(int pass) {
       if (!needs_map) {
         // folded straight from the inputs below
       } else if (prefetched.empty() || length < group) {
-        ACCY_RETURN_IF_ERROR(Loop(b_.getInt64(0), b_.getInt64(length), "map", map_column));
+        ACCY_RETURN_IF_ERROR(
+            Loop(b_.getInt64(0), b_.getInt64(length), "map", map_column, kMapInterleave));
       } else {
         // Groups of `group` columns, each prefetching the next row's lines of the same columns
         // (kCacheLineBytes); the group's inner loop has a constant trip count and vectorizes.
@@ -118,7 +121,8 @@ Status RowPipelineEmitter::EmitReducePass(int pass) {
         ACCY_RETURN_IF_ERROR(Loop(b_.getInt64(0), b_.getInt64(groups), "map.group", [&](llvm::Value* g) {
           llvm::Value* begin = b_.CreateMul(g, b_.getInt64(group), "", true, true);
           EmitPrefetchNextRow(prefetched, b_.CreateAdd(first, begin), group);
-          return Loop(begin, b_.CreateAdd(begin, b_.getInt64(group), "", true, true), "map", map_column);
+          return Loop(begin, b_.CreateAdd(begin, b_.getInt64(group), "", true, true), "map",
+                      map_column, kMapInterleave);
         }));
         if (length % group != 0) {
           ACCY_RETURN_IF_ERROR(

@@ -12,6 +12,7 @@
 // pipelines stay within kExpUlp; the layer/RMS norm sums round to the same f32 value except in
 // rare ties, so they are held to kNormUlp. f16/bf16 compute in f32 and round once per op:
 // within 2 ulp of the narrow type.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "accy/builder.h"
+#include "accy/isa.h"
 #include "gtest/gtest.h"
 #include "src/reference/reference_evaluator.h"
 #include "src/util/str_cat.h"
@@ -467,25 +469,32 @@ TEST(RowPipelineFastFoldTest, MaxAndMinOfInputRowsMatchReferenceBitForBit) {
 }
 
 // The last reduce pass prefetches the next row of each per-row input, one llvm.prefetch per
-// 64-byte line in groups of the narrowest input's line (row_pipeline_emitter_impl.h,
-// kCacheLineBytes): counted in the IR before O3, where each emitted chunk body holds one call
-// per prefetched input. Broadcast operands (layer norm's gamma and beta) and rows shorter than
-// a line are not prefetched; results still match the reference.
+// 64-byte line, in map groups of four f32 vectors of the target (row_pipeline_emitter_impl.h,
+// kCacheLineBytes and MapGroupColumns: 32 columns on AVX2, 64 on AVX-512): counted in the IR
+// before O3, where each emitted chunk body holds one call per line of a group per prefetched
+// input. Broadcast operands (layer norm's gamma and beta) and rows shorter than a group are not
+// prefetched; results still match the reference.
 TEST(RowPipelinePrefetchTest, LastReducePassPrefetchesTheNextRowOfPerRowInputs) {
   struct Expectation {
     size_t case_index;  // in Cases()
     ElementType type;
     std::vector<int64_t> dims;
-    size_t prefetches;  // llvm.prefetch calls in the kernel IR before O3
+    size_t groups;  // chunk bodies with a prefetching group loop, times prefetched inputs
   };
   const Expectation expectations[] = {
       {0, ElementType::kF32, {8, 1024}, 1},   // softmax: one whole-chunk body, x once
       {0, ElementType::kF32, {3, 1100}, 2},   // plus the 76-column tail chunk
       {2, ElementType::kBF16, {8, 1024}, 1},  // layer norm: x; gamma and beta are broadcasts
-      {0, ElementType::kF32, {3, 7}, 0},      // shorter than a line
+      {0, ElementType::kF32, {3, 7}, 0},      // shorter than a group
       {0, ElementType::kF32, {1, 1024}, 1},   // one row: prefetches itself (clamped)
   };
+  ASSERT_OK_AND_ASSIGN(Isa isa, ProcessIsa());
+  const int64_t group_columns = isa == Isa::kAvx512 ? 64 : isa == Isa::kAvx2 ? 32 : 16;
   for (const Expectation& e : expectations) {
+    const int64_t bytes = e.type == ElementType::kBF16 ? 2 : 4;
+    // A group is also at least one line of the input.
+    const size_t prefetches =
+        e.groups * static_cast<size_t>(std::max<int64_t>(1, group_columns * bytes / 64));
     const PipelineCase& c = Cases()[e.case_index];
     SCOPED_TRACE(StrCat(c.name, " ", ElementTypeName(e.type), " ",
                         TensorType::Create(e.type, e.dims)->ToString()));
@@ -503,7 +512,7 @@ TEST(RowPipelinePrefetchTest, LastReducePassPrefetchesTheNextRowOfPerRowInputs) 
     ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, Evaluate(*built.module, "main", args));
     ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(std::move(built.module), "main", options));
     EXPECT_EQ(CountKind(*program, WorkKind::kRowPipeline), 1);
-    size_t prefetches = 0;
+    size_t calls = 0;
     int files = 0;
     for (const auto& entry : std::filesystem::directory_iterator(dir)) {
       if (!entry.path().filename().string().ends_with(".before.ll")) continue;
@@ -512,11 +521,11 @@ TEST(RowPipelinePrefetchTest, LastReducePassPrefetchesTheNextRowOfPerRowInputs) 
       const std::string ir((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
       for (size_t at = ir.find("call void @llvm.prefetch"); at != std::string::npos;
            at = ir.find("call void @llvm.prefetch", at + 1)) {
-        ++prefetches;
+        ++calls;
       }
     }
     EXPECT_EQ(files, 1);
-    EXPECT_EQ(prefetches, e.prefetches);
+    EXPECT_EQ(calls, prefetches);
     ASSERT_OK_AND_ASSIGN(std::vector<Tensor> actual, program->Run(args, 2));
     const int64_t bound = e.type == ElementType::kBF16 ? std::max<int64_t>(c.ulp, kHalfUlp) : c.ulp;
     EXPECT_TRUE(Matches(actual[0], expected[0], bound));
