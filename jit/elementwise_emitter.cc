@@ -26,6 +26,7 @@
 #include "jit/elementwise_lowering.h"
 #include "jit/kernel_abi.h"
 #include "jit/streaming_store.h"
+#include "llvm/IR/Instructions.h"
 #include "jit/kernel_prologue.h"
 #include "src/fusion/fusion_plan.h"
 #include "src/schedule/schedule_plan.h"
@@ -49,6 +50,36 @@ int InterleaveCount(std::span<const Operation* const> ops) {
     if (special && op->result(0)->type().element_type() != ElementType::kF64) return 4;
   }
   return 0;
+}
+
+// Chains with an exp, logistic or tanh whose loop calls no library function: jit/vector_math.h's
+// inline polynomials are long dependent chains, which the loop vectorizer, left to itself, emits
+// one vector after another; four vectors interleaved op by op let the core overlap them
+// (docs/isa.md, "Four chains"). The interleave count they get:
+constexpr int kInlineExpInterleave = 4;
+
+bool HasExpLikeOp(std::span<const Operation* const> ops) {
+  return std::any_of(ops.begin(), ops.end(), [](const Operation* op) {
+    const OpKind kind = op->kind();
+    return kind == OpKind::kExponential || kind == OpKind::kLogistic || kind == OpKind::kTanh;
+  });
+}
+
+// Whether the blocks from `first` through `last` (in function order) call a function that is
+// neither an LLVM intrinsic nor an accy target primitive (jit/target_lowering.h): a libm,
+// libmvec or SLEEF call.
+bool CallsLibrary(llvm::BasicBlock* first, llvm::BasicBlock* last) {
+  for (auto block = first->getIterator();; ++block) {
+    for (const llvm::Instruction& instruction : *block) {
+      const auto* call = llvm::dyn_cast<llvm::CallInst>(&instruction);
+      if (call == nullptr) continue;
+      const llvm::Function* callee = call->getCalledFunction();
+      if (callee == nullptr || (!callee->isIntrinsic() && !callee->getName().starts_with("accy."))) {
+        return true;
+      }
+    }
+    if (&*block == last) return false;
+  }
 }
 
 // How the loop reads one external operand: a buffer through strides, or a folded constant.
@@ -124,6 +155,7 @@ StatusOr<KernelSignature> EmitElementwiseKernel(const WorkItem& item, const Fusi
 
   // 3. The function.
   const int interleave = InterleaveCount(item.ops);
+  const bool exp_like = HasExpLikeOp(item.ops);
   llvm::LLVMContext& context = module.getContext();
   llvm::IRBuilder<> builder(context);
   ElementwiseLowering lowering(module, builder);
@@ -222,7 +254,11 @@ StatusOr<KernelSignature> EmitElementwiseKernel(const WorkItem& item, const Fusi
     llvm::Value* next = builder.CreateAdd(col, builder.getInt64(1), "col.next", true, true);
     col->addIncoming(next, builder.GetInsertBlock());
     llvm::BranchInst* back = builder.CreateCondBr(builder.CreateICmpSLT(next, col_end), body, done);
-    if (interleave > 0) SetLoopHint(back, "llvm.loop.interleave.count", interleave);
+    if (interleave > 0) {
+      SetLoopHint(back, "llvm.loop.interleave.count", interleave);
+    } else if (exp_like && !CallsLibrary(body, builder.GetInsertBlock())) {
+      SetLoopHint(back, "llvm.loop.interleave.count", kInlineExpInterleave);
+    }
     builder.SetInsertPoint(done);
     return absl::OkStatus();
   };

@@ -377,6 +377,32 @@ TEST(JitCompilerTest, DumpsIrBeforeAndAfterO3AndAssembly) {
   std::filesystem::remove_all(dir);
 }
 
+// Elementwise loops with an inline exp, logistic or tanh and no library call ask the loop
+// vectorizer for four vectors per iteration (jit/elementwise_emitter.cc, docs/isa.md "Four
+// chains"); a loop that calls libm (f32 log) keeps the vectorizer's own count.
+TEST(JitCompilerTest, InlineExpLoopsInterleaveFourVectorsAndLibraryCallsDoNot) {
+  enum class Chain { kExp, kLogistic, kExpThenLog };
+  for (Chain chain : {Chain::kExp, Chain::kLogistic, Chain::kExpThenLog}) {
+    SCOPED_TRACE(static_cast<int>(chain));
+    Builder builder("chain");
+    TensorType t = builder.Type(ElementType::kF32, {4096}).value();
+    auto f = builder.BeginFunction("main", {t}, {t}).value();
+    Value* x = f.Parameter(0);
+    Value* y = chain == Chain::kLogistic ? f.Logistic(x).value() : f.Exponential(x).value();
+    if (chain == Chain::kExpThenLog) y = f.Log(y).value();
+    (void)f.Return({y});
+    const auto dir = FreshDirectory("accy_jit_interleave_test");
+    JitCompilerOptions options;
+    options.dump_dir = dir.string();
+    ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(builder.Finish().value(), "main", options));
+    const auto dumps = ReadDumps(dir);
+    const bool hinted =
+        dumps.before.find("!\"llvm.loop.interleave.count\", i32 4}") != std::string::npos;
+    EXPECT_EQ(hinted, chain != Chain::kExpThenLog);
+    std::filesystem::remove_all(dir);
+  }
+}
+
 // exp's e * 2^n step is a target primitive (jit/target_lowering.h): the emitted IR calls
 // accy.exp_scale.f32, the vectorizer widens the call, and after optimization every call is
 // lowered (vscalefps on AVX-512, vscalefss for the scalar tail; the exponent-field sequence
