@@ -26,11 +26,11 @@
 #include "jit/elementwise_lowering.h"
 #include "jit/kernel_abi.h"
 #include "jit/streaming_store.h"
-#include "llvm/IR/Instructions.h"
 #include "jit/kernel_prologue.h"
 #include "src/fusion/fusion_plan.h"
 #include "src/schedule/schedule_plan.h"
 #include "src/util/str_cat.h"
+#include "llvm/IR/Instructions.h"
 
 namespace accy::jit {
 namespace {
@@ -69,7 +69,8 @@ bool HasExpLikeOp(std::span<const Operation* const> ops) {
 // neither an LLVM intrinsic nor an accy target primitive (jit/target_lowering.h): a libm,
 // libmvec or SLEEF call.
 bool CallsLibrary(llvm::BasicBlock* first, llvm::BasicBlock* last) {
-  for (auto block = first->getIterator();; ++block) {
+  const auto end = first->getParent()->end();
+  for (auto block = first->getIterator(); block != end; ++block) {
     for (const llvm::Instruction& instruction : *block) {
       const auto* call = llvm::dyn_cast<llvm::CallInst>(&instruction);
       if (call == nullptr) continue;
@@ -78,8 +79,9 @@ bool CallsLibrary(llvm::BasicBlock* first, llvm::BasicBlock* last) {
         return true;
       }
     }
-    if (&*block == last) return false;
+    if (&*block == last) break;
   }
+  return false;
 }
 
 // How the loop reads one external operand: a buffer through strides, or a folded constant.

@@ -32,9 +32,9 @@ constexpr int64_t kChunk = 512;
 constexpr int64_t kMaxCachedRowBytes = 12 * 1024;
 // The last reduce pass's map loop runs in groups of one cache line of its narrowest prefetched
 // input (or of MapGroupColumns, below, if that is more) and prefetches the next row's lines of
-// each input per group (EmitReducePass). Spread
-// that way, the next row's DRAM reads overlap this row's arithmetic (softmax's exp); without it
-// the first pass of each row waits for memory while the later passes leave DRAM idle.
+// each input per group (EmitReducePass). Spread that way, the next row's DRAM reads overlap
+// this row's arithmetic (softmax's exp); without it the first pass of each row waits for
+// memory while the later passes leave DRAM idle.
 // A C model of the kernel on Zen 3 (AVX2, 1 thread, softmax [4096, 1024], beside a build):
 // 6.1-7.2 ms without, 4.6 ms with one prefetch per 16 columns, 5.5-6.2 ms with the whole row
 // prefetched at its start. The kernel itself: docs/isa.md (8-12% on an idle host, more when
