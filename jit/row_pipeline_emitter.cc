@@ -159,7 +159,9 @@ StatusOr<std::map<const Value*, llvm::Value*>> RowPipelineEmitter::EmitColumn(
       operands.push_back(v);
     }
     if (nonpositive_exps_.count(op) != 0) {
-      values[op->result(0)] = EmitExpNonPositiveF32(b_, operands[0], scale_primitive_);
+      values[op->result(0)] = normal_range_exps_
+                                  ? EmitExpNormalRangeF32(b_, operands[0])
+                                  : EmitExpNonPositiveF32(b_, operands[0], scale_primitive_);
       continue;
     }
     auto reciprocal = reciprocals_.find(op);
@@ -170,6 +172,48 @@ StatusOr<std::map<const Value*, llvm::Value*>> RowPipelineEmitter::EmitColumn(
     ACCY_ASSIGN_OR_RETURN(values[op->result(0)], lowering_.Emit(*op, operands));
   }
   return values;
+}
+
+llvm::Value* RowPipelineEmitter::NormalRangeCondition(const std::vector<const Operation*>& ops) {
+  llvm::Value* condition = nullptr;
+  for (const Operation* op : ops) {
+    auto exp = nonpositive_exps_.find(op);
+    if (exp == nonpositive_exps_.end()) continue;
+    auto row = normal_exp_rows_.find(exp->second);
+    if (row == normal_exp_rows_.end()) return nullptr;
+    condition = condition == nullptr ? row->second : b_.CreateAnd(condition, row->second);
+  }
+  return condition;
+}
+
+StatusOr<std::vector<llvm::Value*>> RowPipelineEmitter::VersionByExpRange(
+    const std::vector<const Operation*>& ops,
+    const std::function<StatusOr<std::vector<llvm::Value*>>()>& emit) {
+  llvm::Value* condition = NormalRangeCondition(ops);
+  if (condition == nullptr) return emit();
+  auto* normal = llvm::BasicBlock::Create(context_, "exp.normal", function_);
+  auto* general = llvm::BasicBlock::Create(context_, "exp.general", function_);
+  auto* join = llvm::BasicBlock::Create(context_, "exp.join", function_);
+  b_.CreateCondBr(condition, normal, general);
+  b_.SetInsertPoint(normal);
+  normal_range_exps_ = true;
+  StatusOr<std::vector<llvm::Value*>> normal_values = emit();
+  normal_range_exps_ = false;
+  ACCY_RETURN_IF_ERROR(normal_values.status());
+  llvm::BasicBlock* normal_end = b_.GetInsertBlock();
+  b_.CreateBr(join);
+  b_.SetInsertPoint(general);
+  ACCY_ASSIGN_OR_RETURN(std::vector<llvm::Value*> general_values, emit());
+  llvm::BasicBlock* general_end = b_.GetInsertBlock();
+  b_.CreateBr(join);
+  b_.SetInsertPoint(join);
+  for (size_t k = 0; k < general_values.size(); ++k) {
+    llvm::PHINode* phi = b_.CreatePHI(general_values[k]->getType(), 2);
+    phi->addIncoming((*normal_values)[k], normal_end);
+    phi->addIncoming(general_values[k], general_end);
+    general_values[k] = phi;
+  }
+  return general_values;
 }
 
 Status RowPipelineEmitter::EmitRowOps(int depth) {
@@ -239,6 +283,15 @@ void RowPipelineEmitter::StoreOutput(llvm::Value* value, llvm::Value* address) {
 // (computed in f32, rounded once to the narrow type) keep the division.
 Status RowPipelineEmitter::EmitOutputPass() {
   const std::vector<const Operation*> ops = FullOpsFor({item_.output_value}, cached_);
+  return VersionByExpRange(ops,
+                           [&]() -> StatusOr<std::vector<llvm::Value*>> {
+                             ACCY_RETURN_IF_ERROR(EmitOutputPass(ops));
+                             return std::vector<llvm::Value*>{};
+                           })
+      .status();
+}
+
+Status RowPipelineEmitter::EmitOutputPass(const std::vector<const Operation*>& ops) {
   reciprocals_.clear();
   llvm::Value* all_normal = b_.getTrue();
   std::map<const Value*, llvm::Value*> no_values;
@@ -409,6 +462,10 @@ StatusOr<KernelSignature> RowPipelineEmitter::Emit(std::string_view symbol) {
   signature_.inputs = plan_.inputs;
   cached_ = ChooseCached();
   nonpositive_exps_ = NonPositiveExponentials(plan_);
+  std::set<const Value*> exp_maxes;
+  if (!scale_primitive_) {
+    for (const auto& [exp, max] : nonpositive_exps_) exp_maxes.insert(max);
+  }
   llvm::Type* out_memory = MemoryType(context_, item_.output_value->type().element_type());
   const int64_t element_bytes =
       static_cast<int64_t>(module_.getDataLayout().getTypeAllocSize(out_memory));
@@ -450,6 +507,9 @@ StatusOr<KernelSignature> RowPipelineEmitter::Emit(std::string_view symbol) {
                                (reduce.type == ElementType::kF32 || reduce.type == ElementType::kF64);
     nan_flags_.push_back(
         float_max_min ? b_.CreateAlloca(llvm::FixedVectorType::get(b_.getInt1Ty(), width)) : nullptr);
+    arg_min_.push_back(exp_maxes.count(reduce.op->result(0)) != 0
+                           ? b_.CreateAlloca(llvm::FixedVectorType::get(lane, width))
+                           : nullptr);
   }
 
   llvm::Value* first_row = b_.CreateMul(prologue_->block_begin(), b_.getInt64(rows_per_block));
@@ -466,6 +526,7 @@ StatusOr<KernelSignature> RowPipelineEmitter::Emit(std::string_view symbol) {
         b_.CreateSub(end_row, b_.getInt64(1))));
     row_loads_.clear();
     row_values_.clear();
+    normal_exp_rows_.clear();
     for (size_t a = 0; a < plan_.accesses.size(); ++a) {
       const RowAccess& access = plan_.accesses[a];
       if (access.buffer >= 0 && access.column == 0) {

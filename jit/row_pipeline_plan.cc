@@ -227,7 +227,7 @@ std::vector<const Operation*> FullOpsFor(const RowPlan& plan, const WorkItem& it
   return ordered;
 }
 
-std::set<const Operation*> NonPositiveExponentials(const RowPlan& plan) {
+std::map<const Operation*, const Value*> NonPositiveExponentials(const RowPlan& plan) {
   auto same_source = [&](const RowSource& a, const RowSource& b) {
     if (a.member != nullptr || b.member != nullptr) return a.member == b.member;
     const RowAccess& x = plan.accesses[static_cast<size_t>(a.access)];
@@ -235,7 +235,7 @@ std::set<const Operation*> NonPositiveExponentials(const RowPlan& plan) {
     return x.buffer >= 0 && x.buffer == y.buffer && x.type == y.type && x.outer == y.outer &&
            x.column == y.column;
   };
-  std::set<const Operation*> exps;
+  std::map<const Operation*, const Value*> exps;
   for (const Operation* op : plan.members) {
     if (op->kind() != OpKind::kExponential ||
         op->result(0)->type().element_type() != ElementType::kF32) {
@@ -249,7 +249,7 @@ std::set<const Operation*> NonPositiveExponentials(const RowPlan& plan) {
       if (reduce.op->result(0) == max && reduce.reducer == OpKind::kMaximum &&
           reduce.type == ElementType::kF32 &&
           same_source(plan.sources.at({reduce.op, 0}), plan.sources.at({subtract, 0}))) {
-        exps.insert(op);
+        exps[op] = max;
       }
     }
   }

@@ -79,8 +79,9 @@ std::vector<const Operation*> FullOpsFor(const RowPlan& plan, const WorkItem& it
 
 // The f32 exponential ops of the plan whose operand is known to be <= 0 or NaN: exp(a - m)
 // where m is a row max reduce of the same a (a member or the same read), so a - m <= 0 for
-// every element of the row, whatever the reduce's init (softmax's exp(x - max(x))).
-std::set<const Operation*> NonPositiveExponentials(const RowPlan& plan);
+// every element of the row, whatever the reduce's init (softmax's exp(x - max(x))). Each maps to
+// its m (the reduce's result).
+std::map<const Operation*, const Value*> NonPositiveExponentials(const RowPlan& plan);
 
 }  // namespace accy::jit
 

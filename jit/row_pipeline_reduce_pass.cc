@@ -5,9 +5,24 @@
 
 #include "jit/kernel_abi.h"
 #include "jit/row_pipeline_emitter_impl.h"
+#include "jit/vector_math.h"
 #include "src/schedule/schedule_plan.h"
 
 namespace accy::jit::row_pipeline {
+namespace {
+
+// Lanes offset + i (i < width) of a chunk's vector that are below `length`, the chunk's
+// columns: the ones not padding. An i1 vector.
+llvm::Value* TermLanes(llvm::IRBuilderBase& b, int64_t width, llvm::Value* offset, int64_t length) {
+  std::vector<llvm::Constant*> index;
+  for (int64_t i = 0; i < width; ++i) index.push_back(b.getInt64(static_cast<uint64_t>(i)));
+  const auto lanes = static_cast<unsigned>(width);
+  return b.CreateICmpSLT(
+      b.CreateAdd(b.CreateVectorSplat(lanes, offset), llvm::ConstantVector::get(index)),
+      b.CreateVectorSplat(lanes, b.getInt64(static_cast<uint64_t>(length))));
+}
+
+}  // namespace
 
 Status RowPipelineEmitter::EmitReducePass(int pass) {
   std::vector<size_t> reduces;
@@ -72,6 +87,11 @@ Status RowPipelineEmitter::EmitReducePass(int pass) {
       }
       if (fast) {
         b_.CreateStore(llvm::Constant::getNullValue(nan_flags_[r]->getAllocatedType()), nan_flags_[r]);
+      }
+      if (arg_min_[r] != nullptr) {
+        b_.CreateStore(llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(width),
+                                                      acc_.Identity(OpKind::kMinimum, reduce.type)),
+                       arg_min_[r]);
       }
     }
 
@@ -171,6 +191,19 @@ Status RowPipelineEmitter::EmitReducePass(int pass) {
             x = b_.CreateAlignedLoad(lane_vector, b_.CreateInBoundsGEP(lane, scratch_[r], offset),
                                      llvm::Align(64));
           }
+          if (arg_min_[r] != nullptr) {
+            // minps: a NaN term leaves the lane either way; its row's max is NaN (exact fold).
+            // The padding past `length` (the max's identity, -inf) is left out.
+            llvm::Value* term = x;
+            if (padded != length) {
+              term = b_.CreateSelect(
+                  TermLanes(b_, width, offset, length), x,
+                  llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(width),
+                                                 acc_.Identity(OpKind::kMinimum, reduce.type)));
+            }
+            llvm::Value* low = b_.CreateLoad(lane_vector, arg_min_[r]);
+            b_.CreateStore(acc_.FastMaxMin(OpKind::kMinimum, low, term), arg_min_[r]);
+          }
           llvm::Value* acc = b_.CreateLoad(acc_vector, sums);
           if (compensation_[r] != nullptr) {
             llvm::Value* error = b_.CreateLoad(acc_vector, compensation_[r]);
@@ -207,6 +240,7 @@ Status RowPipelineEmitter::EmitReducePass(int pass) {
     // Row results: lanes folded in a fixed order, then the init value, rounded once.
     std::map<const Value*, llvm::Value*> no_values;
     std::map<int, llvm::Value*> no_loads;
+    std::vector<llvm::Value*> normal_ranges;
     for (size_t r : reduces) {
       const RowReduce& reduce = plan_.reduces[r];
       llvm::Type* acc_vector = accumulator_[r]->getAllocatedType();
@@ -222,18 +256,39 @@ Status RowPipelineEmitter::EmitReducePass(int pass) {
               : acc_.Combine(reduce.reducer, reduce.type, init_acc,
                              acc_.Horizontal(reduce.reducer, reduce.type, lanes));
       results.push_back(acc_.ToStorage(combined, reduce.reducer, reduce.type));
+      if (arg_min_[r] != nullptr) {
+        // Whether every fl(a - max) of the row is in [kExpNormalRangeLow, 0]
+        // (RowPipelineEmitter::arg_min_).
+        llvm::Value* low =
+            acc_.Horizontal(OpKind::kMinimum, reduce.type,
+                            b_.CreateLoad(arg_min_[r]->getAllocatedType(), arg_min_[r]));
+        llvm::Value* max = results.back();
+        normal_ranges.push_back(b_.CreateFCmpOGE(
+            b_.CreateFSub(low, max), llvm::ConstantFP::get(max->getType(), kExpNormalRangeLow)));
+      }
       if (fast) {
         llvm::Value* flags = b_.CreateLoad(nan_flags_[r]->getAllocatedType(), nan_flags_[r]);
         llvm::Value* zero = b_.CreateFCmpOEQ(combined, llvm::ConstantFP::get(combined->getType(), 0.0));
         *retry = b_.CreateOr(*retry, b_.CreateOr(b_.CreateOrReduce(flags), zero));
       }
     }
+    results.insert(results.end(), normal_ranges.begin(), normal_ranges.end());
     return absl::OkStatus();
   };
+  // `values`: the reduces' row values, then the arg_min_ conditions (fold's `results`).
   std::vector<llvm::Value*> values;
   llvm::Value* retry = b_.getFalse();
-  ACCY_RETURN_IF_ERROR(fold(fast_eligible, values, &retry));
-  if (fast_eligible) {
+  if (!fast_eligible) {
+    // Exps of the row's max differences among `ops` (softmax's sum pass) take the normal-range
+    // lowering on rows that allow it (VersionByExpRange).
+    ACCY_ASSIGN_OR_RETURN(values,
+                          VersionByExpRange(ops, [&]() -> StatusOr<std::vector<llvm::Value*>> {
+                            std::vector<llvm::Value*> folded;
+                            ACCY_RETURN_IF_ERROR(fold(false, folded, nullptr));
+                            return folded;
+                          }));
+  } else {
+    ACCY_RETURN_IF_ERROR(fold(true, values, &retry));
     llvm::BasicBlock* fast_end = b_.GetInsertBlock();
     auto* exact = llvm::BasicBlock::Create(context_, "fold.exact", function_);
     auto* join = llvm::BasicBlock::Create(context_, "fold.join", function_);
@@ -251,8 +306,11 @@ Status RowPipelineEmitter::EmitReducePass(int pass) {
       values[k] = phi;
     }
   }
+  size_t next_range = reduces.size();
   for (size_t k = 0; k < reduces.size(); ++k) {
-    row_values_[plan_.reduces[reduces[k]].op->result(0)] = values[k];
+    const Value* result = plan_.reduces[reduces[k]].op->result(0);
+    row_values_[result] = values[k];
+    if (arg_min_[reduces[k]] != nullptr) normal_exp_rows_[result] = values[next_range++];
   }
   return EmitRowOps(pass + 1);
 }

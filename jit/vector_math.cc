@@ -119,6 +119,18 @@ llvm::Value* EmitExpNonPositiveF32(llvm::IRBuilderBase& b, llvm::Value* x, bool 
                         b.CreateFMul(b.CreateFMul(reduced.e, power), Float(type, 0x1p-64)));
 }
 
+llvm::Value* EmitExpNormalRangeF32(llvm::IRBuilderBase& b, llvm::Value* x) {
+  llvm::Type* type = x->getType();
+  llvm::Type* int_type = type->getWithNewType(b.getInt32Ty());
+  // x in [-86.5, 0]: n = round(x log2(e)) in [-125, 0], e in [0.7, 1.42] (biased exponent 126
+  // or 127), so e 2^n has a biased exponent in [1, 127]: adding n to e's exponent field is the
+  // exact product, the value EmitExpF32's rounded scaling gives. `shifted`'s bits are
+  // 0x4B400000 + n; shifted left by 23 the constant part leaves the word and n << 23 remains.
+  const ExpReduced reduced = ReduceExp(b, x, 0x1.8p23);
+  llvm::Value* power = b.CreateShl(b.CreateBitCast(reduced.shifted, int_type), 23);
+  return b.CreateBitCast(b.CreateAdd(b.CreateBitCast(reduced.e, int_type), power), type);
+}
+
 llvm::Value* EmitTanhF32(llvm::IRBuilderBase& b, llvm::Value* x) {
   // tanh|x| = t / (t + 2), t = e^{2|x|} - 1: one reduction and one polynomial for every x (no
   // second branch to compute and select), |x| clamped to 10 where tanhf is 1 to the last bit.

@@ -34,6 +34,18 @@ llvm::Value* EmitExpF32(llvm::IRBuilderBase& builder, llvm::Value* x);
 llvm::Value* EmitExpNonPositiveF32(llvm::IRBuilderBase& builder, llvm::Value* x,
                                    bool scale_primitive);
 
+// Lower end of EmitExpNormalRangeF32's range: e^x >= 2^-125 there, so e^x is a normal float.
+inline constexpr double kExpNormalRangeLow = -86.5;
+
+// e^x of a float (or float vector) `x` that the caller knows is in [kExpNormalRangeLow, 0]
+// (softmax's x - max(x) on a row whose smallest x is within 86.5 of its max): the same bits as
+// EmitExpF32 there, with 2^n (n >= -125) added to the exponent field of e^r by one integer add
+// (exact: the result is normal), and no clamp or select. Shifts and integer adds issue on every
+// vector pipe, where EmitExpNonPositiveF32's two multiplies take the FMA pipes that exp's
+// polynomial is bound by below AVX-512 (docs/isa.md, "Exponents by integer add"). Outside the
+// range (NaN, -inf, x < -86.5, x > 0) the result is wrong.
+llvm::Value* EmitExpNormalRangeF32(llvm::IRBuilderBase& builder, llvm::Value* x);
+
 // tanh(x) of a float (or float vector): t / (t + 2) with t = e^{2|x|} - 1 (2|x| clamped to
 // 20), the sign copied from x (so tanh(-0) = -0, tanh(NaN) NaN, tanh(+-inf) = +-1, tiny x
 // gives x).
