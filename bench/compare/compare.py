@@ -176,6 +176,11 @@ def run_accy(runner, threads, data_dir, workloads, reps):
 # partly holds: at 2 threads its median was 64-106 GB/s against 37-58 with 32M or 64M floats per
 # array, measured back to back (docs/isa.md, "The triad's size").
 MIN_TRIAD_ELEMENTS = 1 << 22
+# Floats per array when sysfs does not say how large the caches are (some VMs have no
+# /sys/devices/system/cpu/cpu0/cache, and their CPUID may report the whole socket's L3): 128 MiB,
+# four times a 32 MB L3, the size the Zen 5 runs since 2026-12-06 used. On such a Zen 5 VM
+# (2026-12-07) the 4M-float fallback measured 93 GB/s at 2 threads, from the L3.
+UNKNOWN_CACHE_TRIAD_ELEMENTS = 1 << 25
 
 
 def last_level_cache_bytes():
@@ -199,8 +204,12 @@ def last_level_cache_bytes():
 
 
 def triad_elements():
-    """Floats per triad array: 4 x the last-level cache's bytes / 4 bytes, at least 4M."""
-    return max(MIN_TRIAD_ELEMENTS, last_level_cache_bytes())
+    """Floats per triad array: 4 x the last-level cache's bytes / 4 bytes, at least 4M
+    (UNKNOWN_CACHE_TRIAD_ELEMENTS when the cache size is not known)."""
+    llc = last_level_cache_bytes()
+    if llc == 0:
+        return UNKNOWN_CACHE_TRIAD_ELEMENTS
+    return max(MIN_TRIAD_ELEMENTS, llc)
 
 
 def run_triad(runner, threads, reps):
