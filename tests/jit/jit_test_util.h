@@ -8,10 +8,14 @@
 
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -27,6 +31,28 @@
 #include "tests/test_util.h"
 
 namespace accy::jit::testing {
+
+// The text of each module the JIT dumped into `dir` before optimization (the NAME.before.ll
+// files JitCompilerOptions::dump_dir writes), in directory order.
+inline std::vector<std::string> DumpedModulesBeforeOptimization(const std::filesystem::path& dir) {
+  std::vector<std::string> modules;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (!entry.path().filename().string().ends_with(".before.ll")) continue;
+    std::ifstream in(entry.path());
+    modules.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  return modules;
+}
+
+// How many times `needle` (not empty) occurs in `text`, overlaps included.
+inline size_t CountOccurrences(std::string_view text, std::string_view needle) {
+  size_t count = 0;
+  for (size_t at = text.find(needle); at != std::string_view::npos;
+       at = text.find(needle, at + 1)) {
+    ++count;
+  }
+  return count;
+}
 
 // The IEEE-754 bits of `x`, for bit-for-bit comparisons.
 inline uint32_t Bits(float x) {

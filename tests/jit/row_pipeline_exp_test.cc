@@ -10,8 +10,6 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <string>
 #include <vector>
@@ -201,20 +199,9 @@ TEST(RowPipelineExpTest, NormalRangeVersionIsEmittedBelowAvx512Only) {
   JitCompilerOptions options;
   options.dump_dir = dir.string();
   ASSERT_OK(BuildExpPrograms(4, 1024, options).status());
-  int files = 0;
-  size_t blocks = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (!entry.path().filename().string().ends_with(".before.ll")) continue;
-    ++files;
-    std::ifstream in(entry.path());
-    const std::string ir((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    for (size_t at = ir.find("\nexp.normal:"); at != std::string::npos;
-         at = ir.find("\nexp.normal:", at + 1)) {
-      ++blocks;
-    }
-  }
-  EXPECT_EQ(files, 1);
-  EXPECT_EQ(blocks, isa == Isa::kAvx512 ? 0u : 1u);
+  const std::vector<std::string> modules = DumpedModulesBeforeOptimization(dir);
+  ASSERT_EQ(modules.size(), 1u);
+  EXPECT_EQ(CountOccurrences(modules[0], "\nexp.normal:"), isa == Isa::kAvx512 ? 0u : 1u);
   std::filesystem::remove_all(dir);
 }
 

@@ -16,10 +16,8 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <iterator>
 #include <functional>
+#include <iostream>
 #include <limits>
 #include <random>
 #include <string>
@@ -515,19 +513,10 @@ TEST(RowPipelinePrefetchTest, LastReducePassPrefetchesTheNextRowOfPerRowInputs) 
     ASSERT_OK_AND_ASSIGN(std::vector<Tensor> expected, Evaluate(*built.module, "main", args));
     ASSERT_OK_AND_ASSIGN(auto program, JitProgram::Create(std::move(built.module), "main", options));
     EXPECT_EQ(CountKind(*program, WorkKind::kRowPipeline), 1);
+    const std::vector<std::string> modules = DumpedModulesBeforeOptimization(dir);
+    EXPECT_EQ(modules.size(), 1u);
     size_t calls = 0;
-    int files = 0;
-    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-      if (!entry.path().filename().string().ends_with(".before.ll")) continue;
-      ++files;
-      std::ifstream in(entry.path());
-      const std::string ir((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      for (size_t at = ir.find("call void @llvm.prefetch"); at != std::string::npos;
-           at = ir.find("call void @llvm.prefetch", at + 1)) {
-        ++calls;
-      }
-    }
-    EXPECT_EQ(files, 1);
+    for (const std::string& ir : modules) calls += CountOccurrences(ir, "call void @llvm.prefetch");
     EXPECT_EQ(calls, prefetches);
     ASSERT_OK_AND_ASSIGN(std::vector<Tensor> actual, program->Run(args, 2));
     const int64_t bound = e.type == ElementType::kBF16 ? std::max<int64_t>(c.ulp, kHalfUlp) : c.ulp;
