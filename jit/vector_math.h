@@ -40,8 +40,8 @@ inline constexpr double kExpNormalRangeLow = -86.5;
 // e^x of a float (or float vector) `x` that the caller knows is in [kExpNormalRangeLow, 0]
 // (softmax's x - max(x) on a row whose smallest x is within 86.5 of its max): the same bits as
 // EmitExpF32 there, with 2^n (n >= -125) added to the exponent field of e^r by one integer add
-// (exact: the result is normal), and no clamp or select. Shifts and integer adds issue on every
-// vector pipe, where EmitExpNonPositiveF32's two multiplies take the FMA pipes that exp's
+// (exact: the result is normal), and no clamp or select. The integer add may issue on any
+// vector ALU pipe, where EmitExpNonPositiveF32's two multiplies take the FMA pipes that exp's
 // polynomial is bound by below AVX-512 (docs/isa.md, "Exponents by integer add"). Outside the
 // range (NaN, -inf, x < -86.5, x > 0) the result is wrong.
 llvm::Value* EmitExpNormalRangeF32(llvm::IRBuilderBase& builder, llvm::Value* x);
