@@ -37,6 +37,14 @@ Status RowPipelineEmitter::EmitReducePass(int pass) {
   const std::vector<const Operation*> ops = FullOpsFor(targets);
   // A reduce reading a kernel input directly (contiguous columns, lanes of the input's own
   // type: softmax's max of x) folds whole chunks straight from the input: no copy to scratch.
+  // +inf in every lane of reduce r's vector: the start of its arg_min_ fold and the value its
+  // padding lanes are replaced by.
+  auto min_identity = [&](size_t r) -> llvm::Constant* {
+    const RowReduce& reduce = plan_.reduces[r];
+    return llvm::ConstantVector::getSplat(
+        llvm::ElementCount::getFixed(acc_.Width(reduce.reducer, reduce.type)),
+        acc_.Identity(OpKind::kMinimum, reduce.type));
+  };
   auto direct_access = [&](size_t r, int64_t length) -> int {
     const RowReduce& reduce = plan_.reduces[r];
     const RowSource& input = plan_.sources.at({reduce.op, 0});
@@ -89,9 +97,7 @@ Status RowPipelineEmitter::EmitReducePass(int pass) {
         b_.CreateStore(llvm::Constant::getNullValue(nan_flags_[r]->getAllocatedType()), nan_flags_[r]);
       }
       if (arg_min_[r] != nullptr) {
-        b_.CreateStore(llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(width),
-                                                      acc_.Identity(OpKind::kMinimum, reduce.type)),
-                       arg_min_[r]);
+        b_.CreateStore(min_identity(r), arg_min_[r]);
       }
     }
 
@@ -196,10 +202,7 @@ Status RowPipelineEmitter::EmitReducePass(int pass) {
             // The padding past `length` (the max's identity, -inf) is left out.
             llvm::Value* term = x;
             if (padded != length) {
-              term = b_.CreateSelect(
-                  TermLanes(b_, width, offset, length), x,
-                  llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(width),
-                                                 acc_.Identity(OpKind::kMinimum, reduce.type)));
+              term = b_.CreateSelect(TermLanes(b_, width, offset, length), x, min_identity(r));
             }
             llvm::Value* low = b_.CreateLoad(lane_vector, arg_min_[r]);
             b_.CreateStore(acc_.FastMaxMin(OpKind::kMinimum, low, term), arg_min_[r]);
