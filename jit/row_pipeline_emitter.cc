@@ -500,9 +500,10 @@ StatusOr<KernelSignature> RowPipelineEmitter::Emit(std::string_view symbol) {
     compensation_.push_back(RowAccumulation::Compensated(reduce.reducer, reduce.type)
                                 ? b_.CreateAlloca(acc_vector)
                                 : nullptr);
-    chunk_sums_.push_back(ChunkSummedInF32(reduce)
-                              ? b_.CreateAlloca(llvm::FixedVectorType::get(lane, width))
-                              : nullptr);
+    chunk_sums_.push_back(
+        ChunkSummedInF32(reduce)
+            ? b_.CreateAlloca(llvm::FixedVectorType::get(lane, width), nullptr, "chunk.sums")
+            : nullptr);
     const bool float_max_min = reduce.reducer != OpKind::kAdd &&
                                (reduce.type == ElementType::kF32 || reduce.type == ElementType::kF64);
     nan_flags_.push_back(

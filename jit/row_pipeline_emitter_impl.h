@@ -51,37 +51,6 @@ inline int64_t MapGroupColumns(int vector_bits) {
   return int64_t{kMapInterleave} * std::max(4, vector_bits / 32);
 }
 
-// Whether `reduce` sums f32 terms that are exp results and its sum is not taken a log of
-// (softmax's denominator): within each chunk its lanes add in f32 (each of the 64 lanes adds
-// kChunk / 64 = 8 terms), and each chunk's lanes then go into the f64 lanes. The terms are
-// >= 0 (or NaN / +inf), so there is no cancellation: a lane's chunk sum is within 7 roundings,
-// 3.5 f32 ulp, of its exact value, which a division passes on as relative error, against the
-// two converts and two f64 adds per 16 terms the f64 lanes cost (about 6 of softmax's ~21
-// cycles per 16 floats on Zen 4, llvm-mca). log-softmax keeps f64 lanes: log(sum) turns the
-// sum's relative error into absolute error, which is most of the result where one term
-// dominates (log(1 + d), d the small terms). So do other sums (layer norm's, with
-// cancellation). docs/numerics.md "Row pipelines".
-inline bool ChunkSummedInF32(const RowReduce& reduce) {
-  if (reduce.reducer != OpKind::kAdd || reduce.type != ElementType::kF32) return false;
-  const Operation* term = reduce.op->operand(0)->defining_op();
-  if (term == nullptr || term->kind() != OpKind::kExponential) return false;
-  // Every use, through layout changes and converts, must not be a log.
-  std::vector<const Value*> pending = {reduce.op->result(0)};
-  while (!pending.empty()) {
-    const Value* value = pending.back();
-    pending.pop_back();
-    for (const Use& use : value->uses()) {
-      const OpKind kind = use.user->kind();
-      if (kind == OpKind::kLog || kind == OpKind::kLogPlusOne) return false;
-      if (kind == OpKind::kBroadcastInDim || kind == OpKind::kReshape ||
-          kind == OpKind::kConvert || kind == OpKind::kTranspose) {
-        pending.push_back(use.user->result(0));
-      }
-    }
-  }
-  return true;
-}
-
 class RowPipelineEmitter {
  public:
   RowPipelineEmitter(const WorkItem& item, const FusionPlan& fusion, llvm::Module& module,
@@ -173,6 +142,7 @@ class RowPipelineEmitter {
   std::vector<llvm::AllocaInst*> accumulator_;    // per reduce
   std::vector<llvm::AllocaInst*> compensation_;   // per reduce; null unless compensated
   std::vector<llvm::AllocaInst*> chunk_sums_;     // per reduce; null unless ChunkSummedInF32
+  std::vector<llvm::AllocaInst*> chunk_errors_;   // per reduce; null unless ChunkCompensatedInF32
   std::vector<llvm::AllocaInst*> nan_flags_;      // per reduce; float max/min only (fast fold)
   bool streaming_ = false;                        // output written with streaming stores
   llvm::AllocaInst* cached_row_ = nullptr;        // streaming: the cached value's row

@@ -256,4 +256,116 @@ std::map<const Operation*, const Value*> NonPositiveExponentials(const RowPlan& 
   return exps;
 }
 
+namespace {
+
+// `value` is a constant (through broadcast_in_dim, reshape and convert) of a float type whose
+// elements are all >= 0 or -0 (+inf included, NaN not).
+bool IsNonNegativeConstant(const Value* value) {
+  const Operation* def = value->defining_op();
+  while (def != nullptr && def->num_operands() == 1 &&
+         (def->kind() == OpKind::kBroadcastInDim || def->kind() == OpKind::kReshape ||
+          def->kind() == OpKind::kConvert)) {
+    def = def->operand(0)->defining_op();
+  }
+  if (def == nullptr || def->kind() != OpKind::kConstant) return false;
+  const DenseElements* dense = def->GetDense("value");
+  if (dense == nullptr) return false;
+  uint64_t infinity = 0;  // the bits of +inf: larger magnitudes are NaN
+  switch (dense->type.element_type()) {
+    case ElementType::kF16:
+      infinity = 0x7c00;
+      break;
+    case ElementType::kBF16:
+      infinity = 0x7f80;
+      break;
+    case ElementType::kF32:
+      infinity = 0x7f800000;
+      break;
+    case ElementType::kF64:
+      infinity = 0x7ff0000000000000;
+      break;
+    default:
+      return false;
+  }
+  const size_t width = static_cast<size_t>(ElementByteWidth(dense->type.element_type()));
+  if (dense->bytes.empty() || dense->bytes.size() % width != 0) return false;
+  const uint64_t sign = uint64_t{1} << (8 * width - 1);
+  for (size_t at = 0; at < dense->bytes.size(); at += width) {
+    uint64_t bits = 0;
+    for (size_t k = 0; k < width; ++k) bits |= uint64_t{dense->bytes[at + k]} << (8 * k);
+    const uint64_t magnitude = bits & ~sign;
+    if (magnitude > infinity || ((bits & sign) != 0 && magnitude != 0)) return false;
+  }
+  return true;
+}
+
+// Every use of `sum`, followed through multiplies, dividends and adds with non-negative
+// constants, layout changes and converts, ends at sqrt, rsqrt or a divisor (ChunkSummedInF32's
+// rule for sums of squares).
+bool OnlyScaledIntoRoots(const Value* sum) {
+  std::vector<const Value*> pending = {sum};
+  while (!pending.empty()) {
+    const Value* value = pending.back();
+    pending.pop_back();
+    for (const Use& use : value->uses()) {
+      const Operation& user = *use.user;
+      switch (user.kind()) {
+        case OpKind::kSqrt:
+        case OpKind::kRsqrt:
+          continue;
+        case OpKind::kDivide:
+          if (user.operand(0) == value && user.operand(1) == value) return false;
+          if (user.operand(1) == value) continue;  // the divisor
+          if (!IsNonNegativeConstant(user.operand(1))) return false;
+          break;
+        case OpKind::kAdd:
+        case OpKind::kMultiply:
+          // A non-negative constant keeps the value's sign, so a later add cannot cancel.
+          if (!IsNonNegativeConstant(user.operand(user.operand(0) == value ? 1 : 0))) return false;
+          break;
+        case OpKind::kBroadcastInDim:
+        case OpKind::kReshape:
+        case OpKind::kConvert:
+        case OpKind::kTranspose:
+          break;
+        default:
+          return false;
+      }
+      if (user.num_results() != 1 || !IsFloat(user.result(0)->type().element_type())) return false;
+      pending.push_back(user.result(0));
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool ChunkSummedInF32(const RowReduce& reduce) {
+  if (reduce.reducer != OpKind::kAdd) return false;
+  const Operation* term = reduce.op->operand(0)->defining_op();
+  if (term == nullptr) return false;
+  if (term->kind() == OpKind::kMultiply && term->num_operands() == 2 &&
+      term->operand(0) == term->operand(1)) {
+    return (reduce.type == ElementType::kF32 || reduce.type == ElementType::kF16 ||
+            reduce.type == ElementType::kBF16) &&
+           OnlyScaledIntoRoots(reduce.op->result(0));
+  }
+  if (term->kind() != OpKind::kExponential || reduce.type != ElementType::kF32) return false;
+  // Every use, through layout changes and converts, must not be a log.
+  std::vector<const Value*> pending = {reduce.op->result(0)};
+  while (!pending.empty()) {
+    const Value* value = pending.back();
+    pending.pop_back();
+    for (const Use& use : value->uses()) {
+      const OpKind kind = use.user->kind();
+      if (kind == OpKind::kLog || kind == OpKind::kLogPlusOne) return false;
+      if (kind == OpKind::kBroadcastInDim || kind == OpKind::kReshape || kind == OpKind::kConvert ||
+          kind == OpKind::kTranspose) {
+        pending.push_back(use.user->result(0));
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace accy::jit

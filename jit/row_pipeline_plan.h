@@ -83,6 +83,27 @@ std::vector<const Operation*> FullOpsFor(const RowPlan& plan, const WorkItem& it
 // its m (the reduce's result).
 std::map<const Operation*, const Value*> NonPositiveExponentials(const RowPlan& plan);
 
+// Whether `reduce`'s sum adds its terms in f32 lanes within each chunk of the row (each of the
+// emitter's 64 lanes adds 8 terms of a 512-column chunk) before they go into the f64 lanes,
+// because its terms are >= 0 (or NaN / +inf) and its result is only used where a relative error
+// stays a relative error. No cancellation: a lane's chunk sum is within 7 roundings, 3.5 f32
+// ulp, of its exact value. Two kinds of sum qualify:
+// - f32 exp results whose sum is not taken a log of (softmax's denominator; a division passes
+//   the error on as relative error; log(sum) would turn it into absolute error, which is most
+//   of the result where one term dominates, so log-softmax keeps the f64 lanes);
+// - squares a * a of f32, f16 or bf16 values (layer norm's sum of (x - mean)^2, RMS norm's sum
+//   of x^2) whose sum reaches only scalings by non-negative constants (multiply, divide as the
+//   dividend, add: 1 / N, epsilon), layout changes and converts on its way to sqrt, rsqrt or
+//   the divisor of a divide. A subtraction on the way (E[x^2] - E[x]^2, the one-pass variance)
+//   would turn the relative error into cancellation, so that sum keeps the f64 lanes.
+// Sums of signed terms (the mean's) always keep the f64 lanes. The f64 lanes cost two converts
+// and two f64 adds per 8 terms at 8 f32 lanes per vector, the f32 lanes one add: about 6 of
+// softmax's ~21 cycles per 16 floats on Zen 4 (llvm-mca); layer norm [512, 1024] in cache on
+// Zen 5 went from 0.133 to 0.116 ms capped to AVX2 and from 0.099 to 0.087 ms at AVX-512.
+// A lane's partial sum is about 1/128 of the row's, so the f32 total is the f64 lanes' one
+// except near a rounding tie, where it is 1 ulp away (docs/numerics.md "Row pipelines").
+bool ChunkSummedInF32(const RowReduce& reduce);
+
 }  // namespace accy::jit
 
 #endif  // ACCY_JIT_ROW_PIPELINE_PLAN_H_
