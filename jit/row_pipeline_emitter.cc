@@ -9,9 +9,11 @@
 //     chunk of kChunk columns at a time, into an L1 scratch array per reduce, then fold the
 //     chunk into a 64-byte vector accumulator with explicit vector ops (max/min are IEEE and
 //     propagate NaN; float sums accumulate f32/f16/bf16 terms in f64 lanes -- the reference
-//     sums in double too -- and round once); a reduce of a kernel input's contiguous columns
-//     whose lanes have the input's type (softmax's max of x) folds whole chunks straight from
-//     the input instead; after the pass, the row ops of depth k + 1 run once;
+//     sums in double too -- and round once, except that sums of non-negative terms that
+//     ChunkSummedInF32 accepts add each chunk in f32 lanes first); a reduce of a kernel input's
+//     contiguous columns whose lanes have the input's type (softmax's max of x) folds whole
+//     chunks straight from the input instead; after the pass, the row ops of depth k + 1 run
+//     once;
 //   the output pass computes the root over the row, a plain loop the O3 vectorizer widens
 //     (ops through ElementwiseLowering: exp is the inline polynomial of vector_math.h).
 // Full values are recomputed in every pass that needs them (a row is re-read from L1/L2: a
