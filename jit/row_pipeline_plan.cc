@@ -341,7 +341,11 @@ bool OnlyScaledIntoRoots(const Value* sum) {
 }  // namespace
 
 bool ChunkSummedInF32(const RowReduce& reduce) {
-  if (reduce.reducer != OpKind::kAdd) return false;
+  // The init value is added to the lanes' total: a negative one could cancel it.
+  if (reduce.reducer != OpKind::kAdd || reduce.op->num_operands() != 2 ||
+      !IsNonNegativeConstant(reduce.op->operand(1))) {
+    return false;
+  }
   const Operation* term = reduce.op->operand(0)->defining_op();
   if (term == nullptr) return false;
   if (term->kind() == OpKind::kMultiply && term->num_operands() == 2 &&

@@ -85,9 +85,10 @@ std::map<const Operation*, const Value*> NonPositiveExponentials(const RowPlan& 
 
 // Whether `reduce`'s sum adds its terms in f32 lanes within each chunk of the row (each of the
 // emitter's 64 lanes adds 8 terms of a 512-column chunk) before they go into the f64 lanes,
-// because its terms are >= 0 (or NaN / +inf) and its result is only used where a relative error
-// stays a relative error. No cancellation: a lane's chunk sum is within 7 roundings, 3.5 f32
-// ulp, of its exact value. Two kinds of sum qualify:
+// because its terms and its init value (a constant) are >= 0 (or NaN / +inf) and its result is
+// only used where a relative error stays a relative error. No cancellation: a lane's chunk sum
+// is within 7 roundings, 3.5 f32 ulp, of its exact value, and so is the row's sum at worst (one
+// lane carrying the row). Two kinds of sum qualify:
 // - f32 exp results whose sum is not taken a log of (softmax's denominator; a division passes
 //   the error on as relative error; log(sum) would turn it into absolute error, which is most
 //   of the result where one term dominates, so log-softmax keeps the f64 lanes);
@@ -100,8 +101,9 @@ std::map<const Operation*, const Value*> NonPositiveExponentials(const RowPlan& 
 // and two f64 adds per 8 terms at 8 f32 lanes per vector, the f32 lanes one add: about 6 of
 // softmax's ~21 cycles per 16 floats on Zen 4 (llvm-mca); layer norm [512, 1024] in cache on
 // Zen 5 went from 0.133 to 0.116 ms capped to AVX2 and from 0.099 to 0.087 ms at AVX-512.
-// A lane's partial sum is about 1/128 of the row's, so the f32 total is the f64 lanes' one
-// except near a rounding tie, where it is 1 ulp away (docs/numerics.md "Row pipelines").
+// Typically a lane's partial sum is about 1/128 of the row's, so the f32 total is the f64
+// lanes' one except near a rounding tie, where it is 1 ulp away (docs/numerics.md "Row
+// pipelines").
 bool ChunkSummedInF32(const RowReduce& reduce);
 
 }  // namespace accy::jit
