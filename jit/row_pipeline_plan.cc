@@ -10,6 +10,7 @@
 #include "jit/row_accumulation.h"
 #include "src/fusion/fusion_plan.h"
 #include "src/schedule/schedule_plan.h"
+#include "src/util/float_format.h"
 #include "src/util/str_cat.h"
 
 namespace accy::jit {
@@ -270,24 +271,12 @@ bool IsNonNegativeConstant(const Value* value) {
   if (def == nullptr || def->kind() != OpKind::kConstant) return false;
   const DenseElements* dense = def->GetDense("value");
   if (dense == nullptr) return false;
-  uint64_t infinity = 0;  // the bits of +inf: larger magnitudes are NaN
-  switch (dense->type.element_type()) {
-    case ElementType::kF16:
-      infinity = 0x7c00;
-      break;
-    case ElementType::kBF16:
-      infinity = 0x7f80;
-      break;
-    case ElementType::kF32:
-      infinity = 0x7f800000;
-      break;
-    case ElementType::kF64:
-      infinity = 0x7ff0000000000000;
-      break;
-    default:
-      return false;
-  }
-  const size_t width = static_cast<size_t>(ElementByteWidth(dense->type.element_type()));
+  const ElementType type = dense->type.element_type();
+  if (!IsFloat(type)) return false;
+  const FloatFormat format = FormatOf(type);
+  // The bits of +inf: larger magnitudes are NaN.
+  const uint64_t infinity = ((uint64_t{1} << format.exponent_bits) - 1) << format.mantissa_bits;
+  const size_t width = static_cast<size_t>(ElementByteWidth(type));
   if (dense->bytes.empty() || dense->bytes.size() % width != 0) return false;
   const uint64_t sign = uint64_t{1} << (8 * width - 1);
   for (size_t at = 0; at < dense->bytes.size(); at += width) {

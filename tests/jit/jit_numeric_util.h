@@ -79,6 +79,30 @@ inline ::testing::AssertionResult Matches(const Tensor& actual, const Tensor& ex
                                        << ", bound " << max_ulps << " ulp)";
 }
 
+// Matches within `ulp` (reporting the largest distance in `max_ulps`), or, when `f32_abs` > 0
+// and the tensors are f32, every element within `ulp` or within `f32_abs` absolute error (for
+// results where a final add may cancel: row_pipeline_test.cc's layer norm).
+inline ::testing::AssertionResult MatchesUlpOrAbs(const Tensor& actual, const Tensor& expected,
+                                                  int64_t ulp, double f32_abs,
+                                                  double* max_ulps = nullptr) {
+  ::testing::AssertionResult plain = Matches(actual, expected, ulp, max_ulps);
+  if (plain || f32_abs == 0 || expected.type().element_type() != ElementType::kF32 ||
+      actual.type() != expected.type()) {
+    return plain;
+  }
+  for (int64_t i = 0; i < expected.element_count(); ++i) {
+    const double a = actual.GetAsDouble(i);
+    const double e = expected.GetAsDouble(i);
+    if (UlpDistance(ElementType::kF32, a, e) > ulp && !(std::fabs(a - e) <= f32_abs)) {
+      return ::testing::AssertionFailure()
+             << "element " << i << ": actual " << a << ", expected " << e << ": "
+             << UlpDistance(ElementType::kF32, a, e) << " ulp and " << std::fabs(a - e)
+             << " absolute, bounds " << ulp << " ulp or " << f32_abs;
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
 }  // namespace accy::jit::testing
 
 #endif  // ACCY_TESTS_JIT_JIT_NUMERIC_UTIL_H_

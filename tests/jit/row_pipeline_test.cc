@@ -247,28 +247,6 @@ StatusOr<Built> Build(const PipelineCase& c, ElementType type, const std::vector
   return built;
 }
 
-// Matches within `ulp` (reporting the largest distance in `max_ulps`), or, when `f32_abs` > 0
-// and the tensors are f32, every element within `ulp` or within `f32_abs` absolute error.
-::testing::AssertionResult MatchesCase(const Tensor& actual, const Tensor& expected, int64_t ulp,
-                                       double f32_abs, double* max_ulps = nullptr) {
-  ::testing::AssertionResult plain = Matches(actual, expected, ulp, max_ulps);
-  if (plain || f32_abs == 0 || expected.type().element_type() != ElementType::kF32 ||
-      actual.type() != expected.type()) {
-    return plain;
-  }
-  for (int64_t i = 0; i < expected.element_count(); ++i) {
-    const double a = actual.GetAsDouble(i);
-    const double e = expected.GetAsDouble(i);
-    if (UlpDistance(ElementType::kF32, a, e) > ulp && !(std::fabs(a - e) <= f32_abs)) {
-      return ::testing::AssertionFailure()
-             << "element " << i << ": actual " << a << ", expected " << e << ": "
-             << UlpDistance(ElementType::kF32, a, e) << " ulp and " << std::fabs(a - e)
-             << " absolute, bounds " << ulp << " ulp or " << f32_abs;
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
-
 int CountKind(const JitProgram& program, WorkKind kind) {
   int n = 0;
   for (const WorkItem& item : program.plan().items()) n += item.kind == kind ? 1 : 0;
@@ -292,7 +270,7 @@ void CheckCase(const PipelineCase& c, ElementType type, const std::vector<int64_
   ASSERT_OK_AND_ASSIGN(std::vector<Tensor> actual, program->Run(args, threads));
   const bool half = type == ElementType::kF16 || type == ElementType::kBF16;
   const int64_t bound = !IsFloat(type) ? 0 : half ? std::max<int64_t>(c.ulp, kHalfUlp) : c.ulp;
-  EXPECT_TRUE(MatchesCase(actual[0], expected[0], bound, c.f32_abs, max_ulps));
+  EXPECT_TRUE(MatchesUlpOrAbs(actual[0], expected[0], bound, c.f32_abs, max_ulps));
 }
 
 class RowPipelineCaseTest : public ::testing::TestWithParam<size_t> {};
@@ -398,7 +376,7 @@ TEST(RowPipelineStreamingTest, LargeOutputsMatchReferenceAndAreDeterministic) {
     EXPECT_EQ(CountKind(*program, WorkKind::kRowPipeline), 1);
     ASSERT_OK_AND_ASSIGN(std::vector<Tensor> one, program->Run(args, 1));
     ASSERT_OK_AND_ASSIGN(std::vector<Tensor> two, program->Run(args, 2));
-    EXPECT_TRUE(MatchesCase(one[0], expected[0], c.ulp, c.f32_abs));
+    EXPECT_TRUE(MatchesUlpOrAbs(one[0], expected[0], c.ulp, c.f32_abs));
     EXPECT_EQ(0, std::memcmp(one[0].data(), two[0].data(), static_cast<size_t>(one[0].byte_size())));
   }
 }
