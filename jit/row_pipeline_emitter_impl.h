@@ -142,7 +142,6 @@ class RowPipelineEmitter {
   std::vector<llvm::AllocaInst*> accumulator_;    // per reduce
   std::vector<llvm::AllocaInst*> compensation_;   // per reduce; null unless compensated
   std::vector<llvm::AllocaInst*> chunk_sums_;     // per reduce; null unless ChunkSummedInF32
-  std::vector<llvm::AllocaInst*> chunk_errors_;   // per reduce; null unless ChunkCompensatedInF32
   std::vector<llvm::AllocaInst*> nan_flags_;      // per reduce; float max/min only (fast fold)
   bool streaming_ = false;                        // output written with streaming stores
   llvm::AllocaInst* cached_row_ = nullptr;        // streaming: the cached value's row
