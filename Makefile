@@ -17,7 +17,7 @@ DEB_PACKAGES := g++ cmake ninja-build pkg-config \
   libabsl-dev libeigen3-dev \
   libgtest-dev libgmock-dev libbenchmark-dev \
   llvm-19-dev libzstd-dev zlib1g-dev libdnnl-dev ocl-icd-opencl-dev libhwy-dev librandom123-dev libgloo-dev libhiredis-dev \
-  liblapack-dev libsleef-dev redis-server
+  liblapack-dev libsleef-dev redis-server qemu-user
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
