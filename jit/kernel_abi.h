@@ -52,9 +52,11 @@ using KernelFunction = void (*)(void* const* buffers, const int64_t* buffer_byte
 // microseconds, far above the per-block loop set-up.
 inline constexpr int64_t kElementwiseBlockElements = 8192;
 
-// Number of blocks covering `iterations` with blocks of `block_size` (0 for no iterations).
+// Number of blocks covering `iterations` with blocks of `block_size` > 0 (0 for no iterations).
+// Rounds up without forming iterations + block_size - 1, which overflows int64 for counts
+// within block_size of INT64_MAX (a valid tensor<9223372036854775807xi8> reaches here).
 inline constexpr int64_t BlockCount(int64_t iterations, int64_t block_size) {
-  return iterations <= 0 ? 0 : (iterations + block_size - 1) / block_size;
+  return iterations <= 0 ? 0 : iterations / block_size + (iterations % block_size != 0 ? 1 : 0);
 }
 
 }  // namespace accy::jit

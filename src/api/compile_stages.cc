@@ -74,6 +74,58 @@ ItemBuffers JitStepBuffers(const WorkItem& item, const jit::CompiledItem& jit,
   return buffers;
 }
 
+// Whether every row-major stride of `type` (stride[i] = product of dims[i+1..]) fits in int64.
+// Only a tensor with a zero dim can have an element count that fits and strides that do not.
+bool StridesFit(const TensorType& type) {
+  int64_t stride = 1;
+  for (int64_t i = type.rank() - 1; i > 0; --i) {
+    if (__builtin_mul_overflow(stride, type.dim(i), &stride)) return false;
+  }
+  return true;
+}
+
+Status StridesOverflowError(const TensorType& type, std::string_view what) {
+  return absl::OutOfRangeError(
+      StrCat("Compile: ", what, " has type ", type.ToString(),
+             ", whose row-major strides overflow 64 bits (it has no elements, but its other dims "
+             "multiply past 2^63 - 1); accy addresses tensors by signed 64-bit element strides"));
+}
+
+// Valid StableHLO allows a zero-element tensor such as tensor<0x4611686018427387904x4xf32>; the
+// schedule leaves a value whose layout is not static without an item (the seed's contract) and
+// the JIT's index arithmetic multiplies its strides, so Compile refuses such a value up front,
+// naming it, wherever it is (parameters, results, region arguments and nested ops).
+Status CheckStridesFit(const Function& function) {
+  const std::vector<TensorType>& parameters = function.parameter_types();
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    if (!StridesFit(parameters[i]))
+      return StridesOverflowError(parameters[i], StrCat("parameter ", i));
+  }
+  Status status = absl::OkStatus();
+  WalkOperations(*function.entry_block(), [&](const Operation* op) {
+    if (!status.ok()) return;
+    for (int64_t r = 0; r < op->num_results(); ++r) {
+      if (!StridesFit(op->result(r)->type())) {
+        status = StridesOverflowError(op->result(r)->type(),
+                                      StrCat("result ", r, " of ", OpName(op->kind())));
+        return;
+      }
+    }
+    for (int64_t g = 0; g < op->num_regions(); ++g) {
+      for (const auto& block : op->region(g)->blocks()) {
+        for (const Value* argument : block->arguments()) {
+          if (!StridesFit(argument->type())) {
+            status = StridesOverflowError(argument->type(),
+                                          StrCat("a region argument of ", OpName(op->kind())));
+            return;
+          }
+        }
+      }
+    }
+  });
+  return status;
+}
+
 }  // namespace
 
 Status VerifyEntry(const Module& caller_module, std::string_view entry) {
@@ -149,6 +201,7 @@ Status ResolveInputOutputAliases(std::span<const InputOutputAlias> aliases, Comp
 
 Status PlanItems(CompileState& state) {
   const Function& function = *state.function;
+  ACCY_RETURN_IF_ERROR(CheckStridesFit(function));
   // The schedule planner plans kernel_calls of one result; more would leave results no item
   // produces.
   for (const auto& op : function.entry_block()->operations()) {

@@ -17,8 +17,9 @@ constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
 StatusOr<int64_t> AlignedBytes(const Value& value) {
   auto bytes = value.type().ByteSize();
   if (!bytes.ok() || *bytes > static_cast<uint64_t>(kNever - BufferAssignment::kAlignment)) {
-    return absl::OutOfRangeError(StrCat("buffer assignment: ", value.type().ToString(),
-                                        " has a byte size that overflows 64 bits"));
+    return absl::OutOfRangeError(
+        StrCat("buffer assignment: ", value.type().ToString(), " has a byte size that, aligned to ",
+               BufferAssignment::kAlignment, " bytes, overflows a signed 64-bit offset"));
   }
   int64_t b = static_cast<int64_t>(*bytes);
   return (b + BufferAssignment::kAlignment - 1) / BufferAssignment::kAlignment *

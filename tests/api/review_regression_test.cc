@@ -1,12 +1,12 @@
 // Programs a break-it review or the differential fuzzer (accy fuzz, docs/fuzzing.md) found
 // computing wrong results or failing to compile, checked against the reference evaluator through
 // the engine (at 1 and 2 threads).
-#include "accy/engine.h"
-
 #include <algorithm>
 #include <cmath>
 
+#include "accy/engine.h"
 #include "accy/stablehlo.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "src/reference/reference_evaluator.h"
 #include "tests/test_util.h"
@@ -266,6 +266,61 @@ module @fuzz {
     return %5 : tensor<8xi1>
   }
 })");
+}
+
+// Break-it review 2026-12-07: a zero-element tensor whose other dims multiply past 2^63 - 1 is
+// valid StableHLO, but its row-major strides overflow int64. The schedule left such values
+// without an item (Compile then failed with "buffer assignment: result 0 is not produced by any
+// work item") and the JIT multiplied the strides of a reduce's operand (signed overflow). Compile
+// now refuses the value up front, naming it.
+Status CompileText(std::string_view text) {
+  ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, ParseStableHlo(text));
+  ACCY_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Create(EngineOptions{}));
+  return engine->Compile(*module).status();
+}
+
+TEST(ReviewRegressionTest, ZeroElementTensorWithOverflowingStridesIsRefusedNamingIt) {
+  Status parameter = CompileText(R"(
+func.func @main(%a: tensor<0x4611686018427387904x4xf32>) -> tensor<4xf32> {
+  %z = stablehlo.constant dense<1.5> : tensor<f32>
+  %0 = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [0, 1] : (tensor<0x4611686018427387904x4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+})");
+  EXPECT_EQ(parameter.code(), absl::StatusCode::kOutOfRange) << parameter;
+  EXPECT_THAT(std::string(parameter.message()),
+              testing::HasSubstr("parameter 0 has type tensor<0x4611686018427387904x4xf32>, whose "
+                                 "row-major strides overflow 64 bits"));
+  Status result = CompileText(R"(
+func.func @main() -> tensor<0x9223372036854775807x9223372036854775807xf32> {
+  %0 = stablehlo.iota dim = 1 : tensor<0x9223372036854775807x9223372036854775807xf32>
+  return %0 : tensor<0x9223372036854775807x9223372036854775807xf32>
+})");
+  EXPECT_EQ(result.code(), absl::StatusCode::kOutOfRange) << result;
+  EXPECT_THAT(std::string(result.message()),
+              testing::HasSubstr("result 0 of iota has type "
+                                 "tensor<0x9223372036854775807x9223372036854775807xf32>"));
+  // The same dims in the other order have strides that fit (0, 0, 1): not refused.
+  ASSERT_OK(CompileText(R"(
+func.func @main(%a: tensor<4611686018427387904x4x0xf32>) -> tensor<4611686018427387904x4x0xf32> {
+  %0 = stablehlo.negate %a : tensor<4611686018427387904x4x0xf32>
+  return %0 : tensor<4611686018427387904x4x0xf32>
+})"));
+}
+
+// Break-it review 2026-12-07: an elementwise item of 2^63 - 1 elements made BlockCount form
+// n + 8191 (signed overflow, reported by UBSan); Compile now ends in buffer assignment's error.
+TEST(ReviewRegressionTest, ElementwiseItemNearInt64MaxElementsFailsWithoutOverflow) {
+  Status status = CompileText(R"(
+func.func @main(%a: tensor<i8>) -> tensor<2xi8> {
+  %0 = stablehlo.broadcast_in_dim %a, dims = [] : (tensor<i8>) -> tensor<9223372036854775807xi8>
+  %1 = stablehlo.add %0, %0 : tensor<9223372036854775807xi8>
+  %2 = stablehlo.slice %1 [0:2] : (tensor<9223372036854775807xi8>) -> tensor<2xi8>
+  return %2 : tensor<2xi8>
+})");
+  EXPECT_EQ(status.code(), absl::StatusCode::kOutOfRange) << status;
+  EXPECT_THAT(std::string(status.message()),
+              testing::HasSubstr("tensor<9223372036854775807xi8> has a byte size that, aligned to "
+                                 "64 bytes, overflows a signed 64-bit offset"));
 }
 
 }  // namespace

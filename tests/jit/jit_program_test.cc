@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -482,6 +483,22 @@ TEST(JitErrorTest, ReduceBodyOpThatCannotBeLoweredIsRejectedNamingIt) {
   ASSERT_FALSE(program.ok());
   EXPECT_EQ(program.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_NE(program.status().message().find("reshape"), std::string::npos) << program.status();
+}
+
+// Block counts round up without overflowing near INT64_MAX (a valid tensor<9223372036854775807xi8>
+// reaches BlockCount; the old (n + block - 1) / block was signed overflow). Checked at compile
+// time too: a constant expression with signed overflow does not compile.
+TEST(BlockCountTest, RoundsUpWithoutOverflowNearInt64Max) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  static_assert(BlockCount(kMax, kElementwiseBlockElements) == kMax / 8192 + 1);
+  static_assert(BlockCount(kMax - 8191, 8192) == kMax / 8192);  // 8192 * (2^50 - 1): exact
+  static_assert(BlockCount(kMax - 8190, 8192) == kMax / 8192 + 1);
+  EXPECT_EQ(BlockCount(kMax, 1), kMax);
+  EXPECT_EQ(BlockCount(kMax - 1, 2), kMax / 2);
+  EXPECT_EQ(BlockCount(16384, 8192), 2);
+  EXPECT_EQ(BlockCount(16385, 8192), 3);
+  EXPECT_EQ(BlockCount(0, 8192), 0);
+  EXPECT_EQ(BlockCount(-5, 8192), 0);
 }
 
 // Every shape op has an emitter; a pad whose interior padding is too large for the kernel's
