@@ -81,9 +81,11 @@ llvm::Value* EmitZeta(llvm::IRBuilderBase& builder, const LibmBinaryCall& libm, 
                       llvm::Value* q, bool exact_bases);
 
 // psi^(n)(x) on double n and x: `digamma` (psi(x), computed by the caller) for n = 0, else
-// (-1)^(n+1) n! zeta(n + 1, x) with n! from a table of the correctly rounded doubles 0! .. 170!
-// (+inf beyond, so n > 170 gives +-inf, or NaN where zeta is 0). NaN for n < 0, a non-integer
-// n, +-inf or NaN.
+// (-1)^(n+1) n! zeta(n + 1, x) with n! from a table of 0! .. 1754! as correctly rounded
+// mantissas and binary exponents (the exponent joins zeta's scaling, so n! beyond double's range
+// gives the finite results there are; +inf beyond 1754!, as the reference's long double, so
+// n > 1754 gives +-inf, or NaN where zeta is 0). NaN for n < 0, a non-integer n, +-inf or NaN.
+// docs/numerics.md, "zeta and polygamma".
 llvm::Value* EmitPolygamma(llvm::IRBuilderBase& builder, const LibmBinaryCall& libm,
                            llvm::Value* n, llvm::Value* x, llvm::Value* digamma, bool exact_bases);
 

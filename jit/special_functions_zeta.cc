@@ -6,6 +6,8 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <span>
+#include <vector>
 
 #include "jit/ir_arithmetic.h"
 #include "jit/special_functions.h"
@@ -28,16 +30,52 @@ constexpr double kBernoulliOverFactorial[] = {
     1.3382536530684679e-11,  -3.3896802963225829e-13, 8.5860620562778446e-15,
     -2.1748686985580619e-16, 5.5090028283602295e-18,  -1.3954464685812523e-19};
 
-// n! for n = 0..170 (171! overflows double), rounded from long double products (exact to 25!,
-// within 150 * 2^-64 relative after): each is the correctly rounded double (checked against the
-// exact integers when the table was written).
-std::array<double, 171> Factorials() {
-  std::array<double, 171> table{};
-  long double product = 1.0L;
-  for (size_t n = 0; n < table.size(); ++n) {
-    if (n > 0) product *= static_cast<long double>(n);
-    table[n] = static_cast<double>(product);
+// n! = mantissa * 2^exponent, mantissa in [1, 2), for n = 0 .. kMaxFactorialN: 1754! is the
+// last factorial long double holds, where the reference's tgammal(n + 1) ends too
+// (special::Polygamma), while double's n! ends at 170!. The products are formed in __float128
+// (113-bit significand; libgcc's soft float, once per process), kept in [1, 2) by exact halvings,
+// so each mantissa is the correctly rounded double of n! / 2^exponent (the accumulated error,
+// below 1754 * 2^-113 relative, is far under half an ulp of double).
+constexpr int kMaxFactorialN = 1754;
+struct FactorialTable {
+  std::array<double, kMaxFactorialN + 1> mantissa;
+  std::array<double, kMaxFactorialN + 1> exponent;
+};
+
+FactorialTable Factorials() {
+  FactorialTable table{};
+  __float128 product = 1;
+  int exponent = 0;
+  for (int n = 0; n <= kMaxFactorialN; ++n) {
+    if (n > 0) product *= n;
+    while (product >= 2) {
+      product *= 0.5;
+      ++exponent;
+    }
+    double mantissa = static_cast<double>(product);
+    int e = exponent;
+    if (mantissa == 2.0) {  // rounded up to the next binade
+      mantissa = 1.0;
+      ++e;
+    }
+    table.mantissa[static_cast<size_t>(n)] = mantissa;
+    table.exponent[static_cast<size_t>(n)] = e;
   }
+  return table;
+}
+
+// A private constant table of doubles in `module` (one per module and name).
+llvm::GlobalVariable* DoubleTable(llvm::Module& module, const char* name,
+                                  std::span<const double> values) {
+  llvm::Type* double_type = llvm::Type::getDoubleTy(module.getContext());
+  llvm::ArrayType* type = llvm::ArrayType::get(double_type, values.size());
+  if (llvm::GlobalVariable* table = module.getNamedGlobal(name)) return table;
+  std::vector<llvm::Constant*> entries;
+  for (double v : values) entries.push_back(llvm::ConstantFP::get(double_type, v));
+  auto* table =
+      new llvm::GlobalVariable(module, type, /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
+                               llvm::ConstantArray::get(type, entries), name);
+  table->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
   return table;
 }
 
@@ -198,8 +236,14 @@ ScaledZeta EmitScaledZeta(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, ll
   llvm::Value* negative = b.CreateFCmpOLT(q, zero);
   llvm::Value* m = b.CreateFNeg(Floor(b, q));
   llvm::Value* r = b.CreateFAdd(q, m);
-  // The scale 2^-t of the bases (t = 0: none).
-  llvm::Value* t = Exponent(b, q);
+  // The scale 2^-t of the bases (t = 0: none): t = log2 q rounded down, so the scaled bases are
+  // >= 1 and no term overflows, whatever x. For x <= 1755 (polygamma's n + 1 up to 1754, the
+  // last n! its table holds) t is log2 q rounded to nearest instead (the exponent of q sqrt 2):
+  // the first scaled base lies in [0.7, 1.42) and its term within 2^+-(x / 2), in range, where a
+  // base near 2 gave 2^-x, below double's range once x passed about 1000.
+  llvm::Value* nearest = b.CreateFCmpOLE(x, Float(type, 1755.0));
+  llvm::Value* t =
+      Exponent(b, b.CreateFMul(q, b.CreateSelect(nearest, Float(type, 1.4142135623730951), one)));
   // Scaling is exact for an integer x (t x an integer: polygamma); for other x only where
   // q^-x underflows (x (t + 1) > 1000), as the fraction of t x costs pow(2, f)'s rounding.
   llvm::Value* needs_scale = b.CreateOr(
@@ -304,42 +348,40 @@ llvm::Value* EmitPolygamma(llvm::IRBuilderBase& b, const LibmBinaryCall& libm, l
   llvm::Constant* zero = Float(type, 0.0);
   llvm::Constant* one = Float(type, 1.0);
   const ScaledZeta zeta = EmitScaledZeta(b, libm, b.CreateFAdd(n, one), x, exact_bases);
-  // n! from the table: index min(n, 171) as an integer (171 reads +inf); NaN and negative n
-  // read 0! and are replaced by NaN below.
-  static const std::array<double, 171> kFactorials = Factorials();
-  llvm::Module* module = b.GetInsertBlock()->getModule();
-  const char* kTableName = "accy_factorials";
-  llvm::GlobalVariable* table = module->getNamedGlobal(kTableName);
-  llvm::Type* double_type = b.getDoubleTy();
-  llvm::ArrayType* table_type = llvm::ArrayType::get(double_type, kFactorials.size() + 1);
-  if (table == nullptr) {
-    std::vector<llvm::Constant*> entries;
-    for (double f : kFactorials) entries.push_back(llvm::ConstantFP::get(double_type, f));
-    entries.push_back(llvm::ConstantFP::getInfinity(double_type));
-    table = new llvm::GlobalVariable(*module, table_type, /*isConstant=*/true,
-                                     llvm::GlobalValue::PrivateLinkage,
-                                     llvm::ConstantArray::get(table_type, entries), kTableName);
-    table->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
-  }
-  llvm::Value* clamped = b.CreateMinNum(n, Float(type, static_cast<double>(kFactorials.size())));
+  // n! = mantissa 2^exponent from the tables, index min(n, kMaxFactorialN + 1) as an integer;
+  // the extra entry, +inf 2^0, stands for the n! long double does not hold either (the
+  // reference's overflow). NaN and negative n read 0! and are replaced by NaN below.
+  static const FactorialTable kFactorials = Factorials();
+  std::vector<double> mantissas(kFactorials.mantissa.begin(), kFactorials.mantissa.end());
+  std::vector<double> exponents(kFactorials.exponent.begin(), kFactorials.exponent.end());
+  mantissas.push_back(std::numeric_limits<double>::infinity());
+  exponents.push_back(0.0);
+  llvm::Module& module = *b.GetInsertBlock()->getModule();
+  llvm::GlobalVariable* mantissa_table = DoubleTable(module, "accy_factorial_mantissas", mantissas);
+  llvm::GlobalVariable* exponent_table = DoubleTable(module, "accy_factorial_exponents", exponents);
+  llvm::Value* clamped = b.CreateMinNum(n, Float(type, kMaxFactorialN + 1));
   llvm::Value* index =
       b.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {b.getInt32Ty(), type}, {clamped});
   index = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, index, b.getInt32(0));
-  llvm::Value* factorial =
-      b.CreateLoad(double_type, b.CreateInBoundsGEP(table_type, table, {b.getInt32(0), index}));
+  llvm::Type* double_type = b.getDoubleTy();
+  auto load = [&](llvm::GlobalVariable* table) {
+    return b.CreateLoad(double_type,
+                        b.CreateInBoundsGEP(table->getValueType(), table, {b.getInt32(0), index}));
+  };
+  llvm::Value* mantissa = load(mantissa_table);
+  llvm::Value* factorial_exponent = load(exponent_table);
   // (-1)^(n+1): +1 for odd n.
   llvm::Value* half_n = b.CreateFMul(n, Float(type, 0.5));
   llvm::Value* n_even = b.CreateFCmpOEQ(Floor(b, half_n), half_n);
-  llvm::Value* signed_factorial = b.CreateSelect(n_even, b.CreateFNeg(factorial), factorial);
-  // n! = mantissa 2^e (exact): its exponent joins zeta's scale, so neither n! zeta's factors
-  // nor the scaled sum leave double's range where the result does not (+inf n! stays +inf).
-  llvm::Value* factorial_exponent = b.CreateMinNum(Exponent(b, factorial), Float(type, 1023.0));
-  llvm::Value* mantissa =
-      b.CreateFMul(signed_factorial, PowerOfTwo(b, b.CreateFNeg(factorial_exponent)));
-  llvm::Value* value = ScaleByPowerOfTwo(b, libm, b.CreateFMul(mantissa, zeta.scaled),
+  llvm::Value* signed_mantissa = b.CreateSelect(n_even, b.CreateFNeg(mantissa), mantissa);
+  // n!'s exponent joins zeta's scale, so neither n!, zeta's factors nor the scaled sum leave
+  // double's range where the result does not (an n! beyond double's, up to 1754!, included).
+  llvm::Value* value = ScaleByPowerOfTwo(b, libm, b.CreateFMul(signed_mantissa, zeta.scaled),
                                          b.CreateFSub(factorial_exponent, zeta.exponent_hi),
                                          b.CreateFNeg(zeta.exponent_lo));
-  value = b.CreateSelect(zeta.special, b.CreateFMul(signed_factorial, zeta.special_value), value);
+  // zeta's special values are 0, +inf and NaN, which the mantissa's sign alone carries (n! * 0
+  // is 0 however large n! is, where XLA's formula gives inf * 0).
+  value = b.CreateSelect(zeta.special, b.CreateFMul(signed_mantissa, zeta.special_value), value);
   value = b.CreateSelect(b.CreateFCmpOEQ(n, zero), digamma, value);
   // n must be a natural number: NaN, negative, fractional and +inf n give NaN.
   llvm::Value* natural =

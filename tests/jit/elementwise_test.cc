@@ -45,12 +45,12 @@ struct OpCase {
   double (*domain)(int operand, double value) = nullptr;
 };
 
-// chlo.polygamma's bound holds for n <= 170 (the kernel's n! table; docs/numerics.md "CHLO"):
-// larger integer n (frequent among bf16 values) are folded into it. NaN, infinities and
-// fractions stay as they are.
+// chlo.polygamma's bound holds for n <= 1754 (the kernel's n! table and the reference's long
+// double; docs/numerics.md "CHLO"): larger integer n (frequent among bf16 values) are folded
+// into it. NaN, infinities and fractions stay as they are.
 double PolygammaDomain(int operand, double value) {
-  return operand == 0 && value > 170 && value == std::floor(value) && std::isfinite(value)
-             ? std::fmod(value, 171.0)
+  return operand == 0 && value > 1754 && value == std::floor(value) && std::isfinite(value)
+             ? std::fmod(value, 1755.0)
              : value;
 }
 
