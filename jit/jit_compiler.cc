@@ -130,15 +130,22 @@ Status WriteFileAtomically(const std::filesystem::path& path, std::string_view b
   static std::atomic<uint64_t> temp_counter{0};
   const std::filesystem::path temp =
       path.string() + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(temp_counter++);
+  // On failure the temporary file is removed, so a failed write leaves the folder as it was.
+  std::error_code error;
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out) return absl::InternalError(StrCat("jit: cannot write ", temp.string()));
+    if (!out) {
+      std::filesystem::remove(temp, error);
+      return absl::InternalError(StrCat("jit: cannot write ", temp.string()));
+    }
   }
-  std::error_code error;
   std::filesystem::rename(temp, path, error);
   if (error) {
-    return absl::InternalError(StrCat("jit: cannot rename ", temp.string(), ": ", error.message()));
+    const std::string reason = error.message();
+    std::filesystem::remove(temp, error);
+    return absl::InternalError(
+        StrCat("jit: cannot rename ", temp.string(), " to ", path.string(), ": ", reason));
   }
   return absl::OkStatus();
 }

@@ -15,6 +15,7 @@
 // executor's library mutex): the scratch is the kernel's.
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <memory>
@@ -83,12 +84,29 @@ class PotrfKernel {
       if (status < 0) {  // an illegal argument: a broken invariant of the binding
         return absl::InternalError(StrCat("xPOTRF rejected argument ", -status));
       }
-      info[batch] = status;
+      info[batch] = FirstNaNPivot(factor.data, batch * matrix, status);
     }
     return absl::OkStatus();
   }
 
  private:
+  // LAPACK 3.11's xPOTRF stops at the first pivot that is not positive *or is NaN* (INFO = its
+  // 1-based order); OpenBLAS's, which Debian's alternatives may put behind liblapack.so.3, does
+  // not test NaN and factors on, so a NaN pivot came back with INFO 0 (and JAX then kept the
+  // NaN factor unmasked). A NaN propagates to every later pivot, so the first NaN on the
+  // factor's diagonal before the library's own INFO (0: none) is the pivot LAPACK would report.
+  int FirstNaNPivot(const void* data, int64_t offset, int status) const {
+    const int end = status > 0 ? status - 1 : n_;
+    for (int j = 0; j < end; ++j) {
+      const int64_t at = offset + static_cast<int64_t>(j) * n_ + j;
+      const bool nan = type_ == ElementType::kF32
+                           ? std::isnan(static_cast<const float*>(data)[at])
+                           : std::isnan(static_cast<const double*>(data)[at]);
+      if (nan) return j + 1;
+    }
+    return status;
+  }
+
   ElementType type_;
   int64_t batches_;
   int n_;

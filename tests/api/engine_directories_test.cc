@@ -143,6 +143,34 @@ TEST_F(EngineDirectoriesTest, UnwritableCacheDirFailsWithPermissionDenied) {
               HasSubstr("EngineOptions: cache_dir '/proc/self' is not writable: "));
 }
 
+// A cache entry that cannot be written (here its name is taken by a folder) fails Compile naming
+// the entry, and leaves no temporary file behind (a break-it review found the .tmp left).
+TEST_F(EngineDirectoriesTest, UnwritableCacheEntryFailsAndLeavesNoTemporaryFile) {
+  std::unique_ptr<Module> module = NegateProgram();
+  EngineOptions first;
+  first.cache_dir = (root_ / "first").string();
+  {
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create(first));
+    ASSERT_OK(engine->Compile(*module).status());
+  }
+  ASSERT_EQ(CountFiles(first.cache_dir), 1u);
+  const std::string entry = fs::directory_iterator(first.cache_dir)->path().filename().string();
+  EngineOptions second;
+  second.cache_dir = (root_ / "second").string();
+  fs::create_directories(fs::path(second.cache_dir) / entry / "occupied");
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Engine> engine, Engine::Create(second));
+  StatusOr<std::unique_ptr<Executable>> exe = engine->Compile(*module);
+  ASSERT_FALSE(exe.ok());
+  EXPECT_THAT(exe.status().message(),
+              HasSubstr(" to " + (fs::path(second.cache_dir) / entry).string() + ": "));
+  size_t entries = 0;
+  for (const auto& item : fs::directory_iterator(second.cache_dir)) {
+    ++entries;
+    EXPECT_EQ(item.path().filename().string(), entry);
+  }
+  EXPECT_EQ(entries, 1u);  // the folder only: no .tmp file
+}
+
 TEST_F(EngineDirectoriesTest, DumpDirFromTheEnvironmentIsCheckedToo) {
   const std::string bad = (file_ / "dump").string();
   ASSERT_EQ(::setenv("ACCY_DUMP_DIR", bad.c_str(), 1), 0);

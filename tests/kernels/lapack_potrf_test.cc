@@ -12,6 +12,7 @@
 #include <Eigen/Core>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
@@ -169,6 +170,35 @@ TEST(LapackPotrfTest, InfoMatchesReferenceForMatricesThatAreNotPositiveDefinite)
     EXPECT_EQ(engine[0].GetAsDouble(9), 2);
     EXPECT_EQ(engine[0].GetAsDouble(13), 1);
     EXPECT_EQ(engine[0].GetAsDouble(17), 3);
+  }
+}
+
+// A NaN pivot is reported as LAPACK 3.11 reports it, whichever liblapack.so.3 is installed
+// (OpenBLAS's xPOTRF does not test NaN and returned info 0; found by a break-it review). Lower
+// triangle read: batch 0 NaN on the diagonal at order 1; batch 1 NaN below the diagonal at
+// (1, 0), which makes pivot 2 NaN; batch 2 NaN at (2, 2) after a positive 2x2 minor (info 3);
+// batch 3 a negative pivot at order 2 before a NaN at (2, 2): the library's info 2 stands.
+TEST(LapackPotrfTest, NaNPivotsGiveTheirOrderAsInfo) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> values = {nan, 0, 0, 0,   1, 0, 0, 0, 1,    //
+                                      4,   0, 0, nan, 1, 0, 0, 0, 1,    //
+                                      4,   0, 0, 0,   1, 0, 0, 0, nan,  //
+                                      1,   0, 0, 2,   1, 0, 0, 0, nan};
+  for (E type : {E::kF32, E::kF64}) {
+    Tensor a = Tensor::Allocate(T(type, {4, 3, 3})).value();
+    for (int64_t i = 0; i < 36; ++i) a.SetFromDouble(i, values[static_cast<size_t>(i)]);
+    std::unique_ptr<Module> module = Program(type, {4, 3, 3}, true);
+    const std::vector<Tensor> inputs = {a};
+    std::vector<Tensor> engine = RunLibraryItems(*module, inputs, 1, "lapack");
+    ASSERT_OK_AND_ASSIGN(std::vector<Tensor> reference, Evaluate(*module, "main", inputs));
+    ASSERT_EQ(engine.size(), 2u);
+    const std::vector<int32_t> info = {1, 2, 3, 2};
+    for (int64_t b = 0; b < 4; ++b) {
+      EXPECT_EQ(engine[1].GetAsDouble(b), info[static_cast<size_t>(b)])
+          << ElementTypeName(type) << " batch " << b;
+      EXPECT_EQ(reference[1].GetAsDouble(b), info[static_cast<size_t>(b)])
+          << ElementTypeName(type) << " batch " << b;
+    }
   }
 }
 

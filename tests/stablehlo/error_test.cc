@@ -32,12 +32,13 @@ TEST(ErrorTest, MalformedAndUnsupportedInputsNameLineColumnAndCause) {
   const ErrorCase cases[] = {
       {"truncated module", "module {", Code::kInvalidArgument, "1:9: expected '}'",
        "found end of input"},
-      {"truncated function", "func.func @f(%a: tensor<4xf32>", Code::kInvalidArgument, "1:31: ",
-       "found end of input"},
-      {"missing result type", Function("  %0 = stablehlo.add %a, %a :\n  return %0 : tensor<4xf32>\n"),
+      {"truncated function", "func.func @f(%a: tensor<4xf32>", Code::kInvalidArgument,
+       "1:31: ", "found end of input"},
+      {"missing result type",
+       Function("  %0 = stablehlo.add %a, %a :\n  return %0 : tensor<4xf32>\n"),
        Code::kInvalidArgument, "3:3: expected a type", "found 'return'"},
-      {"unterminated string", "module @\"abc", Code::kInvalidArgument, "1:9: ",
-       "unterminated string literal"},
+      {"unterminated string", "module @\"abc", Code::kInvalidArgument,
+       "1:9: ", "unterminated string literal"},
       {"bad character", Function("  %0 = stablehlo.add %a, %a : tensor<4xf32> ~\n"),
        Code::kInvalidArgument, "2:45: ", "unexpected character '~'"},
       {"unknown op", Function("  %0 = stablehlo.fft %a : tensor<4xf32>\n"), Code::kUnimplemented,
@@ -55,32 +56,36 @@ TEST(ErrorTest, MalformedAndUnsupportedInputsNameLineColumnAndCause) {
        "stablehlo.custom_call"},
       {"all_reduce in pretty form", Function("  %0 = stablehlo.all_reduce %a : tensor<4xf32>\n"),
        Code::kUnimplemented, "2:8: ", "op 'stablehlo.all_reduce' is not supported in pretty form"},
-      {"unknown chlo op", Function("  %0 = chlo.broadcast_polygamma %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>\n"),
+      {"unknown chlo op",
+       Function("  %0 = chlo.broadcast_polygamma %a, %a : (tensor<4xf32>, tensor<4xf32>) -> "
+                "tensor<4xf32>\n"),
        Code::kUnimplemented, "2:8: ", "op 'chlo.broadcast_polygamma' is not supported"},
       {"chlo op on integers",
-       "func.func @f(%a: tensor<4xi32>) -> tensor<4xi32> {\n  %0 = chlo.erf %a : tensor<4xi32> -> tensor<4xi32>\n  return %0 : tensor<4xi32>\n}\n",
+       "func.func @f(%a: tensor<4xi32>) -> tensor<4xi32> {\n  %0 = chlo.erf %a : tensor<4xi32> -> "
+       "tensor<4xi32>\n  return %0 : tensor<4xi32>\n}\n",
        Code::kInvalidArgument, "2:8: chlo.erf: ", "expected a floating-point element type"},
       {"reduce_precision without format",
-       Function("  %0 = stablehlo.reduce_precision %a : tensor<4xf32>\n"),
-       Code::kInvalidArgument, "2:38: ", "expected 'format = e<exponent bits>m<mantissa bits>'"},
+       Function("  %0 = stablehlo.reduce_precision %a : tensor<4xf32>\n"), Code::kInvalidArgument,
+       "2:38: ", "expected 'format = e<exponent bits>m<mantissa bits>'"},
       {"reduce_precision bad format",
        Function("  %0 = stablehlo.reduce_precision %a, format = f5m10 : tensor<4xf32>\n"),
        Code::kInvalidArgument, "2:48: ", "a format e<exponent bits>m<mantissa bits> such as e5m10"},
       {"reduce_precision zero exponent",
-       Function("  %0 = stablehlo.reduce_precision %a, format = e0m10 : tensor<4xf32>\n  return %0 : tensor<4xf32>\n"),
+       Function("  %0 = stablehlo.reduce_precision %a, format = e0m10 : tensor<4xf32>\n  return %0 "
+                ": tensor<4xf32>\n"),
        Code::kInvalidArgument, "2:8: reduce_precision: ", "exponent_bits is 0, expected 1 to 64"},
       {"complex type", "func.func @f(%a: tensor<2xcomplex<f32>>) {\n  return\n}\n",
        Code::kUnimplemented, "1:18: ", "complex"},
       {"f8 type", "func.func @f(%a: tensor<2xf8E4M3FN>) {\n  return\n}\n", Code::kUnimplemented,
        "1:18: ", "f8"},
-      {"quantized type",
-       "func.func @f(%a: tensor<2x!quant.uniform<i8:f32, 0.1>>) {\n  return\n}\n",
+      {"quantized type", "func.func @f(%a: tensor<2x!quant.uniform<i8:f32, 0.1>>) {\n  return\n}\n",
        Code::kUnimplemented, "1:18: ", "quantized"},
       {"dynamic shape", "func.func @f(%a: tensor<?xf32>) {\n  return\n}\n", Code::kUnimplemented,
        "1:18: ", "dynamic dimensions"},
       {"token type", "func.func @f(%a: !stablehlo.token) {\n  return\n}\n", Code::kUnimplemented,
-       "1:18: ", "'!stablehlo.token' is not supported: accy has no token values (the ops that "
-                 "order effects through them: send, recv, after_all, infeed, outfeed)"},
+       "1:18: ",
+       "'!stablehlo.token' is not supported: accy has no token values (the ops that "
+       "order effects through them: send, recv, after_all, infeed, outfeed)"},
       {"verifier type rule",
        Function("  %0 = stablehlo.add %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<3xf32>\n"
                 "  return %0 : tensor<4xf32>\n"),
@@ -96,8 +101,9 @@ TEST(ErrorTest, MalformedAndUnsupportedInputsNameLineColumnAndCause) {
        Code::kInvalidArgument, "3:8: redefinition of %0", ""},
       {"missing return", Function("  %0 = stablehlo.negate %a : tensor<4xf32>\n"),
        Code::kInvalidArgument, "2:8: block does not end with a return", ""},
-      {"wrong return type", Function("  %0 = stablehlo.constant dense<1> : tensor<i32>\n"
-                                     "  return %0 : tensor<i32>\n"),
+      {"wrong return type",
+       Function("  %0 = stablehlo.constant dense<1> : tensor<i32>\n"
+                "  return %0 : tensor<i32>\n"),
        Code::kInvalidArgument, "3:3: ", "return"},
       {"dense count mismatch",
        Function("  %0 = stablehlo.constant dense<[1.0, 2.0]> : tensor<4xf32>\n"
@@ -110,11 +116,13 @@ TEST(ErrorTest, MalformedAndUnsupportedInputsNameLineColumnAndCause) {
        Function("  %0 = stablehlo.constant dense<\"0x0102\"> : tensor<3xi8>\n"
                 "  return %a : tensor<4xf32>\n"),
        Code::kInvalidArgument, "2:33: hex payload of 2 bytes", "tensor<3xi8>"},
-      {"unknown callee", Function("  %0 = call @g(%a) : (tensor<4xf32>) -> tensor<4xf32>\n"
-                                  "  return %0 : tensor<4xf32>\n"),
+      {"unknown callee",
+       Function("  %0 = call @g(%a) : (tensor<4xf32>) -> tensor<4xf32>\n"
+                "  return %0 : tensor<4xf32>\n"),
        Code::kInvalidArgument, "2:13: call to undefined function @g", ""},
-      {"recursive call", Function("  %0 = call @f(%a) : (tensor<4xf32>) -> tensor<4xf32>\n"
-                                  "  return %0 : tensor<4xf32>\n"),
+      {"recursive call",
+       Function("  %0 = call @f(%a) : (tensor<4xf32>) -> tensor<4xf32>\n"
+                "  return %0 : tensor<4xf32>\n"),
        Code::kUnimplemented, "2:8: recursive call to @f", ""},
       {"unknown custom_call",
        Function("  %0 = stablehlo.custom_call @xla_python_cpu_callback(%a) : (tensor<4xf32>) -> "
@@ -130,6 +138,15 @@ TEST(ErrorTest, MalformedAndUnsupportedInputsNameLineColumnAndCause) {
        "found 'module'"},
       {"several blocks", Function("  return %a : tensor<4xf32>\n^bb1:\n"), Code::kUnimplemented,
        "3:1: regions with several blocks are not supported", ""},
+      // Said "top-level op 'func.func' is not supported (expected func.func)" (break-it review).
+      {"generic func.func",
+       "\"func.func\"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = \"main\"}> "
+       "({\n^bb0(%arg0: tensor<4xf32>):\n  \"func.return\"(%arg0) : (tensor<4xf32>) -> ()\n}) : () "
+       "-> ()\n",
+       Code::kUnimplemented, "1:1: the generic form of 'func.func'",
+       "print the module in MLIR's custom form"},
+      {"generic top-level op", "\"foo.bar\"() : () -> ()\n", Code::kUnimplemented,
+       "1:1: top-level op 'foo.bar' is not supported (expected func.func)", ""},
   };
   for (const ErrorCase& c : cases) {
     StatusOr<std::unique_ptr<Module>> module = ParseStableHlo(c.text);
