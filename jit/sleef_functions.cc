@@ -47,13 +47,16 @@ Choice ProcessChoice() {
 
 std::span<const SleefFunction> SleefFunctions() { return kSleefFunctions; }
 
+Status CheckVectorMathChoice() {
+  if (ProcessChoice() != Choice::kBad) return absl::OkStatus();
+  return absl::InvalidArgumentError(StrCat("jit: ACCY_VECTOR_MATH='",
+                                           std::getenv("ACCY_VECTOR_MATH"),
+                                           "' is not one of default, sleef, libmvec"));
+}
+
 StatusOr<const SleefFunction*> SleefFunctionFor(std::string_view name, bool is_float) {
   const Choice choice = ProcessChoice();
-  if (choice == Choice::kBad) {
-    return absl::InvalidArgumentError(StrCat("jit: ACCY_VECTOR_MATH='",
-                                             std::getenv("ACCY_VECTOR_MATH"),
-                                             "' is not one of default, sleef, libmvec"));
-  }
+  ACCY_RETURN_IF_ERROR(CheckVectorMathChoice());
   for (const SleefFunction& function : kSleefFunctions) {
     if (name != function.name) continue;
     if (choice == Choice::kSleef) return &function;

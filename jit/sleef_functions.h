@@ -41,6 +41,11 @@ std::span<const SleefFunction> SleefFunctions();
 // Errors: kInvalidArgument naming the variable for any other value.
 StatusOr<const SleefFunction*> SleefFunctionFor(std::string_view name, bool is_float);
 
+// OK when ACCY_VECTOR_MATH is unset or one of default, sleef, libmvec; else the error
+// SleefFunctionFor gives (kInvalidArgument naming the variable and the value). Engine::Create
+// calls it, so a bad value fails every program, not only those with a SLEEF-mapped function.
+Status CheckVectorMathChoice();
+
 // The scalar symbol of `function` at f32 or f64: "Sleef_sinhf1_u10purecfma" (`fma`) or
 // "Sleef_sinhf1_u10purec".
 std::string SleefScalarSymbol(const SleefFunction& function, bool is_float, bool fma);

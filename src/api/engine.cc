@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "jit/jit_compiler.h"
+#include "jit/sleef_functions.h"
 #include "kernels/onednn_isa.h"
 #include "src/api/compile_stages.h"
 #include "src/api/writable_directory.h"
@@ -96,6 +97,7 @@ StatusOr<std::unique_ptr<Engine>> Engine::Create(EngineOptions options) {
         std::getenv("ACCY_MAX_ISA") != nullptr ? std::getenv("ACCY_MAX_ISA") : "unset", ")"));
   }
   if (!options.max_isa.has_value()) options.max_isa = process_isa;
+  ACCY_RETURN_IF_ERROR(jit::CheckVectorMathChoice());
   // The folders Compile writes are checked (and created) now, not at the first Compile.
   ACCY_RETURN_IF_ERROR(EnsureWritableDirectory(options.cache_dir, "cache_dir"));
   if (const char* env = std::getenv("ACCY_VERIFY_EACH_PASS"); env != nullptr &&

@@ -448,8 +448,9 @@ TEST_F(CliTest, MaxIsaEnvironmentVariableCapsJitAndOneDnn) {
 }
 
 // ACCY_VECTOR_MATH (jit/sleef_functions.h) picks SLEEF or libmvec for measurements; another
-// value fails the compile of an op SLEEF could compute, naming the variable.
-TEST_F(CliTest, VectorMathEnvironmentVariableIsCheckedWhereItApplies) {
+// value fails Engine::Create, naming the variable, for every program (it used to fail only the
+// compile of an op SLEEF could compute, and a program without one ran; break-it review).
+TEST_F(CliTest, VectorMathEnvironmentVariableIsCheckedForEveryProgram) {
   Write("tan.mlir", R"(func.func @only() -> tensor<4xf64> {
   %0 = stablehlo.iota dim = 0 : tensor<4xf64>
   %1 = stablehlo.tan %0 : tensor<4xf64>
@@ -461,10 +462,18 @@ TEST_F(CliTest, VectorMathEnvironmentVariableIsCheckedWhereItApplies) {
     ASSERT_EQ(run.exit_code, 0) << choice << ": " << run.output;
     EXPECT_THAT(run.output, HasSubstr("[0, 1.557407724654902")) << choice;
   }
-  const CommandResult bad = AccyWithEnv("ACCY_VECTOR_MATH=bogus", "run tan.mlir");
-  EXPECT_EQ(bad.exit_code, 1) << bad.output;
-  EXPECT_THAT(bad.output,
-              HasSubstr("jit: ACCY_VECTOR_MATH='bogus' is not one of default, sleef, libmvec"));
+  Write("negate.mlir", R"(func.func @only() -> tensor<4xf32> {
+  %0 = stablehlo.iota dim = 0 : tensor<4xf32>
+  %1 = stablehlo.negate %0 : tensor<4xf32>
+  func.return %1 : tensor<4xf32>
+})");
+  for (const char* program : {"run tan.mlir", "run negate.mlir"}) {
+    const CommandResult bad = AccyWithEnv("ACCY_VECTOR_MATH=bogus", program);
+    EXPECT_EQ(bad.exit_code, 1) << program << ": " << bad.output;
+    EXPECT_THAT(bad.output,
+                HasSubstr("jit: ACCY_VECTOR_MATH='bogus' is not one of default, sleef, libmvec"))
+        << program;
+  }
 }
 
 TEST_F(CliTest, NoSubcommandRunsTheDemo) {
