@@ -54,23 +54,28 @@ namespace {
 // options) need no bump: the key also holds kJitPipelineSourceHash, this file's SHA-256.
 constexpr std::string_view kCacheFormatVersion = "accy-jit-cache-3";
 
-// A cache entry is the object file followed by the BLAKE3 digest of its bytes, so a truncated,
-// overwritten or partly written entry is detected before LLVM parses it.
+// A cache entry is the object file followed by the BLAKE3 digest of its key and its bytes, so a
+// truncated, overwritten or partly written entry is detected before LLVM parses it, and so is
+// a whole valid entry under another key's name (a copied or swapped file, whose kernels' symbols
+// would not be the ones looked up).
 constexpr size_t kCacheDigestBytes = 16;
 
-std::string CacheEntry(std::string_view object) {
-  const auto digest = llvm::BLAKE3::hash<kCacheDigestBytes>(llvm::ArrayRef<uint8_t>(
-      reinterpret_cast<const uint8_t*>(object.data()), object.size()));
+std::string CacheEntry(std::string_view key, std::string_view object) {
+  llvm::BLAKE3 hasher;
+  hasher.update(key);
+  hasher.update(std::string_view("\0", 1));
+  hasher.update(object);
+  const auto digest = hasher.final<kCacheDigestBytes>();
   std::string entry(object);
   entry.append(reinterpret_cast<const char*>(digest.data()), digest.size());
   return entry;
 }
 
-// The object of a cache entry, or false when the entry is damaged.
-bool ObjectOfCacheEntry(std::string_view entry, std::string* object) {
+// The object of the cache entry of `key`, or false when the entry is damaged or another key's.
+bool ObjectOfCacheEntry(std::string_view key, std::string_view entry, std::string* object) {
   if (entry.size() <= kCacheDigestBytes) return false;
   const std::string_view body = entry.substr(0, entry.size() - kCacheDigestBytes);
-  if (CacheEntry(body) != entry) return false;
+  if (CacheEntry(key, body) != entry) return false;
   *object = std::string(body);
   return true;
 }
@@ -562,8 +567,9 @@ Status JitCompiler::AddModules(std::vector<ModuleToCompile> modules) {
       p.cache_path = std::filesystem::path(impl.options.cache_dir) / StrCat("accy-", p.key, ".o");
       auto entry = llvm::MemoryBuffer::getFile(p.cache_path.string());
       if (entry) {
-        // A damaged entry is ignored: the module is compiled below and the entry rewritten.
-        p.cached = ObjectOfCacheEntry((*entry)->getBuffer(), &p.object);
+        // A damaged entry (or another key's) is ignored: the module is compiled below and the entry
+        // rewritten.
+        p.cached = ObjectOfCacheEntry(p.key, (*entry)->getBuffer(), &p.object);
         if (!p.cached) {
           std::error_code ignored;
           std::filesystem::remove(p.cache_path, ignored);
@@ -615,7 +621,7 @@ Status JitCompiler::AddModules(std::vector<ModuleToCompile> modules) {
     ACCY_RETURN_IF_ERROR(p.status);
     if (p.compiled) {
       if (!p.cache_path.empty()) {
-        ACCY_RETURN_IF_ERROR(WriteFileAtomically(p.cache_path, CacheEntry(p.object)));
+        ACCY_RETURN_IF_ERROR(WriteFileAtomically(p.cache_path, CacheEntry(p.key, p.object)));
       }
       if (impl.options.object_cache != nullptr) impl.options.object_cache->Insert(p.key, p.object);
     }
@@ -634,7 +640,7 @@ Status JitCompiler::AddModules(std::vector<ModuleToCompile> modules) {
                                                            *impl.target_machine, "", p.text));
       p.cached = false;
       if (!p.cache_path.empty()) {
-        ACCY_RETURN_IF_ERROR(WriteFileAtomically(p.cache_path, CacheEntry(p.object)));
+        ACCY_RETURN_IF_ERROR(WriteFileAtomically(p.cache_path, CacheEntry(p.key, p.object)));
       }
       if (llvm::Error again = impl.jit->addObjectFile(
               llvm::MemoryBuffer::getMemBufferCopy(p.object, p.name))) {

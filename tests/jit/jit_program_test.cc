@@ -297,8 +297,8 @@ TEST(JitCompilerTest, SecondCompileLoadsTheObjectFromTheCache) {
   std::filesystem::remove_all(dir);
 }
 
-// A truncated or overwritten cache entry is ignored: the module is compiled again (counted as
-// compiled), the entry is rewritten, and the next compile loads it.
+// A truncated, overwritten or swapped cache entry is ignored: the module is compiled again (counted
+// as compiled), the entry is rewritten, and the next compile loads it.
 TEST(JitCompilerTest, CorruptedCacheEntryIsRecompiledAndRewritten) {
   const auto dir = FreshDirectory("accy_jit_cache_corrupt_test");
   JitCompilerOptions options;
@@ -312,11 +312,24 @@ TEST(JitCompilerTest, CorruptedCacheEntryIsRecompiledAndRewritten) {
   ASSERT_EQ(entries.size(), 1u);
   const std::filesystem::path entry = entries[0];
   const uintmax_t size = std::filesystem::file_size(entry);
-  // Truncated, overwritten with garbage, and one flipped byte deep inside (the headers parse).
-  const std::vector<std::string> corruptions = {"truncate", "garbage", "flip"};
+  // Another program's entry, valid in itself (a break-it review's swapped cache files: loaded,
+  // it failed every run with "symbol ... not found").
+  const auto other_dir = FreshDirectory("accy_jit_cache_corrupt_test_other");
+  JitCompilerOptions other_options;
+  other_options.cache_dir = other_dir.string();
+  ASSERT_OK(JitProgram::Create(BuildChain(511), "main", other_options).status());
+  std::filesystem::path other_entry;
+  for (const auto& e : std::filesystem::directory_iterator(other_dir)) other_entry = e.path();
+  ASSERT_FALSE(other_entry.empty());
+  // Truncated, overwritten with garbage, one flipped byte deep inside (the headers parse), and
+  // replaced by the other program's entry.
+  const std::vector<std::string> corruptions = {"truncate", "garbage", "flip", "swap"};
   for (const std::string& corruption : corruptions) {
     SCOPED_TRACE(corruption);
-    if (corruption == "truncate") {
+    if (corruption == "swap") {
+      std::filesystem::copy_file(other_entry, entry,
+                                 std::filesystem::copy_options::overwrite_existing);
+    } else if (corruption == "truncate") {
       std::filesystem::resize_file(entry, size / 2);
     } else if (corruption == "garbage") {
       std::ofstream(entry, std::ios::binary | std::ios::trunc) << std::string(size, 'x');
@@ -341,6 +354,7 @@ TEST(JitCompilerTest, CorruptedCacheEntryIsRecompiledAndRewritten) {
                              static_cast<size_t>(expected[0].byte_size())));
   }
   std::filesystem::remove_all(dir);
+  std::filesystem::remove_all(other_dir);
 }
 
 // The IR before and after optimization and the assembly the compiler dumped into `dir` (the
