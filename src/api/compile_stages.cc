@@ -74,12 +74,15 @@ ItemBuffers JitStepBuffers(const WorkItem& item, const jit::CompiledItem& jit,
   return buffers;
 }
 
-// Whether every row-major stride of `type` (stride[i] = product of dims[i+1..]) fits in int64.
-// Only a tensor with a zero dim can have an element count that fits and strides that do not.
-bool StridesFit(const TensorType& type) {
-  int64_t stride = 1;
-  for (int64_t i = type.rank() - 1; i > 0; --i) {
-    if (__builtin_mul_overflow(stride, type.dim(i), &stride)) return false;
+// Whether a zero-element `type`'s other dims, times its element width, fit in int64: the
+// emitters multiply them (outer loop counts, row-major strides, byte strides) even where no
+// element is touched. Tensors with elements are left to the byte-size checks of buffer
+// assignment and Tensor::Allocate.
+bool ZeroElementSpanFits(const TensorType& type) {
+  if (type.element_count() != 0) return true;
+  int64_t span = ElementByteWidth(type.element_type());
+  for (int64_t dim : type.dims()) {
+    if (dim != 0 && __builtin_mul_overflow(span, dim, &span)) return false;
   }
   return true;
 }
@@ -87,25 +90,26 @@ bool StridesFit(const TensorType& type) {
 Status StridesOverflowError(const TensorType& type, std::string_view what) {
   return absl::OutOfRangeError(
       StrCat("Compile: ", what, " has type ", type.ToString(),
-             ", whose row-major strides overflow 64 bits (it has no elements, but its other dims "
-             "multiply past 2^63 - 1); accy addresses tensors by signed 64-bit element strides"));
+             ", which has no elements, but whose other dims span more than 2^63 - 1 bytes; accy "
+             "indexes every tensor by signed 64-bit element and byte strides"));
 }
 
 // Valid StableHLO allows a zero-element tensor such as tensor<0x4611686018427387904x4xf32>; the
-// schedule leaves a value whose layout is not static without an item (the seed's contract) and
-// the JIT's index arithmetic multiplies its strides, so Compile refuses such a value up front,
-// naming it, wherever it is (parameters, results, region arguments and nested ops).
+// schedule leaves a value whose layout is not static without an item (the seed's contract), and
+// the JIT's index arithmetic multiplies its strides and dims (signed overflow), so Compile
+// refuses such a value up front, naming it, wherever it is (parameters, results, region
+// arguments and nested ops).
 Status CheckStridesFit(const Function& function) {
   const std::vector<TensorType>& parameters = function.parameter_types();
   for (size_t i = 0; i < parameters.size(); ++i) {
-    if (!StridesFit(parameters[i]))
+    if (!ZeroElementSpanFits(parameters[i]))
       return StridesOverflowError(parameters[i], StrCat("parameter ", i));
   }
   Status status = absl::OkStatus();
   WalkOperations(*function.entry_block(), [&](const Operation* op) {
     if (!status.ok()) return;
     for (int64_t r = 0; r < op->num_results(); ++r) {
-      if (!StridesFit(op->result(r)->type())) {
+      if (!ZeroElementSpanFits(op->result(r)->type())) {
         status = StridesOverflowError(op->result(r)->type(),
                                       StrCat("result ", r, " of ", OpName(op->kind())));
         return;
@@ -114,7 +118,7 @@ Status CheckStridesFit(const Function& function) {
     for (int64_t g = 0; g < op->num_regions(); ++g) {
       for (const auto& block : op->region(g)->blocks()) {
         for (const Value* argument : block->arguments()) {
-          if (!StridesFit(argument->type())) {
+          if (!ZeroElementSpanFits(argument->type())) {
             status = StridesOverflowError(argument->type(),
                                           StrCat("a region argument of ", OpName(op->kind())));
             return;
