@@ -87,7 +87,7 @@ bool ZeroElementSpanFits(const TensorType& type) {
   return true;
 }
 
-Status StridesOverflowError(const TensorType& type, std::string_view what) {
+Status ZeroElementSpanError(const TensorType& type, std::string_view what) {
   return absl::OutOfRangeError(
       StrCat("Compile: ", what, " has type ", type.ToString(),
              ", which has no elements, but whose other dims span more than 2^63 - 1 bytes; accy "
@@ -99,18 +99,18 @@ Status StridesOverflowError(const TensorType& type, std::string_view what) {
 // the JIT's index arithmetic multiplies its strides and dims (signed overflow), so Compile
 // refuses such a value up front, naming it, wherever it is (parameters, results, region
 // arguments and nested ops).
-Status CheckStridesFit(const Function& function) {
+Status CheckZeroElementSpans(const Function& function) {
   const std::vector<TensorType>& parameters = function.parameter_types();
   for (size_t i = 0; i < parameters.size(); ++i) {
     if (!ZeroElementSpanFits(parameters[i]))
-      return StridesOverflowError(parameters[i], StrCat("parameter ", i));
+      return ZeroElementSpanError(parameters[i], StrCat("parameter ", i));
   }
   Status status = absl::OkStatus();
   WalkOperations(*function.entry_block(), [&](const Operation* op) {
     if (!status.ok()) return;
     for (int64_t r = 0; r < op->num_results(); ++r) {
       if (!ZeroElementSpanFits(op->result(r)->type())) {
-        status = StridesOverflowError(op->result(r)->type(),
+        status = ZeroElementSpanError(op->result(r)->type(),
                                       StrCat("result ", r, " of ", OpName(op->kind())));
         return;
       }
@@ -119,7 +119,7 @@ Status CheckStridesFit(const Function& function) {
       for (const auto& block : op->region(g)->blocks()) {
         for (const Value* argument : block->arguments()) {
           if (!ZeroElementSpanFits(argument->type())) {
-            status = StridesOverflowError(argument->type(),
+            status = ZeroElementSpanError(argument->type(),
                                           StrCat("a region argument of ", OpName(op->kind())));
             return;
           }
@@ -205,7 +205,7 @@ Status ResolveInputOutputAliases(std::span<const InputOutputAlias> aliases, Comp
 
 Status PlanItems(CompileState& state) {
   const Function& function = *state.function;
-  ACCY_RETURN_IF_ERROR(CheckStridesFit(function));
+  ACCY_RETURN_IF_ERROR(CheckZeroElementSpans(function));
   // The schedule planner plans kernel_calls of one result; more would leave results no item
   // produces.
   for (const auto& op : function.entry_block()->operations()) {
